@@ -1,0 +1,197 @@
+"""THE op table: one row per op, with its forward and its local derivative side by side.
+
+The engine (engine.py), the tape replay (tape.py) and the browser replay (js/ops.js, generated
+from this table by ``python -m micrograd_widget.ops``) all follow it; nothing else lists ops.
+
+Every row has the same calling convention so replays can be a flat loop:
+``forward(a, b, k) -> out`` and ``local_grad(a, b, k, out) -> (d out/d a, d out/d b)``
+where ``a``/``b`` are the input values (``b`` is ``None`` for unary ops) and ``k`` is the op's
+constant (the exponent of ``x**k``; ``None`` for every other op). The ``js_*`` columns are the same
+formulas as JavaScript expressions over ``a``, ``b``, ``k`` and ``out``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+__all__ = ["Op", "OPS", "OPS_BY_NAME", "ZeroDivisionValueError", "define_op", "op_symbol", "js_module"]
+
+
+class ZeroDivisionValueError(ZeroDivisionError, ValueError):
+    """Division by zero inside the graph: both a ZeroDivisionError and a ValueError."""
+
+
+@dataclass(frozen=True)
+class Op:
+    """One row of the op table."""
+
+    id: int
+    name: str
+    symbol: str
+    arity: int
+    forward: Callable[[float, float | None, float | None], float]
+    local_grad: Callable[[float, float | None, float | None, float], tuple[float, ...]]
+    js_forward: str
+    js_local_grad: tuple[str, ...]
+
+
+def _fmt(x: float) -> str:
+    """A number as the error messages show it."""
+    return repr(x)
+
+
+# ---- forwards that can fail: each names the op and the offending value ----
+
+def _div(a: float, b: float, k: None) -> float:
+    if b == 0:
+        raise ZeroDivisionValueError(f"'/': division by zero ({_fmt(a)} / {_fmt(b)}); the divisor must be non-zero")
+    return a / b
+
+
+def _pow_const(a: float, b: None, k: float) -> float:
+    if a == 0 and k < 0:
+        raise ZeroDivisionValueError(f"'**{k}': 0 raised to a negative power ({_fmt(a)} ** {_fmt(k)}) is undefined")
+    if a < 0 and k != int(k):
+        raise ValueError(
+            f"'**{k}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
+        )
+    try:
+        return a ** k
+    except OverflowError:
+        raise OverflowError(f"'**{k}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
+
+
+def _d_pow_const(a: float, k: float) -> float:
+    if k == 0:
+        return 0.0
+    if a == 0 and k < 1:
+        return math.inf if k > 0 else math.nan
+    return k * a ** (k - 1)
+
+
+def _pow_value(a: float, b: float, k: None) -> float:
+    if a <= 0:
+        raise ValueError(
+            f"'**': a Value exponent needs a positive base, got base {_fmt(a)}; "
+            "use a number exponent (x**2) for a non-positive base"
+        )
+    try:
+        return a ** b
+    except OverflowError:
+        raise OverflowError(f"'**': {_fmt(a)} ** {_fmt(b)} overflows a float") from None
+
+
+def _exp(a: float, b: None, k: None) -> float:
+    try:
+        return math.exp(a)
+    except OverflowError:
+        raise OverflowError(f"'exp': exp({_fmt(a)}) overflows a float (the largest input is about 709.78)") from None
+
+
+def _log(a: float, b: None, k: None) -> float:
+    if a <= 0:
+        raise ValueError(f"'log': log({_fmt(a)}) is undefined; the input must be positive")
+    return math.log(a)
+
+
+def _sigmoid(a: float, b: None, k: None) -> float:
+    if a >= 0:
+        return 1.0 / (1.0 + math.exp(-a))
+    e = math.exp(a)
+    return e / (1.0 + e)
+
+
+_ROWS: list[tuple] = [
+    # name       symbol  arity forward                                 local derivative(s)                                    js forward                         js local derivative(s)
+    ("add",      "+",    2,    lambda a, b, k: a + b,                 lambda a, b, k, out: (1.0, 1.0),                      "a + b",                          ("1", "1")),
+    ("sub",      "-",    2,    lambda a, b, k: a - b,                 lambda a, b, k, out: (1.0, -1.0),                     "a - b",                          ("1", "-1")),
+    ("mul",      "*",    2,    lambda a, b, k: a * b,                 lambda a, b, k, out: (b, a),                          "a * b",                          ("b", "a")),
+    ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -a / (b * b)),         "a / b",                          ("1 / b", "-a / (b * b)")),
+    ("neg",      "neg",  1,    lambda a, b, k: -a,                    lambda a, b, k, out: (-1.0,),                         "-a",                             ("-1",)),
+    ("pow",      "**",   1,    _pow_const,                            lambda a, b, k, out: (_d_pow_const(a, k),),           "a ** k",                         ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))",)),
+    ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * a ** (b - 1), out * math.log(a)), "a ** b",                   ("b * a ** (b - 1)", "out * Math.log(a)")),
+    ("exp",      "exp",  1,    _exp,                                  lambda a, b, k, out: (out,),                          "Math.exp(a)",                    ("out",)),
+    ("log",      "log",  1,    _log,                                  lambda a, b, k, out: (1.0 / a,),                      "Math.log(a)",                    ("1 / a",)),
+    ("tanh",     "tanh", 1,    lambda a, b, k: math.tanh(a),          lambda a, b, k, out: (1.0 - out * out,),              "Math.tanh(a)",                   ("1 - out * out",)),
+    ("relu",     "ReLU", 1,    lambda a, b, k: a if a > 0 else 0.0,   lambda a, b, k, out: (1.0 if a > 0 else 0.0,),        "a > 0 ? a : 0",                  ("a > 0 ? 1 : 0",)),
+    ("sigmoid",  "sigmoid", 1, _sigmoid,                              lambda a, b, k, out: (out * (1.0 - out),),            "a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a))", ("out * (1 - out)",)),
+]
+
+OPS: tuple[Op, ...] = tuple(Op(i, *row) for i, row in enumerate(_ROWS))
+OPS_BY_NAME: dict[str, Op] = {op.name: op for op in OPS}
+
+
+def define_op(
+    name: str,
+    forward: Callable[..., float],
+    local_grad: Callable[..., Sequence[float]],
+    *,
+    arity: int = 1,
+    symbol: str | None = None,
+) -> Op:
+    """A user-defined op: ``forward(*inputs) -> out`` and ``local_grad(*inputs, out) -> partials``.
+
+    Use it with ``Value.apply(op, x)`` (or ``Value.apply(op, x, y)`` for ``arity=2``). The engine and
+    the Python tape replay it like any row; the browser cannot, so the widget asks the kernel.
+    """
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"define_op(name=...) needs an identifier such as 'cube', got {name!r}")
+    if name in OPS_BY_NAME:
+        raise ValueError(f"define_op: {name!r} is a built-in op; pick another name")
+    if arity not in (1, 2):
+        raise ValueError(f"define_op(arity=...) must be 1 or 2, got {arity!r}")
+    if not callable(forward) or not callable(local_grad):
+        raise TypeError("define_op needs callables: forward(*inputs) and local_grad(*inputs, out)")
+    if arity == 1:
+        def fwd(a: float, b: None, k: None) -> float:
+            return float(forward(a))
+
+        def grad(a: float, b: None, k: None, out: float) -> tuple[float, ...]:
+            return _partials(local_grad(a, out), 1, name)
+    else:
+        def fwd(a: float, b: float, k: None) -> float:
+            return float(forward(a, b))
+
+        def grad(a: float, b: float, k: None, out: float) -> tuple[float, ...]:
+            return _partials(local_grad(a, b, out), 2, name)
+    return Op(-1, name, symbol or name, arity, fwd, grad, "", ())
+
+
+def _partials(result: object, arity: int, name: str) -> tuple[float, ...]:
+    """A custom op's local derivative as a tuple of ``arity`` floats, or a clear error."""
+    parts = (result,) if arity == 1 and not isinstance(result, (tuple, list)) else tuple(result)  # type: ignore[arg-type]
+    if len(parts) != arity:
+        raise ValueError(f"op {name!r}: local_grad returned {len(parts)} partials, expected {arity}")
+    return tuple(float(p) for p in parts)
+
+
+def op_symbol(op: Op, k: float | None) -> str:
+    """The ``_op`` string a node shows: the symbol, with the exponent for ``x**k`` (``'**2'``), as micrograd."""
+    return f"**{k}" if op.name == "pow" else op.symbol
+
+
+def js_module() -> str:
+    """The browser's copy of this table as an ES module (written to js/ops.js by the build)."""
+    lines = [
+        "// Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.",
+        "// forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row.",
+        "export const OPS = [",
+    ]
+    for op in OPS:
+        grads = ", ".join(op.js_local_grad)
+        lines.append(
+            f"  {{ id: {op.id}, name: {json.dumps(op.name)}, symbol: {json.dumps(op.symbol)}, arity: {op.arity},\n"
+            f"    forward: (a, b, k) => {op.js_forward},\n"
+            f"    localGrad: (a, b, k, out) => [{grads}] }},"
+        )
+    lines.append("];")
+    lines.append("export const OPS_BY_NAME = Object.fromEntries(OPS.map((op) => [op.name, op]));")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(js_module())
