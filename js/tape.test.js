@@ -1,0 +1,170 @@
+// The browser replay against the Python side: every shared vector in tests/vectors/ to 1e-12, plus
+// hand-checked graphs and the failure and "kernel must compute" cases.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+import { backward, compileTape, decodeNumber, encodeNumber, forward, leafValuesOf, replay } from "./tape.js";
+
+const VECTORS = fileURLToPath(new URL("../tests/vectors/", import.meta.url));
+const TOL = 1e-12;
+
+function close(actual, expected) {
+  if (Number.isNaN(expected)) return Number.isNaN(actual);
+  if (!Number.isFinite(expected)) return actual === expected;
+  return Math.abs(actual - expected) <= TOL * Math.max(1, Math.abs(expected));
+}
+
+function assertAllClose(actual, expected, what) {
+  assert.equal(actual.length, expected.length, `${what}: length`);
+  for (let i = 0; i < expected.length; i++) {
+    const e = decodeNumber(expected[i]);
+    assert.ok(close(actual[i], e), `${what}[${i}]: got ${actual[i]}, expected ${e}`);
+  }
+}
+
+function vectorFiles() {
+  let names = [];
+  try {
+    names = readdirSync(VECTORS).filter((f) => f.endsWith(".json")).sort();
+  } catch {
+    names = [];
+  }
+  return names;
+}
+
+test("shared vectors: JS replay agrees with Python to 1e-12", async (t) => {
+  const files = vectorFiles();
+  if (files.length === 0) {
+    t.skip("tests/vectors/ has no *.json yet (written by the Python side)");
+    return;
+  }
+  for (const file of files) {
+    const vec = JSON.parse(readFileSync(join(VECTORS, file), "utf8"));
+    await t.test(`${file}: ${vec.name}`, () => {
+      const tape = compileTape(vec.spec);
+      if (!tape.replayable) {
+        assert.ok(vec.spec.ops.some((r) => !r.builtin) || vec.spec.op.some((r, i) => r < 0 && vec.spec.inputs[i].length),
+          `${file}: tape reported not replayable (${tape.reason}) but every op is built in`);
+        assert.throws(() => forward(tape, tape.leaves.map((l) => tape.data[l])), /kernel/);
+        return;
+      }
+      assert.ok(vec.cases.length > 0, `${file}: no cases`);
+      for (const [c, kase] of vec.cases.entries()) {
+        const leaves = Float64Array.from(kase.leaf_values, decodeNumber);
+        const output = kase.output === null || kase.output === undefined ? tape.root : kase.output;
+        const { data, grad } = replay(tape, leaves, output);
+        assertAllClose(data, kase.data, `${file} case ${c} data`);
+        assertAllClose(grad, kase.grad, `${file} case ${c} grad`);
+      }
+    });
+  }
+});
+
+// The lecture's neuron: o = tanh(x1*w1 + x2*w2 + b), node order as Tape.from_value emits it.
+function neuronSpec() {
+  const ops = [
+    { name: "mul", symbol: "*", arity: 2, builtin: true },
+    { name: "add", symbol: "+", arity: 2, builtin: true },
+    { name: "tanh", symbol: "tanh", arity: 1, builtin: true },
+  ];
+  //            0 x1  1 w1  2 x1w1 3 x2  4 w2  5 x2w2 6 sum 7 b    8 n   9 o
+  const op = [-1, -1, 0, -1, -1, 0, 1, -1, 1, 2];
+  const inputs = [[], [], [0, 1], [], [], [3, 4], [2, 5], [], [6, 7], [8]];
+  const label = ["x1", "w1", "x1*w1", "x2", "w2", "x2*w2", "x1*w1 + x2*w2", "b", "n", "o"];
+  const data = [2.0, -3.0, -6.0, 0.0, 1.0, 0.0, -6.0, 6.881373587019543, 0.8813735870195432, 0.7071067811865476];
+  return {
+    version: 1, ops, op, inputs, k: op.map(() => null), symbol: op.map(() => ""), label, scope: op.map(() => ""),
+    leaves: [0, 1, 3, 4, 7], root: 9, data, grad: op.map(() => 0),
+  };
+}
+
+test("the lecture's neuron: data and grads as computed by hand", () => {
+  const tape = compileTape(neuronSpec());
+  assert.ok(tape.replayable);
+  const { data, grad, failure } = replay(tape, leafValuesOf(tape, tape.data));
+  assert.equal(failure, -1);
+  assert.ok(close(data[9], Math.SQRT1_2));
+  const expected = { 9: 1, 8: 0.5, 7: 0.5, 6: 0.5, 5: 0.5, 2: 0.5, 0: -1.5, 1: 1.0, 3: 0.5, 4: 0.0 };
+  for (const [i, g] of Object.entries(expected)) assert.ok(Math.abs(grad[i] - g) < 1e-12, `grad[${i}] = ${grad[i]}`);
+});
+
+test("a leaf used twice accumulates its gradient (a + a)", () => {
+  const spec = {
+    version: 1, ops: [{ name: "add", symbol: "+", arity: 2, builtin: true }], op: [-1, 0], inputs: [[], [0, 0]],
+    k: [null, null], symbol: ["", "+"], label: ["a", "b"], scope: ["", ""], leaves: [0], root: 1, data: [3, 6], grad: [0, 0],
+  };
+  const { data, grad } = replay(compileTape(spec), [5]);
+  assert.deepEqual([...data], [5, 10]);
+  assert.deepEqual([...grad], [2, 1]);
+});
+
+test("x ** k uses the constant; d/dx at 0 with k = 0.5 is Infinity", () => {
+  const spec = {
+    version: 1, ops: [{ name: "pow", symbol: "**", arity: 1, builtin: true }], op: [-1, 0], inputs: [[], [0]],
+    k: [null, 0.5], symbol: ["", "**0.5"], label: ["x", "y"], scope: ["", ""], leaves: [0], root: 1, data: [4, 2], grad: [0, 0],
+  };
+  const tape = compileTape(spec);
+  let r = replay(tape, [9]);
+  assert.deepEqual([...r.data], [9, 3]);
+  assert.ok(close(r.grad[0], 0.5 / 3));
+  r = replay(tape, [0]);
+  assert.equal(r.grad[0], Infinity);
+});
+
+test("choosing another output differentiates that node; later nodes get grad 0", () => {
+  const tape = compileTape(neuronSpec());
+  const data = new Float64Array(tape.n);
+  forward(tape, leafValuesOf(tape, tape.data), data);
+  const grad = backward(tape, data, 6);
+  assert.equal(grad[6], 1);
+  assert.equal(grad[9], 0);
+  assert.equal(grad[8], 0);
+  assert.equal(grad[0], -3);
+  assert.equal(grad[1], 2);
+  assert.throws(() => backward(tape, data, 10), /output must be a node id/);
+});
+
+test("a domain error (log of a negative number) is reported with the failing node", () => {
+  const spec = {
+    version: 1, ops: [{ name: "log", symbol: "log", arity: 1, builtin: true }, { name: "mul", symbol: "*", arity: 2, builtin: true }],
+    op: [-1, 0, -1, 1], inputs: [[], [0], [], [1, 2]], k: [null, null, null, null], symbol: ["", "log", "", "*"],
+    label: ["x", "lx", "c", "y"], scope: ["", "", "", ""], leaves: [0, 2], root: 3, data: [1, 0, 2, 0], grad: [0, 0, 0, 0],
+  };
+  const tape = compileTape(spec);
+  assert.equal(replay(tape, [Math.E, 2]).failure, -1);
+  const bad = replay(tape, [-1, 2]);
+  assert.equal(bad.failure, 1);
+  assert.ok(Number.isNaN(bad.data[3]), "later nodes are still computed (NaN propagates)");
+});
+
+test("user-defined ops and hand-built nodes make the tape report that the kernel must compute", () => {
+  const custom = {
+    version: 1, ops: [{ name: "cube", symbol: "cube", arity: 1, builtin: false }], op: [-1, 0], inputs: [[], [0]],
+    k: [null, null], symbol: ["", "cube"], label: ["x", "y"], scope: ["", ""], leaves: [0], root: 1, data: [2, 8], grad: [0, 0],
+  };
+  let tape = compileTape(custom);
+  assert.equal(tape.replayable, false);
+  assert.match(tape.reason, /cube/);
+  assert.throws(() => replay(tape, [3]), /kernel computes/);
+  const opaque = { ...custom, ops: [], op: [-1, -1] };
+  tape = compileTape(opaque);
+  assert.equal(tape.replayable, false);
+  assert.match(tape.reason, /node 1 was built by hand/);
+});
+
+test("non-finite numbers round-trip through the spec encoding; bad specs give clear errors", () => {
+  for (const x of [NaN, Infinity, -Infinity, 0, -2.5]) {
+    const back = decodeNumber(encodeNumber(x));
+    assert.ok(Object.is(back, x) || (Number.isNaN(back) && Number.isNaN(x)));
+  }
+  assert.throws(() => decodeNumber("inf"), /expected a number/);
+  assert.throws(() => compileTape({}), /"op" list/);
+  const spec = neuronSpec();
+  spec.inputs[2] = [0, 5];
+  assert.throws(() => compileTape(spec), /not an earlier node/);
+  assert.throws(() => forward(compileTape(neuronSpec()), [1, 2]), /expected 5 leaf values/);
+});
