@@ -1,17 +1,17 @@
 """Value: a scalar autograd engine, micrograd-compatible, with no recursion and no per-node closures.
 
 Each op's forward and local derivative live side by side in the op table (ops.py); a node only
-records which row made it (``_code``), its inputs in order (``_prev``) and the row's constant
-(``_k``, the exponent of ``x**k``). ``backward()`` walks the graph iteratively, so a chain of a
-million nodes backpropagates, and no node holds a reference cycle, so the garbage collector has
-nothing to chase.
+records which row made it (``_code``), its inputs in order (``_a``, ``_b``, read together as
+``_prev``) and the row's constant (``_k``, the exponent of ``x**k``). ``backward()`` walks the graph
+iteratively, so a chain of a million nodes backpropagates, and no node holds a reference cycle, so
+the garbage collector has little to chase: one tracked object per node.
 """
 
 from __future__ import annotations
 
 import numbers
-from contextlib import contextmanager
-from typing import Callable, Iterator
+from operator import attrgetter
+from typing import Callable
 
 from .ops import OPS_BY_NAME, Op, op_symbol
 
@@ -21,20 +21,36 @@ _ADD, _SUB, _MUL, _DIV = (OPS_BY_NAME[n] for n in ("add", "sub", "mul", "div"))
 _NEG, _POW, _POWV = OPS_BY_NAME["neg"], OPS_BY_NAME["pow"], OPS_BY_NAME["powv"]
 _EXP, _LOG, _TANH = OPS_BY_NAME["exp"], OPS_BY_NAME["log"], OPS_BY_NAME["tanh"]
 _RELU, _SIGMOID = OPS_BY_NAME["relu"], OPS_BY_NAME["sigmoid"]
+# The table's forwards, bound once: the hot binary ops call them without an attribute lookup.
+_add, _sub, _mul, _div = _ADD.forward, _SUB.forward, _MUL.forward, _DIV.forward
 
 _current_scope = ""
 
 
-@contextmanager
-def scope(name: str) -> Iterator[str]:
-    """Tag every node created inside the block with ``name`` (nested blocks join with '.')."""
-    global _current_scope
-    outer = _current_scope
-    _current_scope = f"{outer}.{name}" if outer and name else (name or outer)
-    try:
-        yield _current_scope
-    finally:
-        _current_scope = outer
+class scope:
+    """Tag every node created inside ``with scope(name):`` with ``name`` (nested blocks join with '.').
+
+    A small class rather than a generator so that entering a module's scope costs little per call.
+    """
+
+    __slots__ = ("name", "_outer")
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"scope() takes a str such as 'layers.0', got {type(name).__name__}: {name!r}")
+        self.name = name
+        self._outer = ""
+
+    def __enter__(self) -> str:
+        global _current_scope
+        outer = self._outer = _current_scope
+        name = self.name
+        _current_scope = f"{outer}.{name}" if outer and name else (name or outer)
+        return _current_scope
+
+    def __exit__(self, *exc: object) -> None:
+        global _current_scope
+        _current_scope = self._outer
 
 
 def current_scope() -> str:
@@ -43,6 +59,7 @@ def current_scope() -> str:
 
 
 def _check_number(data: object) -> float:
+    """``data`` as a float, or a TypeError that says what was passed and what to pass instead."""
     if type(data) is float:
         return data
     if isinstance(data, Value):
@@ -54,19 +71,43 @@ def _check_number(data: object) -> float:
     raise TypeError(f"Value() takes a real number (int or float), got {type(data).__name__}: {data!r}")
 
 
+_new = object.__new__
+_POW_SYMBOLS: dict[tuple[type, float], str] = {}
+
+
+def _pow_symbol(k: float) -> str:
+    """``'**2'`` for ``x**2``, shared between nodes (one string per distinct exponent, up to 256)."""
+    key = (type(k), k)
+    sym = _POW_SYMBOLS.get(key)
+    if sym is None:
+        sym = op_symbol(_POW, k)
+        if len(_POW_SYMBOLS) < 256:
+            _POW_SYMBOLS[key] = sym
+    return sym
+
+
 class Value:
     """A scalar node of a computational graph: its ``data``, the ``grad`` of a root with respect to it,
     the ``_prev`` inputs that made it, the ``_op`` that made it and a ``label`` for display."""
 
-    __slots__ = ("data", "grad", "_prev", "_op", "label", "_code", "_k", "_scope", "_user_backward", "__weakref__")
+    # _a, _b: the first two inputs (None when absent); _rest: inputs beyond two, only for nodes built
+    # by hand with Value(x, (p, q, r, ...)). One slot each instead of a tuple keeps a node to a
+    # single object for the garbage collector.
+    __slots__ = ("data", "grad", "_a", "_b", "_rest", "_op", "label", "_code", "_k", "_scope",
+                 "_user_backward", "__weakref__")
 
     def __init__(self, data: float, _children: tuple = (), _op: str = "", label: str = "") -> None:
-        self.data = _check_number(data)
-        self.grad = 0.0
-        self._prev = tuple(_children)
-        for child in self._prev:
+        data = _check_number(data)
+        children = tuple(_children)
+        for child in children:
             if not isinstance(child, Value):
                 raise TypeError(f"Value(_children=...) must hold Values, got {type(child).__name__}: {child!r}")
+        self.data = data
+        self.grad = 0.0
+        n = len(children)
+        self._a = children[0] if n > 0 else None
+        self._b = children[1] if n > 1 else None
+        self._rest = children[2:] if n > 2 else None
         self._op = str(_op)
         self.label = str(label)
         self._code: Op | None = None
@@ -74,100 +115,111 @@ class Value:
         self._scope = _current_scope
         self._user_backward: Callable[[], None] | None = None
 
-    @classmethod
-    def _from_op(cls, code: Op, children: tuple, k: float | None = None) -> "Value":
-        """The engine's own constructor: run the op table's forward and record the op."""
-        out = object.__new__(cls)
-        a = children[0].data
-        out.data = code.forward(a, children[1].data if code.arity == 2 else None, k)
-        out.grad = 0.0
-        out._prev = children
-        out._op = op_symbol(code, k) if k is not None else code.symbol
-        out.label = ""
-        out._code = code
-        out._k = k
-        out._scope = _current_scope
-        out._user_backward = None
-        return out
+    @property
+    def _prev(self) -> tuple["Value", ...]:
+        """The inputs that made this node, in order (a+a lists ``a`` twice)."""
+        a = self._a
+        if a is None:
+            return ()
+        b = self._b
+        if b is None:
+            return (a,)
+        rest = self._rest
+        return (a, b) if rest is None else (a, b, *rest)
 
     # ---- the ops: each is one node, named by what the user wrote ----
 
     def __add__(self, other: "Value | float") -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_ADD, (self, other))
+        if type(other) is not Value and (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_add(self.data, other.data, None), self, other, _ADD, "+")
 
     def __radd__(self, other: float) -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_ADD, (other, self))
+        if (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_add(other.data, self.data, None), other, self, _ADD, "+")
 
     def __sub__(self, other: "Value | float") -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_SUB, (self, other))
+        if type(other) is not Value and (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_sub(self.data, other.data, None), self, other, _SUB, "-")
 
     def __rsub__(self, other: float) -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_SUB, (other, self))
+        if (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_sub(other.data, self.data, None), other, self, _SUB, "-")
 
     def __mul__(self, other: "Value | float") -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_MUL, (self, other))
+        if type(other) is not Value and (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_mul(self.data, other.data, None), self, other, _MUL, "*")
 
     def __rmul__(self, other: float) -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_MUL, (other, self))
+        if (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_mul(other.data, self.data, None), other, self, _MUL, "*")
 
     def __truediv__(self, other: "Value | float") -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_DIV, (self, other))
+        if type(other) is not Value and (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_div(self.data, other.data, None), self, other, _DIV, "/")
 
     def __rtruediv__(self, other: float) -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_DIV, (other, self))
+        if (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_div(other.data, self.data, None), other, self, _DIV, "/")
 
     def __neg__(self) -> "Value":
-        return Value._from_op(_NEG, (self,))
+        return _unary(_NEG, self)
 
     def __pos__(self) -> "Value":
         return self
 
     def __pow__(self, other: "Value | float") -> "Value":
         if isinstance(other, Value):
-            return Value._from_op(_POWV, (self, other))
+            return _node(_POWV.forward(self.data, other.data, None), self, other, _POWV, _POWV.symbol)
         if isinstance(other, numbers.Real):
-            return Value._from_op(_POW, (self,), other if isinstance(other, (int, float)) else float(other))
+            k = other if type(other) in (int, float) else float(other)
+            return _node(_POW.forward(self.data, None, k), self, None, _POW, _pow_symbol(k), k)
         return NotImplemented
 
     def __rpow__(self, other: float) -> "Value":
-        other = _as_value(other)
-        return NotImplemented if other is None else Value._from_op(_POWV, (other, self))
+        if (other := _as_value(other)) is None:
+            return NotImplemented
+        return _node(_POWV.forward(other.data, self.data, None), other, self, _POWV, _POWV.symbol)
 
     def exp(self) -> "Value":
-        return Value._from_op(_EXP, (self,))
+        return _unary(_EXP, self)
 
     def log(self) -> "Value":
-        return Value._from_op(_LOG, (self,))
+        return _unary(_LOG, self)
 
     def tanh(self) -> "Value":
-        return Value._from_op(_TANH, (self,))
+        return _unary(_TANH, self)
 
     def relu(self) -> "Value":
-        return Value._from_op(_RELU, (self,))
+        return _unary(_RELU, self)
 
     def sigmoid(self) -> "Value":
-        return Value._from_op(_SIGMOID, (self,))
+        return _unary(_SIGMOID, self)
 
     @staticmethod
     def apply(op: Op, *inputs: "Value | float") -> "Value":
-        """One node of ``op`` (a row from ``ops.define_op``) on ``inputs``."""
+        """One node of ``op`` (a row from ``ops.define_op``, or a built-in row) on ``inputs``."""
         if not isinstance(op, Op):
             raise TypeError(f"Value.apply takes an op from micrograd_widget.ops.define_op, got {type(op).__name__}")
+        if op.name == "pow":
+            raise TypeError("Value.apply cannot make 'pow' (it needs a constant exponent): write x ** k")
         if len(inputs) != op.arity:
             raise TypeError(f"op {op.name!r} takes {op.arity} input(s), got {len(inputs)}")
         values = tuple(_as_value(x) for x in inputs)
         for x, v in zip(inputs, values):
             if v is None:
                 raise TypeError(f"op {op.name!r} takes Values or numbers, got {type(x).__name__}: {x!r}")
-        return Value._from_op(op, values)  # type: ignore[arg-type]
+        if op.arity == 2:
+            a, b = values
+            return _node(op.forward(a.data, b.data, None), a, b, op, op.symbol)  # type: ignore[union-attr]
+        return _unary(op, values[0])  # type: ignore[arg-type]
 
     # ---- backpropagation ----
 
@@ -177,11 +229,14 @@ class Value:
         Gradients accumulate, as in micrograd and PyTorch: calling it twice doubles every grad.
         Call ``zero_grad()`` (on this root or on a Module) first for a fresh pass.
         """
+        grad = _check_number(grad)
         topo = topological_order(self)
-        earlier = [v.grad for v in topo]
-        for v in topo:
-            v.grad = 0.0
-        self.grad = float(grad)
+        # A fresh pass needs zero grads to start from; keep whatever was there and add it back after.
+        earlier = list(map(_get_grad, topo)) if any(map(_get_grad, topo)) else None
+        if earlier is not None:
+            for v in topo:
+                v.grad = 0.0
+        self.grad = grad
         for v in reversed(topo):
             code = v._code
             if code is None:
@@ -189,15 +244,15 @@ class Value:
                     v._user_backward()
                 continue
             g = v.grad
-            if code.arity == 2:
-                a, b = v._prev
+            a = v._a
+            b = v._b
+            if b is None:
+                a.grad += code.local_grad(a.data, None, v._k, v.data)[0] * g
+            else:
                 da, db = code.local_grad(a.data, b.data, v._k, v.data)
                 a.grad += da * g
                 b.grad += db * g
-            else:
-                a = v._prev[0]
-                a.grad += code.local_grad(a.data, None, v._k, v.data)[0] * g
-        if any(earlier):
+        if earlier is not None:
             for v, before in zip(topo, earlier):
                 v.grad += before
 
@@ -211,10 +266,11 @@ class Value:
         code = self._code
         if code is None:
             return
-        inputs = self._prev
-        grads = code.local_grad(inputs[0].data, inputs[1].data if code.arity == 2 else None, self._k, self.data)
-        for child, d in zip(inputs, grads):
-            child.grad += d * self.grad
+        a, b = self._a, self._b
+        grads = code.local_grad(a.data, None if b is None else b.data, self._k, self.data)
+        a.grad += grads[0] * self.grad
+        if b is not None:
+            b.grad += grads[1] * self.grad
 
     @property
     def _backward(self) -> Callable[[], None]:
@@ -223,9 +279,12 @@ class Value:
 
     @_backward.setter
     def _backward(self, fn: Callable[[], None]) -> None:
+        """Replace this node's chain-rule step by ``fn`` (as the lecture does); the node then no
+        longer follows the op table, so a Tape reports it as opaque instead of replaying it."""
         if not callable(fn):
             raise TypeError(f"_backward must be callable, got {type(fn).__name__}")
         self._user_backward = fn
+        self._code = None
 
     @property
     def scope(self) -> str:
@@ -236,39 +295,97 @@ class Value:
         return f"Value(data={self.data}, grad={self.grad})"
 
 
+_get_grad = attrgetter("grad")
+
+
+def _node(data: float, a: Value, b: Value | None, code: Op, op: str, k: float | None = None) -> Value:
+    """A new node whose forward (``data``) the caller computed with ``code``'s table row."""
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out._a = a
+    out._b = b
+    out._rest = None
+    out._op = op
+    out.label = ""
+    out._code = code
+    out._k = k
+    out._scope = _current_scope
+    out._user_backward = None
+    return out
+
+
+def _unary(code: Op, a: Value) -> Value:
+    """A one-input node of ``code``: forward from the table, then the node."""
+    return _node(code.forward(a.data, None, None), a, None, code, code.symbol)
+
+
+def _leaf(data: float) -> Value:
+    """A new leaf holding ``data`` (already a float): the fast path for numbers mixed into ops."""
+    out = _new(Value)
+    out.data = data
+    out.grad = 0.0
+    out._a = None
+    out._b = None
+    out._rest = None
+    out._op = ""
+    out.label = ""
+    out._code = None
+    out._k = None
+    out._scope = _current_scope
+    out._user_backward = None
+    return out
+
+
 def _as_value(x: object) -> Value | None:
     """``x`` as a Value: a number becomes a new leaf (as in micrograd); anything else is None."""
+    t = type(x)
+    if t is float:
+        return _leaf(x)  # type: ignore[arg-type]
+    if t is int:
+        return _leaf(float(x))  # type: ignore[arg-type]
     if isinstance(x, Value):
         return x
-    if isinstance(x, (int, float)) or isinstance(x, numbers.Real):
-        return Value(x)
+    if isinstance(x, numbers.Real):
+        return _leaf(float(x))
     return None
+
+
+_EMIT = object()  # on the stack below a node's inputs: "all inputs are done, emit the node"
 
 
 def topological_order(root: Value) -> list[Value]:
     """Every node reachable from ``root``, inputs before the nodes that use them, root last.
 
     Iterative depth-first post-order visiting inputs in order, so the order is the same on every run.
-    A node is pushed once to expand it and popped a second time, after its inputs, to emit it.
+    A node is marked when first expanded; in a DAG a marked node popped again is already emitted.
     """
+    if not isinstance(root, Value):
+        raise TypeError(f"topological_order() takes a Value, got {type(root).__name__}")
     topo: list[Value] = []
-    expanded: set[Value] = set()
-    emitted: set[Value] = set()
-    stack = [root]
-    push, pop, emit = stack.append, stack.pop, topo.append
-    expand, done = expanded.add, emitted.add
+    seen: set[Value] = set()
+    stack: list = [root]
+    push, pop, emit, mark = stack.append, stack.pop, topo.append, seen.add
     while stack:
         v = pop()
-        if v in emitted:
+        if v is _EMIT:
+            emit(pop())
             continue
-        if v in expanded:
-            done(v)
+        if v in seen:
+            continue
+        mark(v)
+        a = v._a
+        if a is None:
             emit(v)
             continue
-        expand(v)
         push(v)
-        prev = v._prev
-        for i in range(len(prev) - 1, -1, -1):
-            if prev[i] not in expanded:
-                push(prev[i])
+        push(_EMIT)
+        b = v._b
+        if b is not None:
+            rest = v._rest
+            if rest is not None:
+                for i in range(len(rest) - 1, -1, -1):
+                    push(rest[i])
+            push(b)
+        push(a)
     return topo

@@ -25,7 +25,7 @@ class ZeroDivisionValueError(ZeroDivisionError, ValueError):
     """Division by zero inside the graph: both a ZeroDivisionError and a ValueError."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Op:
     """One row of the op table."""
 

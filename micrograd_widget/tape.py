@@ -43,13 +43,33 @@ class Tape:
                  "data", "grad", "_index")
 
     def __init__(self, values: Sequence[Value]) -> None:
+        """Freeze ``values``, which must be in topological order (use ``Tape.from_value(root)``)."""
         self.values: tuple[Value, ...] = tuple(values)
         if not self.values:
             raise TapeReplayError("a tape needs at least one node")
-        index = {id(v): i for i, v in enumerate(self.values)}
+        index: dict[Value, int] = {}
+        inputs: list[tuple[int, ...]] = []
+        for i, v in enumerate(self.values):
+            a = v._a
+            try:
+                if a is None:
+                    ins: tuple[int, ...] = ()
+                elif v._b is None:
+                    ins = (index[a],)
+                elif v._rest is None:
+                    ins = (index[a], index[v._b])
+                else:
+                    ins = tuple(index[c] for c in v._prev)
+            except KeyError:
+                raise TapeReplayError(
+                    f"node {i} uses an input that comes later or is missing: the values must be in "
+                    "topological order (build the tape with Tape.from_value(root))"
+                ) from None
+            index[v] = i
+            inputs.append(ins)
         self._index = index
+        self.inputs: tuple[tuple[int, ...], ...] = tuple(inputs)
         self.ops: tuple[Op | None, ...] = tuple(v._code for v in self.values)
-        self.inputs: tuple[tuple[int, ...], ...] = tuple(tuple(index[id(c)] for c in v._prev) for v in self.values)
         self.k: tuple[float | None, ...] = tuple(v._k for v in self.values)
         self.symbols: tuple[str, ...] = tuple(v._op for v in self.values)
         self.labels: tuple[str, ...] = tuple(v.label for v in self.values)
@@ -75,8 +95,8 @@ class Tape:
     def index(self, value: Value) -> int:
         """The node id of ``value`` in this tape."""
         try:
-            return self._index[id(value)]
-        except KeyError:
+            return self._index[value]
+        except (KeyError, TypeError):
             raise KeyError(f"{value!r} is not a node of this tape's graph") from None
 
     @property
