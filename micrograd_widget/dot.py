@@ -1,0 +1,444 @@
+"""Graph -> DOT: the lecture's ``trace``/``draw_dot``, stable node ids, one escaping function, folding.
+
+Everything that draws a graph (``draw_dot``, the inline display, the live widget) goes through
+``graph_view(tape, ...)``: one layout path. The DOT it writes is laid out by Graphviz, either the
+kernel's ``dot`` (static SVG) or Graphviz compiled to WebAssembly in the browser (the widget).
+
+Ids, classes and how to find things in the SVG Graphviz makes of this DOT
+--------------------------------------------------------------------------
+Every DOT node has ``id`` = its name, so Graphviz writes ``<g id="<id>" class="node <classes>">``:
+
+- value node of tape node ``i``: id ``n<i>``; classes ``mgw-value`` plus ``mgw-leaf`` (no inputs) and/or
+  ``mgw-root`` (the tape's root, ``i == len(tape) - 1``). Shape ``record`` (``Mrecord``, rounded, for
+  leaves). Its label has exactly three fields, label | data | grad, so the group holds exactly three
+  ``<text>`` elements, in this order: the label (a single space when the label is empty), ``"data <x>"``
+  and ``"grad <x>"``, numbers as ``format_number(x, precision)`` writes them. The box is the group's first
+  ``<polygon>`` (``record``) or ``<path>`` (``Mrecord``); its ``fill`` is ``grad_color(grad, scale)``.
+  The texts and the shape sit inside ``<g id="a_n<i>"><a xlink:title="...">`` (the full-precision
+  tooltip), so look them up with ``group.querySelectorAll("text")``, not as direct children.
+- op node of tape node ``i`` (when the node has an op symbol): id ``n<i>_op``, class ``mgw-op``, one
+  ``<text>`` (the symbol).
+- fold box: id ``fold<k>`` (k = 0, 1, ... in ``GraphView.folds`` order), class ``mgw-fold``, a record
+  with two ``<text>``: its title (the scope, or "farther from the output") and ``"<count> nodes"``.
+- edges: ``<g id="e_<tail>_<head>" class="edge mgw-edge">``, e.g. ``e_n3_n5_op`` and ``e_n5_op_n5``;
+  never two edges with the same tail and head.
+- legend (when colouring is on): ``<g id="mgw-legend" class="node mgw-legend">`` whose ``<text>``s are,
+  in order, ``"grad"``, then ``-scale``, ``-scale/4``, ``0``, ``+scale/4``, ``+scale`` formatted with
+  ``format_number``; ``scale`` is the largest finite ``|grad|`` among the value nodes drawn.
+- the folding message, when something is folded, is the graph's label: a ``<text>`` directly inside
+  ``<g id="graph0" class="graph">``.
+
+Ids repeat from one picture to the next (every graph has an ``n0``): query inside the picture's own
+element. Graphviz writes ``-`` in class names as ``&#45;``, which any XML/HTML parser reads back as
+``-``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal
+
+import graphviz
+
+from .engine import Value, topological_order
+from .tape import Tape
+
+__all__ = [
+    "trace", "draw_dot", "graph_view", "GraphView", "Fold", "escape", "clean_text", "format_number",
+    "grad_color", "grad_scale", "check_option", "DEFAULT_OPTIONS", "RANKDIRS",
+    "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET", "MAX_LABEL_CHARS",
+    "NEGATIVE_COLOR", "POSITIVE_COLOR", "ZERO_COLOR", "NONFINITE_COLOR",
+]
+
+RANKDIRS = ("LR", "TB")
+MIN_PRECISION, MAX_PRECISION = 0, 17
+MIN_NODE_BUDGET, MAX_NODE_BUDGET = 10, 2000
+DEFAULT_OPTIONS: dict[str, Any] = {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True}
+MAX_LABEL_CHARS = 40      # longer labels are shortened with '…' in the picture (full text in the tooltip)
+MAX_TOOLTIP_CHARS = 300
+MAX_SYMBOL_CHARS = 24
+EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
+
+# A colour-blind-safe diverging scale: blue for negative grads, white for zero, orange for positive.
+# Fills stay light enough for black text at full strength.
+NEGATIVE_COLOR = "#5b9bd5"
+POSITIVE_COLOR = "#f0913a"
+ZERO_COLOR = "#ffffff"
+NONFINITE_COLOR = "#bdbdbd"
+_FOLD_COLOR = "#eeeeee"
+
+# ---------------------------------------------------------------- text: the one escaping function
+
+_NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+# C0/C1 controls, lone surrogates and XML non-characters: invalid in SVG, unprintable in HTML.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_SPACES = re.compile(r"[ \t]+")
+_RECORD = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}",
+                         "|": "\\|", "<": "\\<", ">": "\\>"})
+_DOT = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;"})
+
+
+def clean_text(text: object, max_chars: int | None = None) -> str:
+    """The plain text a user string shows as: newlines as '↵', unprintable characters as '\ufffd',
+    runs of spaces as one space, trimmed, and shortened to ``max_chars`` with '…'."""
+    s = _NEWLINES.sub(" \u21b5 ", str(text))
+    s = _SPACES.sub(" ", _UNPRINTABLE.sub("\ufffd", s)).strip(" ")
+    if max_chars is not None and len(s) > max_chars:
+        s = s[: max(max_chars - 1, 0)].rstrip(" ") + "\u2026"
+    return s
+
+
+def escape(text: object, target: Literal["record", "dot", "html"] = "record") -> str:
+    """Make a user string (label, scope, op symbol) safe: THE one escaping function for DOT and HTML.
+
+    ``"record"``: one field of a DOT record label; ``"dot"``: any other DOT string (op label, tooltip);
+    ``"html"``: HTML text or a quoted attribute value. The text is ``clean_text(text)`` first, so what
+    a picture shows and what a table shows agree, and nothing can break out of its field or tag.
+    """
+    s = clean_text(text)
+    if target == "record":
+        return s.translate(_RECORD)
+    if target == "dot":
+        return s.translate(_DOT)
+    if target == "html":
+        return html.escape(s, quote=True)
+    raise ValueError(f"escape(target=...) must be 'record', 'dot' or 'html', got {target!r}")
+
+
+def format_number(x: float, precision: int = 4) -> str:
+    """A number as a picture shows it: fixed point with ``precision`` decimals (the lecture's
+    ``%.4f``), scientific from 1e6 up, and 'nan' / 'inf' / '-inf'."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if abs(x) >= 1e6:
+        return f"{x:.{precision}e}"
+    return f"{x:.{precision}f}"
+
+
+def grad_scale(grads: Iterable[float]) -> float:
+    """The colour scale's full strength: the largest finite ``|grad|`` (0.0 when there is none)."""
+    return max((abs(g) for g in grads if math.isfinite(g)), default=0.0)
+
+
+def grad_color(grad: float, scale: float) -> str:
+    """A node's fill: white at 0, towards ``POSITIVE_COLOR`` (orange) or ``NEGATIVE_COLOR`` (blue) by
+    ``t = min(1, sqrt(|grad| / scale))`` per RGB channel, rounded; grey for nan/inf grads.
+
+    The square root keeps small gradients visible next to a large one.
+    """
+    if not math.isfinite(grad):
+        return NONFINITE_COLOR
+    if grad == 0 or not scale > 0:
+        return ZERO_COLOR
+    t = min(1.0, math.sqrt(abs(grad) / scale))
+    end = NEGATIVE_COLOR if grad < 0 else POSITIVE_COLOR
+    rgb = (int(end[k:k + 2], 16) for k in (1, 3, 5))
+    return "#" + "".join(f"{round(255 + (c - 255) * t):02x}" for c in rgb)
+
+
+# ---------------------------------------------------------------- options
+
+def check_option(name: str, value: Any) -> Any:
+    """``value`` for option ``name`` (normalised, e.g. rankdir upper-cased), or a ValueError saying
+    what is allowed. The extension's %config options use the same checks."""
+    if name == "precision":
+        if isinstance(value, bool) or not isinstance(value, int) or not MIN_PRECISION <= value <= MAX_PRECISION:
+            raise ValueError(
+                f"precision is the number of decimals shown, a whole number from {MIN_PRECISION} "
+                f"to {MAX_PRECISION}; got {value!r}"
+            )
+        return value
+    if name == "rankdir":
+        if not isinstance(value, str) or value.upper() not in RANKDIRS:
+            raise ValueError(f"rankdir must be 'LR' (left to right) or 'TB' (top to bottom); got {value!r}")
+        return value.upper()
+    if name == "node_budget":
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not MIN_NODE_BUDGET <= value <= MAX_NODE_BUDGET:
+            raise ValueError(
+                f"node_budget is how many boxes a picture may draw before it folds the rest, a whole number "
+                f"from {MIN_NODE_BUDGET} to {MAX_NODE_BUDGET} (None draws everything); got {value!r}"
+            )
+        return value
+    if name == "color":
+        if not isinstance(value, bool):
+            raise ValueError(f"color turns colouring by gradient on or off: True or False; got {value!r}")
+        return value
+    raise ValueError(f"unknown option {name!r}; the options are {', '.join(DEFAULT_OPTIONS)}")
+
+
+# ---------------------------------------------------------------- the lecture's API
+
+def trace(root: Value) -> tuple[list[Value], list[tuple[Value, Value]]]:
+    """The lecture's ``trace``: every node of ``root``'s graph (topological order, root last) and every
+    ``(input, node)`` edge once; lists in a deterministic order instead of the lecture's sets."""
+    if not isinstance(root, Value):
+        raise TypeError(f"trace() takes a Value, got {type(root).__name__}")
+    nodes = topological_order(root)
+    edges = list(dict.fromkeys((child, v) for v in nodes for child in v._prev))
+    return nodes, edges
+
+
+def draw_dot(root: Value, rankdir: str = "LR", format: str = "svg", *, precision: int = 4,
+             color: bool = True) -> graphviz.Digraph:
+    """The lecture's ``draw_dot``: the whole graph (never folded) as a ``graphviz.Digraph``; records
+    ``label | data | grad``, op nodes, edges, with stable ids (see the module docstring)."""
+    if not isinstance(root, Value):
+        raise TypeError(f"draw_dot() takes a Value, got {type(root).__name__}")
+    g = graph_view(Tape.from_value(root), precision=precision, rankdir=rankdir, node_budget=None, color=color).graph
+    g.format = format
+    return g
+
+
+# ---------------------------------------------------------------- folding
+
+@dataclass(frozen=True)
+class Fold:
+    """Nodes drawn as one box: by module (``kind="scope"``, ``title`` the scope) or the nodes farthest
+    from the output (``kind="distance"``)."""
+
+    id: str
+    title: str
+    members: tuple[int, ...]
+    kind: Literal["scope", "distance"]
+
+
+@dataclass(frozen=True, eq=False)
+class GraphView:
+    """One picture of a tape: its DOT, the tape node ids drawn in full, the folds and what was folded."""
+
+    tape: Tape
+    graph: graphviz.Digraph
+    shown: tuple[int, ...]
+    folds: tuple[Fold, ...]
+    message: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def dot(self) -> str:
+        """The DOT source."""
+        return self.graph.source
+
+    @property
+    def total(self) -> int:
+        """How many nodes the tape has."""
+        return len(self.tape)
+
+
+def _prefix(scope: str, depth: int) -> str:
+    return ".".join(scope.split(".")[:depth])
+
+
+def _scope_levels(tape: Tape) -> list[tuple[int, list[tuple[str, list[int]]]]]:
+    """Per scope depth, deepest first, the module boxes at that depth: [(depth, [(title, members)])],
+    only depths giving at least two boxes (one box for everything would show nothing). The root is
+    never boxed; a box of one node is drawn as that node."""
+    distinct = {s for s in tape.scopes if s}
+    if not distinct:
+        return []
+    levels = []
+    for depth in range(max(s.count(".") + 1 for s in distinct), 0, -1):
+        prefix = {s: _prefix(s, depth) for s in distinct}
+        groups: dict[str, list[int]] = {}
+        for i, s in enumerate(tape.scopes):
+            if s and i != tape.root:
+                groups.setdefault(prefix[s], []).append(i)
+        boxes = [(title, members) for title, members in groups.items() if len(members) >= 2]
+        if len(boxes) >= 2:
+            levels.append((depth, boxes))
+    # Nested groupings with as many boxes are the same boxes: keep the shorter titles ('layers.0').
+    return [lv for k, lv in enumerate(levels) if k + 1 == len(levels) or len(levels[k + 1][1]) != len(lv[1])]
+
+
+def _units(n: int, boxes: list[tuple[str, list[int]]]) -> list[int]:
+    """The unit each node is drawn as: itself (its id), or box ``j`` (``n + j``)."""
+    unit = list(range(n))
+    for j, (_, members) in enumerate(boxes):
+        for i in members:
+            unit[i] = n + j
+    return unit
+
+
+def _contract(tape: Tape, unit: list[int]) -> dict[tuple[int, int], None]:
+    """The edges between units (input unit, consumer unit), once each, in a deterministic order."""
+    pairs: dict[tuple[int, int], None] = {}
+    for i, ins in enumerate(tape.inputs):
+        u = unit[i]
+        for c in ins:
+            if unit[c] != u:
+                pairs[(unit[c], u)] = None
+    return pairs
+
+
+def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
+    """Which nodes to draw in full and which to fold: at most ``budget`` boxes and about
+    ``EDGES_PER_BOX * budget`` edges (a few thousand edges make Graphviz's layout take minutes)."""
+    n = len(tape)
+    if budget is None or n <= budget:
+        return list(range(n)), [], ""
+    edge_budget = EDGES_PER_BOX * budget
+    levels = _scope_levels(tape)
+    boxes: list[tuple[str, list[int]]] = []
+    kept: set[int] | None = None
+    for _, level_boxes in levels:
+        units = n - sum(len(m) for _, m in level_boxes) + len(level_boxes)
+        if units <= budget:
+            unit = _units(n, level_boxes)
+            if len(_contract(tape, unit)) <= edge_budget:
+                boxes, kept = level_boxes, set(unit)
+                break
+    if kept is None:
+        # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
+        # at most half the budget in boxes, then the units nearest the root; fold the rest in one box.
+        boxes = next((b for _, b in levels if len(b) <= budget // 2), levels[-1][1] if levels else [])
+        unit = _units(n, boxes)
+        kept = _nearest_units(tape, unit, _contract(tape, unit), budget - 1, edge_budget)
+    shown = [i for i in range(n) if unit[i] == i and i in kept]
+    folds = [Fold(f"fold{k}", title, tuple(members), "scope")
+             for k, (title, members) in enumerate(b for j, b in enumerate(boxes) if n + j in kept)]
+    rest = tuple(i for i in range(n) if unit[i] not in kept)
+    if rest:
+        folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance"))
+    modules = len(folds) - bool(rest)
+    parts = []
+    if modules:
+        by_module = sum(len(f.members) for f in folds[:modules])
+        parts.append(f"{by_module:,} folded by module into {modules} box{'es' if modules > 1 else ''}")
+    if rest:
+        parts.append(f"the {len(rest):,} farthest from the output folded into one box")
+    return shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + ", ".join(parts)
+
+
+def _nearest_units(tape: Tape, unit: list[int], pairs: dict[tuple[int, int], None], limit: int,
+                   edge_limit: int) -> set[int]:
+    """Units met by a breadth-first walk from the root over inputs, up to ``limit`` units and
+    ``edge_limit`` edges among them. A unit that would bring more edges than the budget can spare
+    while keeping two per unit still to come (e.g. an input feeding every module) is left out."""
+    ins: dict[int, list[int]] = {}
+    outs: dict[int, list[int]] = {}
+    for a, b in pairs:
+        ins.setdefault(b, []).append(a)
+        outs.setdefault(a, []).append(b)
+    start = unit[tape.root]
+    kept = {start}
+    rejected: set[int] = set()
+    edges = 0
+    queue = deque([start])
+    while queue and len(kept) < limit:
+        for v in ins.get(queue.popleft(), ()):
+            if v in kept or v in rejected:
+                continue
+            cost = sum(1 for w in outs.get(v, ()) if w in kept) + sum(1 for w in ins.get(v, ()) if w in kept)
+            if edges + cost + 2 * (limit - len(kept) - 1) > edge_limit:
+                rejected.add(v)
+                continue
+            kept.add(v)
+            edges += cost
+            queue.append(v)
+            if len(kept) >= limit:
+                break
+    return kept
+
+
+# ---------------------------------------------------------------- DOT
+
+def _record(fields: Iterable[str], rankdir: str) -> str:
+    """A record label with its fields in one row in either direction."""
+    body = " | ".join(fields)
+    return "{ " + body + " }" if rankdir == "LR" else body
+
+
+def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", node_budget: int | None = 250,
+               color: bool = True) -> GraphView:
+    """The picture of ``tape`` (or of a Value's graph): at most ``node_budget`` boxes (value nodes and
+    fold boxes; ``None`` draws everything), folded by module or by distance from the root beyond it."""
+    if isinstance(tape, Value):
+        tape = Tape.from_value(tape)
+    if not isinstance(tape, Tape):
+        raise TypeError(f"graph_view() takes a Tape or a Value, got {type(tape).__name__}")
+    options = {"precision": check_option("precision", precision), "rankdir": check_option("rankdir", rankdir),
+               "node_budget": check_option("node_budget", node_budget), "color": check_option("color", color)}
+    precision, rankdir = options["precision"], options["rankdir"]
+    shown, folds, message = _plan(tape, options["node_budget"])
+
+    g = graphviz.Digraph(
+        name="micrograd", format="svg",
+        graph_attr={"rankdir": rankdir, "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11"},
+        node_attr={"fontname": "Helvetica", "fontsize": "11"},
+        edge_attr={"color": "#555555", "arrowsize": "0.7"},
+    )
+    if message:
+        g.attr(label=graphviz.nohtml(escape(message, "dot")), labelloc="t", labeljust="l")
+    data, grad, labels, symbols, scopes, inputs = tape.data, tape.grad, tape.labels, tape.symbols, tape.scopes, tape.inputs
+    scale = grad_scale(grad[i] for i in shown)
+    root = tape.root
+    name = {i: f"n{i}" for i in shown}
+    for f in folds:
+        for i in f.members:
+            name[i] = f.id
+
+    for i in shown:
+        leaf = not inputs[i]
+        classes = "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-root" if i == root else "")
+        label = _record((escape(clean_text(labels[i], MAX_LABEL_CHARS)), f"data {format_number(data[i], precision)}",
+                         f"grad {format_number(grad[i], precision)}"), rankdir)
+        tip = [escape(clean_text(labels[i], MAX_TOOLTIP_CHARS) or "(no label)", "dot"),
+               f"node n{i}" + (f", op {escape(symbols[i], 'dot')}" if symbols[i] else ", leaf" if leaf else ""),
+               f"data = {data[i]!r}", f"grad = {grad[i]!r}"]
+        if scopes[i]:
+            tip.append("scope " + escape(clean_text(scopes[i], MAX_TOOLTIP_CHARS), "dot"))
+        g.node(name[i], graphviz.nohtml(label), shape="Mrecord" if leaf else "record",
+               style="filled,bold" if i == root else "filled", penwidth="2.5" if i == root else "1",
+               fillcolor=grad_color(grad[i], scale) if color else ZERO_COLOR,
+               tooltip=graphviz.nohtml("\\n".join(tip)), id=name[i], **{"class": classes})
+        if symbols[i]:
+            op = f"n{i}_op"
+            g.node(op, graphviz.nohtml(escape(clean_text(symbols[i], MAX_SYMBOL_CHARS), "dot")),
+                   tooltip=graphviz.nohtml(escape(f"{symbols[i]} makes n{i}", "dot")),
+                   shape="ellipse", margin="0.02", id=op, **{"class": "mgw-op"})
+
+    for f in folds:
+        label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{len(f.members):,} nodes"), rankdir)
+        tip = f"{f.title}: {len(f.members):,} nodes folded" if f.kind == "scope" else \
+            f"{len(f.members):,} nodes farther from the output, folded"
+        g.node(f.id, graphviz.nohtml(label), shape="record", style="filled,dashed", fillcolor=_FOLD_COLOR,
+               tooltip=graphviz.nohtml(escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")), id=f.id,
+               **{"class": "mgw-fold"})
+
+    edges: dict[tuple[str, str], None] = {}
+    for i in shown:
+        head = f"n{i}_op" if symbols[i] else name[i]
+        for c in inputs[i]:
+            edges[(name[c], head)] = None
+        if symbols[i]:
+            edges[(head, name[i])] = None
+    for f in folds:
+        for i in f.members:
+            for c in inputs[i]:
+                if name[c] != f.id:
+                    edges[(name[c], f.id)] = None
+    for tail, head in edges:
+        g.edge(tail, head, id=f"e_{tail}_{head}", **{"class": "mgw-edge"})
+
+    if color and shown:
+        g.node("mgw-legend", _legend(scale, precision), shape="plaintext", id="mgw-legend",
+               tooltip="node colour = grad: blue negative, white zero, orange positive",
+               **{"class": "mgw-legend"})
+    return GraphView(tape, g, tuple(shown), tuple(folds), message, options)
+
+
+def _legend(scale: float, precision: int) -> str:
+    """An HTML-like label: one swatch per grad value -scale, -scale/4, 0, +scale/4, +scale."""
+    cells = "".join(
+        f'<TD BGCOLOR="{grad_color(v, scale)}">{format_number(v, precision)}</TD>'
+        for v in (0.0 - scale, 0.0 - scale / 4, 0.0, scale / 4, scale)
+    )
+    return ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
+            f'<TR><TD>grad</TD>{cells}</TR></TABLE>>')

@@ -1,0 +1,434 @@
+"""dot.py: the lecture's draw_dot, stable ids, the one escaping function, colours, folding.
+
+Pictures are checked by rendering them with Graphviz's ``dot`` and parsing the SVG, not by
+searching the DOT text.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import shutil
+import xml.etree.ElementTree as ET
+
+import graphviz
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from micrograd_widget import Value, draw_dot, trace
+from micrograd_widget.dot import (
+    MAX_LABEL_CHARS, NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, GraphView, check_option,
+    clean_text, escape, format_number, grad_color, graph_view,
+)
+from micrograd_widget.engine import scope
+from micrograd_widget.nn import MLP
+from micrograd_widget.ops import define_op
+from micrograd_widget.tape import Tape
+
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    'say "hi" \'there\'',
+    "{a|b}<c> | {",
+    "back\\slash \\N \\G \\l end\\",
+    "two\nlines\r\nand\rmore",
+    "&lt;b&gt; &amp; &#60;i&#62;",
+    "]]> <!-- --> <![CDATA[x]]>",
+    "\x00nul \x1b[31m esc \x7f",
+    "lone \ud800 surrogate",
+    "",
+    "   ",
+]
+
+
+# ---------------------------------------------------------------- helpers (test_display imports them)
+
+@pytest.fixture(scope="session")
+def dot_program() -> str:
+    """Graphviz's ``dot``; required on CI, skipped elsewhere when missing."""
+    path = shutil.which("dot")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("Graphviz's dot is required on CI (apt-get install graphviz)")
+        pytest.skip("Graphviz's dot is not installed (apt-get install graphviz)")
+    return path
+
+
+def parse_svg(svg: str) -> ET.Element:
+    return ET.fromstring(svg.encode("utf-8"))
+
+
+def svg_groups(root: ET.Element) -> dict[str, ET.Element]:
+    """Node groups by id (``n0``, ``n0_op``, ``fold0``, ``mgw-legend``)."""
+    return {g.get("id"): g for g in root.iter(f"{SVG}g") if "node" in (g.get("class") or "").split()}
+
+
+def texts(group: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in group.iter(f"{SVG}text")]
+
+
+def classes(group: ET.Element) -> set[str]:
+    return set((group.get("class") or "").split())
+
+
+def assert_no_markup(root: ET.Element) -> None:
+    """Only the elements Graphviz writes, and no event-handler attributes."""
+    allowed = {"svg", "g", "title", "polygon", "polyline", "path", "ellipse", "text", "a"}
+    for el in root.iter():
+        tag = el.tag.rsplit("}", 1)[-1]
+        assert tag in allowed, f"unexpected element <{tag}> in the SVG"
+        for attr in el.attrib:
+            assert not attr.rsplit("}", 1)[-1].lower().startswith("on"), f"event attribute {attr} on <{tag}>"
+
+
+def render(view_or_graph: GraphView | graphviz.Digraph) -> ET.Element:
+    graph = view_or_graph.graph if isinstance(view_or_graph, GraphView) else view_or_graph
+    return parse_svg(graph.pipe(format="svg", encoding="utf-8"))
+
+
+def lecture_graph() -> Value:
+    """The lecture's first example: L = (a*b + c) * f, backpropagated."""
+    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
+    e = a * b
+    e.label = "e"
+    d = e + c
+    d.label = "d"
+    L = d * f
+    L.label = "L"
+    L.backward()
+    return L
+
+
+def moons_like_loss(points: int = 100, seed: int = 0) -> Value:
+    """The shape of micrograd's moons training loss: MLP(2,[16,16,1]), SVM loss + L2, backpropagated."""
+    rng = random.Random(seed)
+    random.seed(seed)
+    model = MLP(2, [16, 16, 1])
+    X = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(points)]
+    y = [rng.choice((-1.0, 1.0)) for _ in range(points)]
+    scores = [model([Value(a), Value(b)]) for a, b in X]
+    losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
+    total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
+    total.backward()
+    return total
+
+
+def chain(n: int) -> Value:
+    """A graph of about ``n`` nodes with no scopes."""
+    x = Value(0.5, label="x")
+    for i in range(n // 4):
+        x = (x * Value(1.01) + 0.01).tanh()
+    x.backward()
+    return x
+
+
+def edges_of(view: GraphView) -> list[tuple[str, str]]:
+    out = []
+    for line in view.graph.body:
+        if "->" in line:
+            tail, rest = line.strip().split(" -> ", 1)
+            out.append((tail.strip('"'), rest.split(" [", 1)[0].strip('"')))
+    return out
+
+
+# ---------------------------------------------------------------- the lecture's API
+
+def test_draw_dot_returns_the_lectures_digraph(dot_program: str) -> None:
+    L = lecture_graph()
+    g = draw_dot(L)
+    assert isinstance(g, graphviz.Digraph)
+    assert g.format == "svg" and g.graph_attr["rankdir"] == "LR"
+    groups = svg_groups(render(g))
+    nodes, _ = trace(L)
+    tape = Tape.from_value(L)
+    for i, v in enumerate(nodes):
+        assert texts(groups[f"n{i}"]) == [v.label, f"data {v.data:.4f}", f"grad {v.grad:.4f}"]
+        assert tape.values[i] is v
+        if v._op:
+            assert texts(groups[f"n{i}_op"]) == [v._op]
+            assert "mgw-op" in classes(groups[f"n{i}_op"])
+    assert texts(groups["n6"]) == ["L", "data -8.0000", "grad 1.0000"]
+    assert "mgw-root" in classes(groups["n6"]) and "mgw-leaf" in classes(groups["n0"])
+
+
+def test_draw_dot_format_and_rankdir() -> None:
+    g = draw_dot(lecture_graph(), rankdir="TB", format="png")
+    assert g.format == "png" and g.graph_attr["rankdir"] == "TB"
+    with pytest.raises(ValueError, match="rankdir must be 'LR'"):
+        draw_dot(lecture_graph(), rankdir="sideways")
+    with pytest.raises(TypeError, match="takes a Value"):
+        draw_dot(3.0)  # type: ignore[arg-type]
+
+
+def test_trace_is_deterministic_and_lists_each_edge_once() -> None:
+    a = Value(3.0, label="a")
+    b = a + a
+    nodes, edges = trace(b)
+    assert nodes == [a, b]
+    assert edges == [(a, b)]
+    L = lecture_graph()
+    nodes, edges = trace(L)
+    assert [v.label for v in nodes] == ["a", "b", "e", "c", "d", "f", "L"]
+    assert len(edges) == len(set(edges)) == 6
+
+
+def test_ids_are_stable_across_runs() -> None:
+    assert draw_dot(lecture_graph()).source == draw_dot(lecture_graph()).source
+    random.seed(3)
+    first = graph_view(moons_like_loss(points=3), node_budget=60).dot
+    random.seed(3)
+    assert graph_view(moons_like_loss(points=3), node_budget=60).dot == first
+    assert "id=n0 " in first and "0x" not in first
+
+
+# ---------------------------------------------------------------- numbers, layout options
+
+def test_precision_and_full_precision_tooltip(dot_program: str) -> None:
+    x = Value(1 / 3, label="third")
+    y = x * 2.0
+    y.backward()
+    groups = svg_groups(render(graph_view(y, precision=2)))
+    assert texts(groups["n0"]) == ["third", "data 0.33", "grad 2.00"]
+    tip = next(a for a in groups["n0"].iter(f"{SVG}a")).get(XLINK_TITLE)
+    assert repr(1 / 3) in tip and "grad = 2.0" in tip
+    assert texts(svg_groups(render(graph_view(y, precision=0)))["n0"])[1] == "data 0"
+
+
+def test_format_number() -> None:
+    assert format_number(2.0) == "2.0000"
+    assert format_number(-1e-9) == "-0.0000"
+    assert format_number(1234567.0, 2) == "1.23e+06"
+    assert [format_number(x) for x in (math.nan, math.inf, -math.inf)] == ["nan", "inf", "-inf"]
+
+
+def test_rankdir_tb_keeps_three_fields(dot_program: str) -> None:
+    view = graph_view(lecture_graph(), rankdir="tb")
+    assert view.options["rankdir"] == "TB" and view.graph.graph_attr["rankdir"] == "TB"
+    groups = svg_groups(render(view))
+    assert texts(groups["n0"]) == ["a", "data 2.0000", "grad 6.0000"]
+
+
+def test_empty_label_still_has_three_texts(dot_program: str) -> None:
+    y = Value(1.0) + Value(2.0)
+    for rankdir in ("LR", "TB"):
+        groups = svg_groups(render(graph_view(y, rankdir=rankdir)))
+        assert [t.strip() for t in texts(groups["n0"])] == ["", "data 1.0000", "grad 0.0000"]
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("precision", 18, "from 0 to 17"),
+    ("precision", -1, "from 0 to 17"),
+    ("precision", 2.5, "whole number"),
+    ("precision", True, "whole number"),
+    ("rankdir", "XY", "'LR' .* or 'TB'"),
+    ("node_budget", 5, "from 10 to 2000"),
+    ("node_budget", 10**6, "from 10 to 2000"),
+    ("color", "yes", "True or False"),
+    ("colour", True, "unknown option"),
+])
+def test_bad_options_say_what_is_allowed(name: str, value: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        check_option(name, value)
+
+
+def test_graph_view_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="from 0 to 17"):
+        graph_view(lecture_graph(), precision=99)
+    with pytest.raises(TypeError, match="Tape or a Value"):
+        graph_view([1, 2])  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- colours, leaves, root
+
+def test_grad_colour_scale() -> None:
+    assert grad_color(0.0, 5.0) == ZERO_COLOR
+    assert grad_color(5.0, 5.0) == POSITIVE_COLOR and grad_color(-5.0, 5.0) == NEGATIVE_COLOR
+    assert grad_color(math.nan, 1.0) == NONFINITE_COLOR == grad_color(-math.inf, 1.0)
+    assert grad_color(3.0, 0.0) == ZERO_COLOR
+
+    def whiteness(c: str) -> int:
+        return sum(int(c[k:k + 2], 16) for k in (1, 3, 5))
+    strengths = [whiteness(grad_color(g, 4.0)) for g in (0.01, 0.5, 1.0, 2.0, 4.0, 8.0)]
+    assert strengths == sorted(strengths, reverse=True) and strengths[-1] == strengths[-2]
+    pos, neg = grad_color(1.0, 4.0), grad_color(-1.0, 4.0)
+    assert int(pos[1:3], 16) > int(pos[5:7], 16) and int(neg[5:7], 16) > int(neg[1:3], 16)
+
+
+def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None:
+    L = lecture_graph()
+    svg = render(graph_view(L))
+    groups = svg_groups(svg)
+
+    def fill(group: ET.Element) -> str:
+        return next(el for el in group.iter() if el.tag in (f"{SVG}polygon", f"{SVG}path")).get("fill")
+    assert fill(groups["n0"]) == POSITIVE_COLOR            # a: grad 6.0, the largest
+    assert fill(groups["n1"]) == grad_color(-4.0, 6.0)     # b: grad -4.0
+    assert any(el.tag == f"{SVG}path" for el in groups["n0"].iter())       # leaves are rounded (Mrecord)
+    assert not any(el.tag == f"{SVG}path" for el in groups["n6"].iter())
+    root_pen = next(el for el in groups["n6"].iter(f"{SVG}polygon")).get("stroke-width")
+    assert float(root_pen) > 1
+    legend = groups["mgw-legend"]
+    assert texts(legend) == ["grad", "-6.0000", "-1.5000", "0.0000", "1.5000", "6.0000"]
+
+    plain = svg_groups(render(graph_view(L, color=False)))
+    assert "mgw-legend" not in plain
+    assert {fill(plain[f"n{i}"]).lower() for i in range(7)} == {ZERO_COLOR}
+
+
+# ---------------------------------------------------------------- escaping
+
+def hostile_graph() -> tuple[Value, list[str]]:
+    cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a, symbol='<b onclick="x">|{c}')
+    leaves = []
+    for k, label in enumerate(HOSTILE):
+        with scope(f"evil<{k}>\"|{{}}\\"):
+            leaves.append(Value(float(k), label=label))
+    total = Value.apply(cube, sum(leaves[1:], leaves[0]))
+    total.label = HOSTILE[0]
+    total.backward()
+    return total, [v.label for v in Tape.from_value(total).values]
+
+
+def test_hostile_labels_are_text_in_the_svg(dot_program: str) -> None:
+    root, labels = hostile_graph()
+    svg = render(graph_view(root))
+    assert_no_markup(svg)
+    groups = svg_groups(svg)
+    for i, label in enumerate(labels):
+        shown = texts(groups[f"n{i}"])
+        assert len(shown) == 3, (label, shown)
+        assert shown[0].strip() == clean_text(label, MAX_LABEL_CHARS)
+    op = [g for g in groups.values() if "mgw-op" in classes(g) and texts(g) != ["+"]]
+    assert [texts(g) for g in op] == [['<b onclick="x">|{c}']]
+    tooltips = [a.get(XLINK_TITLE) for a in svg.iter(f"{SVG}a")]
+    assert any('evil<3>"|{}\\' in t for t in tooltips)
+
+
+def test_hostile_labels_in_draw_dot_and_folded_titles(dot_program: str) -> None:
+    with scope('<script>alert("s")</script>'):
+        xs = [Value(float(i)) * 2 for i in range(20)]
+    with scope("<img src=x onerror=alert(1)>"):
+        ys = [x + 1 for x in xs]
+    root = sum(ys[1:], ys[0])
+    view = graph_view(root, node_budget=30)
+    titles = [f.title for f in view.folds]
+    assert '<script>alert("s")</script>' in titles and "<img src=x onerror=alert(1)>" in titles
+    svg = render(view)
+    assert_no_markup(svg)
+    groups = svg_groups(svg)
+    assert texts(groups["fold0"])[0] == '<script>alert("s")</script>'
+    assert_no_markup(render(draw_dot(root)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=60), min_size=1, max_size=6))
+def test_any_label_renders_as_its_clean_text(labels: list[str]) -> None:
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz's dot is not installed")
+    leaves = [Value(float(k), label=s) for k, s in enumerate(labels)]
+    root = sum(leaves[1:], leaves[0]) if len(leaves) > 1 else leaves[0] * 1.0
+    svg = render(graph_view(root))
+    assert_no_markup(svg)
+    groups = svg_groups(svg)
+    for i, v in enumerate(Tape.from_value(root).values):
+        # Compared without spaces: Graphviz 2.43's record parser drops a space that follows a
+        # non-ASCII first character ('é 0' shows as 'é0'); Graphviz 12+ keeps it.
+        assert texts(groups[f"n{i}"])[0].replace(" ", "") == clean_text(v.label, MAX_LABEL_CHARS).replace(" ", "")
+
+
+def test_escape_targets() -> None:
+    assert escape('<a href="x">&</a>', "html") == "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
+    assert escape("a|b{c}<d>", "record") == "a\\|b\\{c\\}\\<d\\>"
+    assert escape('q"\\', "dot") == 'q\\"\\\\'
+    assert escape("two\nlines") == "two \u21b5 lines"
+    assert clean_text("x" * 50, 10) == "x" * 9 + "\u2026"
+    with pytest.raises(ValueError, match="'record', 'dot' or 'html'"):
+        escape("x", "js")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- folding
+
+def check_partition(view: GraphView) -> None:
+    """Every tape node is drawn in full or in exactly one fold; ids and edges are consistent."""
+    members = [i for f in view.folds for i in f.members]
+    assert sorted(list(view.shown) + members) == list(range(view.total))
+    assert view.tape.root in view.shown
+    assert [f.id for f in view.folds] == [f"fold{k}" for k in range(len(view.folds))]
+    edges = edges_of(view)
+    assert len(edges) == len(set(edges)), "duplicate edges"
+    names = {f"n{i}" for i in view.shown} | {f"n{i}_op" for i in view.shown if view.tape.symbols[i]}
+    names |= {f.id for f in view.folds}
+    assert all(t in names and h in names for t, h in edges)
+    assert not any(t == h for t, h in edges)
+
+
+def test_small_graphs_are_not_folded() -> None:
+    view = graph_view(lecture_graph())
+    assert view.shown == tuple(range(7)) and view.folds == () and view.message == ""
+    assert graph_view(chain(1000), node_budget=None).folds == ()
+
+
+def test_folding_by_distance_without_scopes(dot_program: str) -> None:
+    root = chain(400)
+    tape = Tape.from_value(root)
+    view = graph_view(tape, node_budget=50)
+    check_partition(view)
+    assert len(view.shown) + len(view.folds) <= 50
+    assert [f.kind for f in view.folds] == ["distance"]
+    # the nodes kept are the ones nearest the root
+    dist = {tape.root: 0}
+    for i in range(tape.root, -1, -1):
+        for c in tape.inputs[i]:
+            dist[c] = min(dist.get(c, math.inf), dist[i] + 1)
+    assert max(dist[i] for i in view.shown) <= min(dist[i] for i in view.folds[0].members)
+    assert view.message == f"showing {len(view.shown)} of {len(tape)} nodes; the {len(view.folds[0].members)} " \
+        "farthest from the output folded into one box"
+    groups = svg_groups(render(view))
+    assert texts(groups["fold0"]) == ["farther from the output", f"{len(view.folds[0].members):,} nodes"]
+    assert "mgw-fold" in classes(groups["fold0"])
+    label = "".join(t for el in render(view).find(f"{SVG}g") if el.tag == f"{SVG}text" for t in el.itertext())
+    assert label == view.message
+
+
+def test_folding_by_module(dot_program: str) -> None:
+    random.seed(0)
+    model = MLP(3, [8, 8, 1])
+    out = model([Value(0.5, label="x0"), Value(-1.0, label="x1"), Value(2.0, label="x2")])
+    out.backward()
+    tape = Tape.from_value(out)
+    assert len(tape) > 250
+    view = graph_view(tape)
+    check_partition(view)
+    assert {f.kind for f in view.folds} == {"scope"}
+    assert sorted(f.title for f in view.folds) == sorted(f"layers.{i}.neurons.{j}" for i, n in ((0, 8), (1, 8), (2, 1))
+                                                         for j in range(n))
+    assert all(tape.scopes[i].startswith(f.title) for f in view.folds for i in f.members)
+    assert "folded by module into 17 boxes" in view.message
+    groups = svg_groups(render(view))
+    box = view.folds[9]
+    assert texts(groups[box.id]) == [box.title, f"{len(box.members)} nodes"]
+    # a budget too small for one box per neuron folds one level up: one box per layer
+    coarse = graph_view(tape, node_budget=12)
+    check_partition(coarse)
+    assert sorted(f.title for f in coarse.folds) == ["layers.0", "layers.1", "layers.2"]
+
+
+def test_folding_the_moons_training_loss(dot_program: str) -> None:
+    root = moons_like_loss()
+    tape = Tape.from_value(root)
+    assert 65_000 < len(tape) < 66_500
+    view = graph_view(tape, node_budget=250)
+    check_partition(view)
+    assert len(view.shown) + len(view.folds) <= 250
+    assert len(edges_of(view)) <= 3 * 250 + 2 * 250
+    kinds = [f.kind for f in view.folds]
+    assert kinds.count("distance") == 1 and kinds.count("scope") == 33
+    assert view.message.startswith(f"showing {len(view.shown)} of {len(tape):,} nodes; ")
+    assert "folded by module into 33 boxes" in view.message
+    groups = svg_groups(render(view))
+    assert {f"n{i}" for i in view.shown} <= set(groups)
+
