@@ -1,0 +1,388 @@
+"""Value: the lecture's worked examples, micrograd's README and sanity check, accumulation semantics,
+deep graphs, bad inputs, hand-made nodes, and random expression graphs against PyTorch and finite
+differences."""
+
+from __future__ import annotations
+
+import gc
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from micrograd_widget.engine import Value, current_scope, scope, topological_order
+from micrograd_widget.tape import Tape
+
+# ---- the lecture ----
+
+
+def test_lecture_expression_L() -> None:
+    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
+    e = a * b
+    d = e + c
+    L = d * f
+    L.backward()
+    assert L.data == -8.0
+    assert (a.grad, b.grad, c.grad, f.grad, d.grad, e.grad, L.grad) == (6.0, -4.0, -2.0, 4.0, -2.0, -2.0, 1.0)
+
+
+def _lecture_neuron(two_step_tanh: bool = False):
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    x1w1, x2w2 = x1 * w1, x2 * w2
+    x1w1x2w2 = x1w1 + x2w2
+    n = x1w1x2w2 + b
+    if two_step_tanh:  # the lecture's second version: tanh spelled with exp
+        e = (2 * n).exp()
+        o = (e - 1) / (e + 1)
+    else:
+        o = n.tanh()
+    return o, (x1, x2, w1, w2, b), (n, x1w1x2w2, x2w2, x1w1)
+
+
+@pytest.mark.parametrize("two_step_tanh", [False, True])
+def test_lecture_neuron(two_step_tanh: bool) -> None:
+    o, (x1, x2, w1, w2, b), _ = _lecture_neuron(two_step_tanh)
+    o.backward()
+    assert o.data == pytest.approx(0.7071067811865476, abs=1e-15)
+    assert w1.grad == pytest.approx(1.0, abs=1e-12)
+    assert x1.grad == pytest.approx(-1.5, abs=1e-12)
+    assert x2.grad == pytest.approx(0.5, abs=1e-12)
+    assert w2.grad == 0.0
+    assert b.grad == pytest.approx(0.5, abs=1e-12)
+
+
+def test_lecture_manual_backward_steps() -> None:
+    o, (x1, x2, w1, w2, b), (n, x1w1x2w2, x2w2, x1w1) = _lecture_neuron()
+    o.grad = 1.0
+    for node in (o, n, b, x1w1x2w2, x2w2, x1w1, x1):  # leaves' _backward does nothing, as in the lecture
+        node._backward()
+    assert n.grad == pytest.approx(0.5, abs=1e-12)
+    assert (x1.grad, w1.grad, x2.grad, w2.grad) == pytest.approx((-1.5, 1.0, 0.5, 0.0), abs=1e-12)
+
+
+def test_lecture_style_hand_made_nodes_backprop_through_backward() -> None:
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    out = Value(a.data * b.data, (a, b), "*")
+
+    def _backward() -> None:
+        a.grad += b.data * out.grad
+        b.grad += a.data * out.grad
+
+    out._backward = _backward
+    c = Value(1.0)
+    total = Value(out.data + c.data + a.data, (out, c, a), "+")  # three inputs, a user closure
+    total._backward = lambda: [setattr(x, "grad", x.grad + total.grad) for x in (out, c, a)]
+    L = (total * 2).tanh()
+    L.backward()
+    assert total._prev == (out, c, a) and out._prev == (a, b) and total._op == "+"
+    assert topological_order(L)[-1] is L and set(topological_order(L)) == {a, b, c, out, total, L, L._prev[0], L._prev[0]._prev[1]}
+    slope = 2 * (1 - L.data ** 2)
+    assert a.grad == pytest.approx(slope * (b.data + 1)) and b.grad == pytest.approx(slope * a.data)
+    assert c.grad == pytest.approx(slope)
+
+
+def test_a_hand_made_node_without_a_backward_stops_the_gradient_as_in_micrograd() -> None:
+    a = Value(3.0)
+    out = Value(9.0, (a,), "**2")
+    out.backward()
+    assert out.grad == 1.0 and a.grad == 0.0
+
+
+def test_assigning_backward_must_be_callable() -> None:
+    with pytest.raises(TypeError, match="callable"):
+        Value(1.0)._backward = 3  # type: ignore[assignment]
+
+
+# ---- micrograd's README and test_engine.py ----
+
+
+def _readme(V):
+    a = V(-4.0)
+    b = V(2.0)
+    c = a + b
+    d = a * b + b**3
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    f = e**2
+    g = f / 2.0
+    g += 10.0 / f
+    return a, b, g
+
+
+def _sanity(V):
+    x = V(-4.0)
+    z = 2 * x + 2 + x
+    q = z.relu() + z * x
+    h = (z * z).relu()
+    y = h + q + q * x
+    return x, y
+
+
+def _torch_leaf(torch, x: float):
+    return torch.tensor([x], dtype=torch.float64, requires_grad=True)
+
+
+def test_micrograd_readme_expression() -> None:
+    a, b, g = _readme(Value)
+    g.backward()
+    assert f"{g.data:.4f}" == "24.7041"
+    assert f"{a.grad:.4f}" == "138.8338"
+    assert f"{b.grad:.4f}" == "645.5773"
+
+
+def test_micrograd_readme_expression_against_pytorch(torch) -> None:
+    a, b, g = _readme(Value)
+    g.backward()
+    ta, tb, tg = _readme(lambda x: _torch_leaf(torch, x))
+    tg.backward()
+    assert g.data == pytest.approx(tg.item(), abs=1e-6)
+    assert a.grad == pytest.approx(ta.grad.item(), abs=1e-6)
+    assert b.grad == pytest.approx(tb.grad.item(), abs=1e-6)
+
+
+def test_micrograd_sanity_check_against_pytorch(torch) -> None:
+    x, y = _sanity(Value)
+    y.backward()
+    tx, ty = _sanity(lambda v: _torch_leaf(torch, v))
+    ty.backward()
+    assert y.data == ty.item() and x.grad == tx.grad.item()
+
+
+@pytest.mark.parametrize("expression", [_readme, _sanity])
+def test_same_values_and_grads_as_the_micrograd_package(expression) -> None:
+    import micrograd.engine
+
+    ours = expression(Value)
+    theirs = expression(micrograd.engine.Value)
+    ours[-1].backward()
+    theirs[-1].backward()
+    assert ours[-1].data == pytest.approx(theirs[-1].data, rel=1e-12)
+    for x, y in zip(ours[:-1], theirs[:-1]):
+        assert x.grad == pytest.approx(y.grad, rel=1e-12)
+
+
+# ---- graph shape and accumulation ----
+
+
+def test_a_plus_a_counts_twice_and_keeps_both_edges() -> None:
+    a = Value(3.0)
+    b = a + a
+    assert b._prev == (a, a)
+    b.backward()
+    assert a.grad == 2.0
+    x = Value(3.0)
+    (x * x).backward()
+    assert x.grad == 6.0
+
+
+def test_calling_backward_twice_accumulates_every_grad() -> None:
+    """Documented semantics: like micrograd and PyTorch, backward adds; zero_grad first for a fresh pass."""
+    a, b = Value(2.0), Value(-3.0)
+    L = (a * b + 10.0) * -2.0
+    L.backward()
+    once = [v.grad for v in topological_order(L)]
+    L.backward()
+    assert [v.grad for v in topological_order(L)] == [2 * g for g in once]
+    L.zero_grad()
+    L.backward()
+    assert [v.grad for v in topological_order(L)] == once
+
+
+def test_backward_takes_a_seed_gradient() -> None:
+    a = Value(3.0)
+    (a * a).backward(0.5)
+    assert a.grad == 3.0
+    with pytest.raises(TypeError):
+        (a * a).backward("1")  # type: ignore[arg-type]
+
+
+def test_zero_grad_on_a_root_zeroes_every_node() -> None:
+    a, b = Value(2.0), Value(-3.0)
+    L = ((a * b).tanh() + a ** 2) / b
+    L.backward()
+    assert all(v.grad != 0.0 for v in topological_order(L))
+    L.zero_grad()
+    assert all(v.grad == 0.0 for v in topological_order(L))
+
+
+def test_topological_order_is_deterministic_inputs_first_in_order() -> None:
+    def build():
+        a, b = Value(1.0, label="a"), Value(2.0, label="b")
+        c = a * b
+        d = c + a
+        return (d * c).relu()
+
+    first = [(v.label, v._op, v.data) for v in topological_order(build())]
+    assert first == [(v.label, v._op, v.data) for v in topological_order(build())]
+    order = topological_order(build())
+    position = {v: i for i, v in enumerate(order)}
+    for v in order:
+        assert all(position[c] < position[v] for c in v._prev)
+    assert [v.label for v in order[:2]] == ["a", "b"] and order[-1]._op == "ReLU"
+    assert len(order) == len(set(order)) == 6
+
+
+def test_a_million_node_chain_backpropagates_and_freezes() -> None:
+    x = Value(0.5)
+    v = x
+    for _ in range(1_000_000):
+        v = -v
+    v.backward()
+    assert v.data == 0.5 and x.grad == 1.0
+    tape = Tape.from_value(v)
+    assert len(tape) == 1_000_001 and tape.leaves == (0,)
+    tape.forward([0.25])
+    assert tape.data[-1] == 0.25 and tape.backward()[0] == 1.0
+    v.zero_grad()
+    assert x.grad == 0.0
+    del tape, v  # freeing a deep chain must not overflow the C stack either
+    gc.collect()
+
+
+def test_repr_shows_data_and_grad() -> None:
+    a = Value(2.0)
+    a.grad = 0.5
+    assert repr(a) == "Value(data=2.0, grad=0.5)"
+
+
+def test_values_hash_by_identity_so_they_can_be_dict_keys() -> None:
+    a, b = Value(1.0), Value(1.0)
+    assert a != b and len({a: 1, b: 2}) == 2
+
+
+# ---- bad inputs ----
+
+
+@pytest.mark.parametrize(
+    "bad,words",
+    [("x", ["str", "'x'"]), (None, ["NoneType"]), (Value(1.0), ["Value", ".data"]), (1 + 2j, ["complex"]), ([1.0], ["list"])],
+)
+def test_value_from_a_non_number_raises_type_error(bad, words: list[str]) -> None:
+    with pytest.raises(TypeError) as err:
+        Value(bad)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_numbers_of_any_real_type_are_accepted_as_floats() -> None:
+    from fractions import Fraction
+
+    assert [type(Value(x).data) for x in (1, 2.5, True, Fraction(1, 4))] == [float] * 4
+    assert (Value(1.0) + Fraction(1, 2)).data == 1.5
+
+
+def test_bad_children_and_bad_operands_are_type_errors() -> None:
+    with pytest.raises(TypeError, match="_children"):
+        Value(1.0, (Value(2.0), "x"))
+    with pytest.raises(TypeError, match="unsupported operand"):
+        Value(1.0) + "x"  # type: ignore[operator]
+    with pytest.raises(TypeError, match="unsupported operand"):
+        None * Value(1.0)  # type: ignore[operator]
+    with pytest.raises(TypeError, match="unsupported operand"):
+        Value(1.0) ** "2"  # type: ignore[operator]
+
+
+def _nodes_using(x: Value) -> list[Value]:
+    gc.collect()
+    return [r for r in gc.get_referrers(x) if isinstance(r, Value)]
+
+
+@pytest.mark.parametrize(
+    "fail",
+    [
+        lambda a, b: a / b,
+        lambda a, b: 1.0 / b,
+        lambda a, b: b.log(),
+        lambda a, b: (a * 800).exp(),
+        lambda a, b: b ** -2,
+        lambda a, b: Value(1.0, (a, b, "x")),
+        lambda a, b: a + b + "x",
+    ],
+)
+def test_a_failing_op_leaves_no_half_built_node(fail) -> None:
+    a, b = Value(2.0), Value(0.0)
+    before = (a.data, a.grad, b.data, b.grad)
+    with pytest.raises((ArithmeticError, ValueError, TypeError)):
+        fail(a, b)
+    assert (a.data, a.grad, b.data, b.grad) == before
+    assert _nodes_using(b) == [] and all(n._code is not None for n in _nodes_using(a))
+
+
+# ---- scopes ----
+
+
+def test_scope_tags_new_nodes_and_nests() -> None:
+    a = Value(1.0)
+    with scope("layers.0"):
+        with scope("neurons.3") as name:
+            b = a * 2
+            assert name == current_scope() == "layers.0.neurons.3"
+        c = b + 1
+    d = c.tanh()
+    assert (a.scope, b.scope, b._prev[1].scope, c.scope, d.scope) == ("", "layers.0.neurons.3", "layers.0.neurons.3", "layers.0", "")
+    with pytest.raises(TypeError, match="str"):
+        scope(3)  # type: ignore[arg-type]
+
+
+def test_scope_is_restored_after_an_error() -> None:
+    with pytest.raises(ZeroDivisionError):
+        with scope("boom"):
+            Value(1.0) / 0
+    assert current_scope() == ""
+
+
+# ---- random expression graphs ----
+
+_PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_PROPERTY
+@given(data=st.data())
+def test_random_graphs_match_pytorch_float64(torch, graphs, data) -> None:
+    program = graphs.resolve(data.draw(graphs.programs()))
+    xs, root = graphs.build(program)
+    root.backward()
+    txs, troot = graphs.build_torch(torch, program)
+    if troot.requires_grad:
+        troot.backward()
+    assert root.data == pytest.approx(troot.item(), rel=1e-12, abs=1e-12)
+    scale = max([1.0] + [abs(t.grad.item()) for t in txs if t.grad is not None])
+    for x, t in zip(xs, txs):
+        expected = 0.0 if t.grad is None else t.grad.item()
+        assert x.grad == pytest.approx(expected, rel=1e-9, abs=1e-12 * scale), program
+
+
+@_PROPERTY
+@given(data=st.data())
+def test_random_graphs_match_central_finite_differences(graphs, data) -> None:
+    program = graphs.resolve(data.draw(graphs.programs()))
+    xs, root = graphs.build(program)
+    root.backward()
+    for n, x in enumerate(program.leaves):
+        h = 1e-6 * max(1.0, abs(x))
+        hi, lo = list(program.leaves), list(program.leaves)
+        hi[n] += h
+        lo[n] -= h
+        try:
+            up, down = graphs.build(program, hi)[1], graphs.build(program, lo)[1]
+        except (ArithmeticError, ValueError):
+            continue  # a step left its domain within h of the point: no derivative to compare
+        if _crosses_a_kink(graphs.build(program, hi)[1], graphs.build(program, lo)[1], root):
+            continue
+        numeric = (up.data - down.data) / (2 * h)
+        assert xs[n].grad == pytest.approx(numeric, rel=1e-4, abs=1e-5 * max(1.0, abs(root.data))), (program, n)
+
+
+def _crosses_a_kink(up: Value, down: Value, base: Value) -> bool:
+    """Whether some ReLU's input is within reach of 0 (finite differences are meaningless there)."""
+    for graph in (up, down, base):
+        for v in topological_order(graph):
+            if v._op == "ReLU" and abs(v._prev[0].data) < 1e-3:
+                return True
+    return False
