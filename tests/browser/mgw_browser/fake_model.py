@@ -1,0 +1,58 @@
+"""The widget view without Jupyter: Python's ``GraphWidget(root).get_state()`` (less ``_esm``/``_css``) dumped to
+JSON and handed to ``render({model, el})`` by pages/fake_model.html with a fake model that records
+``save_changes``/``send``. Trait names come only from ``get_state()``, never from this file."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from .dom import WidgetDom
+
+_counter = itertools.count()
+
+
+def widget_payload(root_or_widget: Any, **options: Any) -> dict[str, Any]:
+    """The synced state of ``GraphWidget(root, **options)`` (or of a given widget) as the page loads it:
+    JSON state with binary buffers split out (base64) at their paths, as a widget manager would deliver them."""
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    from micrograd_widget.widget import GraphWidget
+
+    widget = root_or_widget if isinstance(root_or_widget, GraphWidget) else GraphWidget(root_or_widget, **options)
+    state = {k: v for k, v in widget.get_state().items() if k not in ("_esm", "_css")}
+    state, buffer_paths, buffers = _remove_buffers(state)
+    return {"state": state, "buffer_paths": buffer_paths,
+            "buffers": [base64.b64encode(bytes(b)).decode("ascii") for b in buffers]}
+
+
+def write_payload(folder: Path, payload: dict[str, Any]) -> str:
+    """Write ``payload`` under ``folder`` (the server's root) in a fresh sub-folder; return its URL path."""
+    sub = f"view-{next(_counter)}"
+    (folder / sub).mkdir(parents=True, exist_ok=True)
+    (folder / sub / "state.json").write_text(json.dumps(payload, allow_nan=False))
+    return f"/{sub}/state.json"
+
+
+def open_view(page, server, root_or_widget: Any, theme: str | None = None, wait_ready: bool = True,
+              **options: Any) -> WidgetDom:
+    """Render the widget for ``root_or_widget`` in ``page`` with a fake model; wait until it is ready."""
+    state_url = write_payload(server.root, widget_payload(root_or_widget, **options))
+    query = f"state={state_url}" + (f"&theme={theme}" if theme else "")
+    page.goto(f"{server.url}/pages/fake_model.html?{query}")
+    page.wait_for_function("() => window.__mgw && (window.__mgw.ready || window.__mgw.error)", timeout=60_000)
+    error = page.evaluate("() => window.__mgw.error")
+    if error:
+        raise AssertionError(f"render() failed in the fake-model page: {error}")
+    view = WidgetDom(page)
+    if wait_ready:
+        view.wait_ready()
+    return view
+
+
+def model_log(page) -> dict[str, list]:
+    """What the view did to the model so far: {'save': [...], 'send': [...], 'set': [[key, value], ...]}."""
+    return page.evaluate("() => window.__mgw.log")

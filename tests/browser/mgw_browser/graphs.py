@@ -1,0 +1,99 @@
+"""The graphs the browser tests and the widget benchmark show, built with the engine (the oracle for
+every number the browser displays)."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from micrograd_widget.engine import Value
+from micrograd_widget.nn import MLP
+
+REPO = Path(__file__).resolve().parents[3]
+HOSTILE_LABELS = ("<img src=x onerror=alert(1)>", "<script>alert(2)</script>")
+
+
+def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0) -> dict[str, Value]:
+    """The lecture's first graph ``L = (a*b + c) * f``, backpropagated; nodes by label."""
+    va, vb, vc = Value(a, label="a"), Value(b, label="b"), Value(c, label="c")
+    e = va * vb
+    e.label = "e"
+    d = e + vc
+    d.label = "d"
+    vf = Value(f, label="f")
+    L = d * vf
+    L.label = "L"
+    L.backward()
+    return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
+
+
+def log_graph(x: float = 2.0) -> dict[str, Value]:
+    """``z = log(x) * k``: moving ``x`` to zero or below is an op error (log of a non-positive number)."""
+    vx, vk = Value(x, label="x"), Value(3.0, label="k")
+    y = vx.log()
+    y.label = "y"
+    z = y * vk
+    z.label = "z"
+    z.backward()
+    return {v.label: v for v in (vx, vk, y, z)}
+
+
+def hostile_graph() -> dict[str, Value]:
+    """Two leaves whose labels are HTML that would run script if it ever reached innerHTML."""
+    x, y = Value(1.5, label=HOSTILE_LABELS[0]), Value(-2.0, label=HOSTILE_LABELS[1])
+    out = x * y
+    out.label = "out"
+    out.backward()
+    return {v.label: v for v in (x, y, out)}
+
+
+def chain_graph(n_nodes: int, seed: int = 7) -> Value:
+    """A graph of about ``n_nodes`` nodes: sums of products of tanh'd leaves, unique labels, backpropagated."""
+    rng = random.Random(seed)
+    n_leaves = max(2, n_nodes // 4)
+    leaves = [Value(rng.uniform(-1, 1), label=f"x{i}") for i in range(n_leaves)]
+    acc = leaves[0]
+    for i, leaf in enumerate(leaves[1:], start=1):
+        t = (leaf * leaves[i - 1]).tanh()
+        acc = acc + t
+    acc.label = "out"
+    acc.backward()
+    return acc
+
+
+def moons_loss() -> Value:
+    """micrograd's moons demo loss (MLP(2,[16,16,1]), 100 points, ~65,800 nodes), from benchmarks/bench_engine.py;
+    every parameter gets a unique label (p0, p1, ...) so each slider names one leaf."""
+    bench_dir = str(REPO / "benchmarks")
+    if bench_dir not in sys.path:
+        sys.path.insert(0, bench_dir)
+    from bench_engine import SEED, loss, make_moons
+
+    X, y = make_moons()
+    random.seed(SEED)
+    model = MLP(2, [16, 16, 1])
+    for i, p in enumerate(model.parameters()):
+        p.label = f"p{i}"
+    root = loss(model, Value, X, y)
+    root.label = "loss"
+    root.backward()
+    return root
+
+
+# The same graph as notebook code (the JupyterLab tests run it in a real kernel).
+LECTURE_L_SOURCE = """\
+from micrograd_widget import Value
+a = Value(2.0, label='a'); b = Value(-3.0, label='b'); c = Value(10.0, label='c')
+e = a * b; e.label = 'e'
+d = e + c; d.label = 'd'
+f = Value(-2.0, label='f')
+L = d * f; L.label = 'L'
+L.backward()
+"""
+# Prints the kernel-side numbers of LECTURE_L_SOURCE's nodes as one JSON line after a marker.
+KERNEL_STATE_MARKER = "MGW-KERNEL-STATE "
+PRINT_LECTURE_L_SOURCE = f"""\
+import json
+print({KERNEL_STATE_MARKER!r} + json.dumps({{v.label: {{'data': v.data, 'grad': v.grad}} for v in (a, b, c, e, d, f, L)}}))
+"""

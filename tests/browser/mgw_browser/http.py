@@ -1,0 +1,61 @@
+"""A tiny static HTTP server on 127.0.0.1 (a free port): a working folder at /, the package's built
+static/ folder at /static/ and the test pages at /pages/. ES modules need http (Chromium refuses file://)."""
+
+from __future__ import annotations
+
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import micrograd_widget
+
+STATIC_DIR = Path(micrograd_widget.__file__).resolve().parent / "static"
+PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves three folders by URL prefix, never cached, without log noise."""
+
+    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".mjs": "text/javascript",
+                      ".wasm": "application/wasm", ".json": "application/json", ".css": "text/css",
+                      ".html": "text/html; charset=utf-8"}
+    mounts: dict[str, Path] = {}
+
+    def translate_path(self, path: str) -> str:
+        clean = path.split("?", 1)[0].split("#", 1)[0]
+        for prefix, folder in self.mounts.items():
+            if clean.startswith(prefix):
+                inner = super().translate_path("/" + path[len(prefix):])
+                return str(folder / Path(inner).relative_to(Path(self.directory)))
+        return super().translate_path(path)
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class StaticServer:
+    """Serves ``root`` at http://127.0.0.1:<free port>/ (plus /static/ and /pages/) from a daemon thread."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        handler = type("Handler", (_Handler,), {"mounts": {"/static/": STATIC_DIR, "/pages/": PAGES_DIR}})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(self.root)))
+        self._httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="mgw-static-server", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "StaticServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,143 @@
+"""A real JupyterLab (or Notebook 7) server for the browser tests, started as shared TESTING.md says: the venv's
+``python -m jupyter``, its own process group, temp JUPYTER_*/IPYTHONDIR folders, no news toast, no build check,
+a random token, ``window.jupyterapp`` exposed; stopped with POST /api/shutdown, then SIGTERM/SIGKILL."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """A notebook of code cells with a kernelspec (so no kernel-choice dialog), written with nbformat."""
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in cells])
+    nb.metadata["kernelspec"] = KERNELSPEC
+    nb.metadata["language_info"] = {"name": "python"}
+    nbformat.write(nb, str(path))
+    return path
+
+
+class JupyterServer:
+    """``jupyter lab`` (kind='lab') or ``jupyter notebook`` (kind='notebook') serving ``home``'s ``notebooks/``."""
+
+    def __init__(self, home: Path, kind: str = "lab") -> None:
+        if kind not in ("lab", "notebook"):
+            raise ValueError(f"kind must be 'lab' or 'notebook', got {kind!r}")
+        self.kind = kind
+        self.home = Path(home)
+        self.notebooks = self.home / "notebooks"
+        self.token = secrets.token_hex(16)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = self.home / "server.log"
+        self.proc: subprocess.Popen | None = None
+
+    def _environment(self) -> dict[str, str]:
+        dirs = {name: self.home / name.lower() for name in (
+            "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTERLAB_SETTINGS_DIR",
+            "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR")}
+        for d in dirs.values():
+            d.mkdir(parents=True, exist_ok=True)
+        notification = dirs["JUPYTERLAB_SETTINGS_DIR"] / "@jupyterlab" / "apputils-extension"
+        notification.mkdir(parents=True, exist_ok=True)
+        (notification / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        labconfig = dirs["JUPYTER_CONFIG_DIR"] / "labconfig"
+        labconfig.mkdir(parents=True, exist_ok=True)
+        (labconfig / "page_config.json").write_text(json.dumps({"buildCheck": False, "buildAvailable": False}))
+        env = dict(os.environ)
+        env.update({k: str(v) for k, v in dirs.items()})
+        env.pop("JUPYTER_PATH", None)
+        return env
+
+    def command(self) -> list[str]:
+        """The server's command line. Notebook 7 has no news_url trait (passing one breaks its extension)."""
+        app = "LabApp" if self.kind == "lab" else "JupyterNotebookApp"
+        news = ["--LabApp.news_url=None"] if self.kind == "lab" else []
+        return [sys.executable, "-m", "jupyter", self.kind, "--no-browser", f"--port={self.port}",
+                "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}", "--ServerApp.ip=127.0.0.1",
+                "--allow-root", *news, f"--{app}.expose_app_in_browser=True", f"--ServerApp.root_dir={self.notebooks}"]
+
+    def start(self, timeout_s: float = 120.0) -> None:
+        """Start the server and wait until /api/status answers 200."""
+        self.notebooks.mkdir(parents=True, exist_ok=True)
+        env = self._environment()
+        log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(self.command(), env=env, cwd=self.notebooks, stdout=log,
+                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        log.close()
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"jupyter {self.kind} exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"jupyter {self.kind} did not answer /api/status in {timeout_s:.0f} s:\n{self.log_tail()}")
+            time.sleep(0.25)
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no server log)"
+
+    def api(self, method: str, path: str, timeout_s: float = 10.0) -> Any:
+        """Call the server's REST API with the token; return the decoded JSON (or None)."""
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=timeout_s) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def stop(self) -> None:
+        """POST /api/shutdown; if the server is still there, SIGTERM then SIGKILL its process group."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        try:
+            self.api("POST", "/api/shutdown", timeout_s=10)
+            self.proc.wait(timeout=15)
+            return
+        except (urllib.error.URLError, OSError, subprocess.TimeoutExpired):
+            pass
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                self.proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+    def notebook_url(self, name: str) -> str:
+        """The URL that opens notebook ``name`` (under ``notebooks/``) in this server's UI."""
+        if self.kind == "lab":
+            return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
+        return f"{self.url}/notebooks/{name}?token={self.token}"
