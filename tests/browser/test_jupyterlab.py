@@ -1,0 +1,95 @@
+"""End to end in a real JupyterLab 4 (and one Notebook 7 smoke test): the widget renders from a running
+kernel, a dragged slider updates every node in the browser, and the kernel's Values follow (debounced)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+
+from .mgw_browser.dom import WidgetDom, expected_numbers, poll
+from .mgw_browser.graphs import KERNEL_STATE_MARKER, LECTURE_L_SOURCE, PRINT_LECTURE_L_SOURCE, lecture_L
+from .mgw_browser.jupyter import write_notebook
+from .mgw_browser.lab import cell_locator, cell_state, marked_json, open_notebook, run_all, run_cell, stream_text
+
+pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
+
+EXPLORE_CELL = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
+SETTLE_DEBOUNCE_S = 0.5  # crosses the contract's ~150 ms settle debounce before asking the kernel
+
+
+def _widget_in_cell(page, index: int, timeout_s: float = 90.0) -> WidgetDom:
+    """The widget shown in cell ``index``'s output, once ready; fails with the cell's printed error otherwise."""
+    view = WidgetDom(cell_locator(page, index))
+    try:
+        view.wait_ready(timeout_s)
+    except Exception as exc:
+        raise AssertionError(f"{exc}\ncell {index} printed: {stream_text(cell_state(page, index)['outputs'])!r}") from None
+    return view
+
+
+def _close(a: float, b: float) -> bool:
+    return a == b or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def _kernel_matches(printed, expected) -> bool:
+    return printed is not None and all(
+        _close(printed[label][field], want) for label, fields in expected.items() for field, want in fields.items())
+
+
+def test_dragging_a_leaf_updates_the_view_and_the_kernel(jupyterlab, guarded_lab, notebook_name):
+    page = guarded_lab.page
+    write_notebook(jupyterlab.notebooks / notebook_name, [EXPLORE_CELL, PRINT_LECTURE_L_SOURCE])
+    open_notebook(page, jupyterlab, notebook_name)
+    run_all(page, "lab")
+    view = _widget_in_cell(page, 0)
+    view.expect_numbers(expected_numbers(lecture_L()))
+
+    x = view.move_slider("a", 0.85)
+    assert x != 2.0, "slider a did not move"
+    view.expect_numbers(expected_numbers(lecture_L(a=x)))
+
+    # Arrow keys reach the slider (data-lm-suppress-shortcuts keeps Lab from taking them).
+    slider_b = view.slider("b")
+    before_b = float(slider_b.input_value())
+    slider_b.focus()
+    slider_b.press("ArrowRight")
+    y = float(slider_b.input_value())
+    assert y > before_b, f"ArrowRight in JupyterLab left slider b at {y} (was {before_b}): Lab took the key"
+    want = expected_numbers(lecture_L(a=x, b=y))
+    view.expect_numbers(want)
+
+    time.sleep(SETTLE_DEBOUNCE_S)
+    printed = poll(lambda: marked_json(run_cell(page, 1)["outputs"], KERNEL_STATE_MARKER),
+                   lambda p: _kernel_matches(p, want), "the kernel's Values to hold what the widget shows",
+                   timeout_s=30, interval_s=0.5)
+    assert _kernel_matches(printed, want)
+    view.expect_numbers(want)  # the kernel's echo did not change what the view shows
+
+
+def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, notebook_name):
+    page = guarded_lab.page
+    write_notebook(jupyterlab.notebooks / notebook_name, ["%load_ext micrograd_widget\n" + LECTURE_L_SOURCE + "L\n"])
+    open_notebook(page, jupyterlab, notebook_name)
+    run_all(page, "lab")
+    view = _widget_in_cell(page, 0)
+    view.expect_numbers(expected_numbers(lecture_L()))
+    bundle = next((o for o in cell_state(page, 0)["outputs"] if o.get("output_type") == "execute_result"), None)
+    assert bundle is not None, "the bare `L` produced no execute_result"
+    mimes = set(bundle["data"])
+    assert "application/vnd.jupyter.widget-view+json" in mimes, f"no widget view in the bundle: {sorted(mimes)}"
+    assert mimes & {"image/svg+xml", "text/html"}, f"no static fallback kept in the bundle: {sorted(mimes)}"
+    x = view.move_slider("f", 0.2)
+    view.expect_numbers(expected_numbers(lecture_L(f=x)))
+
+
+def test_notebook7_renders_the_widget_and_a_slider_moves_a_number(jupyter_notebook, guarded_lab, notebook_name):
+    page = guarded_lab.page
+    write_notebook(jupyter_notebook.notebooks / notebook_name, [EXPLORE_CELL])
+    open_notebook(page, jupyter_notebook, notebook_name)
+    run_all(page, "notebook")
+    view = _widget_in_cell(page, 0)
+    view.expect_numbers(expected_numbers(lecture_L()))
+    x = view.move_slider("c", 0.3)
+    view.expect_numbers(expected_numbers(lecture_L(c=x)))
