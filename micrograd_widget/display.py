@@ -1,0 +1,100 @@
+"""The rich display of a Value: its graph as an SVG drawn by Graphviz's ``dot``, or an HTML table.
+
+A function, not a method on Value (the engine knows nothing of display): ``%load_ext micrograd_widget``
+registers it with IPython. Only standard mimetypes, so JupyterLab, Notebook, VS Code, Colab and
+nbviewer all show it; ``text/plain`` stays the Value's short repr for terminals and logs.
+"""
+
+from __future__ import annotations
+
+import graphviz
+
+from .dot import (
+    DEFAULT_OPTIONS, MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, grad_scale, graph_view,
+)
+from .engine import Value
+from .tape import Tape
+
+__all__ = ["value_mimebundle", "render_svg", "html_table", "INSTALL_HINT", "MAX_SVG_BYTES"]
+
+INSTALL_HINT = (
+    "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "
+    "<code>apt-get install graphviz</code>, <code>brew install graphviz</code> or "
+    "<code>conda install graphviz</code>, then display the value again."
+)
+# Jupyter drops outputs that exceed its IOPub data rate (1 MB/s over 3 s by default): stay below it.
+MAX_SVG_BYTES = 2_500_000
+
+
+def render_svg(view: GraphView) -> str:
+    """The picture as SVG text, laid out by the kernel's ``dot``; raises ``graphviz.ExecutableNotFound``
+    when Graphviz is not installed."""
+    return view.graph.pipe(format="svg", encoding="utf-8")
+
+
+def value_mimebundle(value: Value, *, precision: int = DEFAULT_OPTIONS["precision"],
+                     rankdir: str = DEFAULT_OPTIONS["rankdir"], node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
+                     color: bool = DEFAULT_OPTIONS["color"]) -> dict[str, str]:
+    """``{"image/svg+xml": ..., "text/plain": repr}``, or ``text/html`` (a table of the nodes with a
+    one-line reason) when ``dot`` is missing, fails, or the picture would be too large for a notebook."""
+    if not isinstance(value, Value):
+        raise TypeError(f"value_mimebundle() takes a Value, got {type(value).__name__}")
+    view = graph_view(Tape.from_value(value), precision=precision, rankdir=rankdir, node_budget=node_budget,
+                      color=color)
+    bundle = {"text/plain": repr(value)}
+    try:
+        svg = render_svg(view)
+    except graphviz.ExecutableNotFound:
+        bundle["text/html"] = html_table(view, INSTALL_HINT)
+        return bundle
+    except (graphviz.CalledProcessError, OSError) as err:
+        reason = escape(clean_text(getattr(err, "stderr", None) or err, 300), "html")
+        bundle["text/html"] = html_table(view, f"Graphviz's <code>dot</code> could not draw this graph ({reason}); "
+                                               "here is a table of its nodes instead.")
+        return bundle
+    size = len(svg.encode("utf-8"))
+    if size > MAX_SVG_BYTES:
+        bundle["text/html"] = html_table(
+            view, f"The picture would be {size / 1e6:.1f} MB, over the {MAX_SVG_BYTES / 1e6:.1f} MB a notebook "
+                  "output can carry, so here is a table; for a picture, lower the node budget "
+                  "(<code>%config MicrogradWidget.node_budget = 250</code>).")
+        return bundle
+    bundle["image/svg+xml"] = svg
+    return bundle
+
+
+def html_table(view: GraphView, note: str = "") -> str:
+    """The nodes of ``view`` (label, op, data, grad) in topological order, fold boxes where their first
+    node would be, under the folding message and ``note`` (trusted HTML written by this module)."""
+    tape, opts = view.tape, view.options
+    precision, color = opts.get("precision", 4), opts.get("color", True)
+    scale = grad_scale(tape.grad[i] for i in view.shown)
+    rows: list[tuple[int, str]] = []
+    for i in view.shown:
+        d, g = tape.data[i], tape.grad[i]
+        grad_style = f' style="background-color:{grad_color(g, scale)}"' if color else ""
+        weight = ' style="font-weight:bold"' if i == tape.root else ""
+        rows.append((i, (
+            f"<tr{weight}><td>n{i}</td><td>{escape(clean_text(tape.labels[i], MAX_LABEL_CHARS * 3), 'html')}</td>"
+            f"<td>{escape(tape.symbols[i], 'html') if tape.symbols[i] else ('leaf' if not tape.inputs[i] else '')}</td>"
+            f'<td title="{d!r}">{format_number(d, precision)}</td>'
+            f'<td title="{g!r}"{grad_style}>{format_number(g, precision)}</td></tr>'
+        )))
+    for f in view.folds:
+        rows.append((min(f.members), (
+            f'<tr style="font-style:italic"><td>{f.id}</td><td>{escape(clean_text(f.title, MAX_LABEL_CHARS * 3), "html")}'
+            f'</td><td>folded</td><td colspan="2">{len(f.members):,} nodes</td></tr>'
+        )))
+    rows.sort(key=lambda r: r[0])
+    parts = ['<div class="mgw-table">']
+    if view.message:
+        parts.append(f"<p>{escape(view.message, 'html')}</p>")
+    if note:
+        parts.append(f"<p>{note}</p>")
+    if color:
+        parts.append("<p>grad colour: blue negative, white zero, orange positive (bold row: the output).</p>")
+    parts.append("<table><thead><tr><th>node</th><th>label</th><th>op</th><th>data</th><th>grad</th></tr></thead>"
+                 "<tbody>")
+    parts.extend(row for _, row in rows)
+    parts.append("</tbody></table></div>")
+    return "".join(parts)

@@ -1,0 +1,182 @@
+"""display.py: the mimebundle of a Value (SVG from dot), the HTML table without dot, size limits.
+
+Outputs are parsed (xml.etree for SVG, html.parser for HTML), never only searched for substrings.
+"""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import graphviz
+import pytest
+
+from micrograd_widget import Value
+from micrograd_widget import display
+from micrograd_widget.display import value_mimebundle
+from micrograd_widget.dot import MAX_LABEL_CHARS, clean_text, format_number
+from micrograd_widget.tape import Tape
+
+from test_dot import (  # noqa: F401  (dot_program is a fixture)
+    HOSTILE, SVG, assert_no_markup, dot_program, hostile_graph, lecture_graph, moons_like_loss, parse_svg,
+    svg_groups, texts,
+)
+
+ALLOWED_TAGS = {"div", "p", "code", "table", "thead", "tbody", "tr", "th", "td"}
+ALLOWED_ATTRS = {"class", "style", "title", "colspan"}
+
+
+class Table(HTMLParser):
+    """Every start tag with its attributes, the table's rows (cell texts) and the text outside it."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.rows: list[list[str]] = []
+        self.outside: list[str] = []
+        self.in_cell = False
+        self.feed(markup)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.rows[-1].append("")
+            self.in_cell = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th"):
+            self.in_cell = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_cell:
+            self.rows[-1][-1] += data
+        else:
+            self.outside.append(data)
+
+    def check_no_injection(self) -> None:
+        for tag, attrs in self.tags:
+            assert tag in ALLOWED_TAGS, f"unexpected <{tag}>"
+            assert set(attrs) <= ALLOWED_ATTRS, f"unexpected attributes {set(attrs) - ALLOWED_ATTRS} on <{tag}>"
+
+
+@pytest.fixture
+def no_dot(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A PATH without Graphviz: the graphviz package raises ExecutableNotFound, as on a bare machine."""
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(graphviz.ExecutableNotFound):
+        graphviz.Digraph().pipe(format="svg")
+
+
+def test_svg_holds_every_nodes_label_data_and_grad(dot_program: str) -> None:
+    L = lecture_graph()
+    bundle = value_mimebundle(L)
+    assert set(bundle) == {"text/plain", "image/svg+xml"}
+    assert bundle["text/plain"] == repr(L) == "Value(data=-8.0, grad=1.0)"
+    groups = svg_groups(parse_svg(bundle["image/svg+xml"]))
+    for i, v in enumerate(Tape.from_value(L).values):
+        assert texts(groups[f"n{i}"]) == [v.label, f"data {format_number(v.data)}", f"grad {format_number(v.grad)}"]
+
+
+def test_options_reach_the_picture(dot_program: str) -> None:
+    bundle = value_mimebundle(lecture_graph(), precision=1, rankdir="TB", color=False)
+    groups = svg_groups(parse_svg(bundle["image/svg+xml"]))
+    assert texts(groups["n0"]) == ["a", "data 2.0", "grad 6.0"]
+    assert "mgw-legend" not in groups
+
+
+def test_without_dot_a_table_with_the_install_hint(no_dot: None) -> None:
+    L = lecture_graph()
+    bundle = value_mimebundle(L)
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert bundle["text/plain"] == repr(L)
+    table = Table(bundle["text/html"])
+    table.check_no_injection()
+    header, *rows = table.rows
+    assert header == ["node", "label", "op", "data", "grad"]
+    tape = Tape.from_value(L)
+    assert rows == [[f"n{i}", tape.labels[i], tape.symbols[i] or "leaf", format_number(tape.data[i]),
+                     format_number(tape.grad[i])] for i in range(len(tape))]
+    said = " ".join(table.outside)
+    for command in ("apt-get install graphviz", "brew install graphviz", "conda install graphviz"):
+        assert command in said
+    assert "Traceback" not in bundle["text/html"]
+    hints = [p for p in bundle["text/html"].split("<p>") if "install" in p]
+    assert len(hints) == 1 and "\n" not in hints[0]
+
+
+def test_table_titles_carry_full_precision(no_dot: None) -> None:
+    x = Value(1 / 3, label="third")
+    titles = [attrs.get("title") for tag, attrs in Table(value_mimebundle(x * 1.0)["text/html"]).tags if tag == "td"]
+    assert repr(1 / 3) in titles
+
+
+def test_hostile_labels_are_escaped_in_the_table(no_dot: None) -> None:
+    root, labels = hostile_graph()
+    table = Table(value_mimebundle(root)["text/html"])
+    table.check_no_injection()
+    cells = [row[1] for row in table.rows[1:]]
+    assert cells == [clean_text(label, MAX_LABEL_CHARS * 3) for label in labels]
+    assert '<b onclick="x">|{c}' in [row[2] for row in table.rows[1:]]
+    assert all(lbl in " ".join(cells) for lbl in HOSTILE[:4])
+
+
+def test_hostile_labels_are_text_in_the_bundles_svg(dot_program: str) -> None:
+    root, labels = hostile_graph()
+    svg = parse_svg(value_mimebundle(root)["image/svg+xml"])
+    assert_no_markup(svg)
+    assert not list(svg.iter(f"{SVG}script"))
+    groups = svg_groups(svg)
+    assert [texts(groups[f"n{i}"])[0].strip() for i in range(len(labels))] == \
+        [clean_text(label, MAX_LABEL_CHARS) for label in labels]
+
+
+def test_a_failing_dot_gives_a_table_with_its_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(view: object) -> str:
+        raise graphviz.CalledProcessError(1, ["dot", "-Tsvg"], stderr="Error: <b>syntax</b> near line 3")
+    monkeypatch.setattr(display, "render_svg", broken)
+    table = Table(value_mimebundle(lecture_graph())["text/html"])
+    table.check_no_injection()
+    said = " ".join(table.outside)
+    assert "Error: <b>syntax</b> near line 3" in said and "could not draw" in said
+    assert len(table.rows) == 8
+
+
+def test_too_large_a_picture_becomes_a_table_that_says_why(monkeypatch: pytest.MonkeyPatch, dot_program: str) -> None:
+    monkeypatch.setattr(display, "MAX_SVG_BYTES", 2000)
+    bundle = value_mimebundle(lecture_graph())
+    assert "image/svg+xml" not in bundle
+    said = " ".join(Table(bundle["text/html"]).outside)
+    assert "over the 0.0 MB" in said and "node_budget" in said
+
+
+def test_folded_display_says_what_it_folded(dot_program: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    root = moons_like_loss(points=10)
+    total = len(Tape.from_value(root))
+    svg = parse_svg(value_mimebundle(root, node_budget=100)["image/svg+xml"])
+    graph_label = "".join(t for el in svg.find(f"{SVG}g") if el.tag == f"{SVG}text" for t in el.itertext())
+    assert graph_label.startswith("showing ") and f"of {total:,} nodes;" in graph_label
+    assert "folded by module" in graph_label
+    groups = svg_groups(svg)
+    assert len(groups) < 2 * 100 + 1
+    folds = [g for g in groups.values() if "mgw-fold" in (g.get("class") or "")]
+    counts = [int(texts(g)[1].split()[0].replace(",", "")) for g in folds]
+    values = [g for g in groups.values() if "mgw-value" in (g.get("class") or "")]
+    assert len(values) + sum(counts) == total
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    table = Table(value_mimebundle(root, node_budget=100)["text/html"])
+    table.check_no_injection()
+    assert graph_label in table.outside
+    folded_rows = [row for row in table.rows[1:] if row[2] == "folded"]
+    shown_rows = [row for row in table.rows[1:] if row[2] != "folded"]
+    assert len(shown_rows) + sum(int(r[3].split()[0].replace(",", "")) for r in folded_rows) == total
+
+
+def test_bad_input_is_a_clear_error() -> None:
+    with pytest.raises(TypeError, match="takes a Value"):
+        value_mimebundle(2.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="node_budget"):
+        value_mimebundle(Value(1.0), node_budget=3)
+
