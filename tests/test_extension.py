@@ -1,0 +1,199 @@
+"""extension.py through a real IPython InteractiveShell: %load_ext, %unload_ext, %config, profiles,
+and the switch to the live widget (default_view='widget')."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import types
+import warnings
+from typing import Any, Iterator
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from traitlets import TraitError
+from traitlets.config import Config
+
+import micrograd_widget
+from micrograd_widget.extension import MicrogradWidget, current_options
+
+from test_dot import SVG, dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
+
+CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
+
+
+def make_shell(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, config: Config | None = None) -> InteractiveShell:
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    InteractiveShell.clear_instance()
+    cfg = config or Config()
+    cfg.HistoryManager.hist_file = ":memory:"
+    return InteractiveShell.instance(config=cfg)
+
+
+@pytest.fixture
+def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    shell = make_shell(tmp_path, monkeypatch)
+    yield shell
+    micrograd_widget.unload_ipython_extension(shell)
+    InteractiveShell.clear_instance()
+
+
+def last_value_bundle(shell: InteractiveShell) -> dict[str, Any]:
+    """What Jupyter would show for the cell's last line."""
+    result = shell.run_cell(CELL)
+    assert result.success, result.error_in_exec
+    data, _ = shell.display_formatter.format(result.result)
+    return data
+
+
+def ours(shell: InteractiveShell) -> list[MicrogradWidget]:
+    return [c for c in shell.configurables if isinstance(c, MicrogradWidget)]
+
+
+def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell, dot_program: str) -> None:
+    assert set(last_value_bundle(ip)) == {"text/plain"}
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    data = last_value_bundle(ip)
+    assert set(data) == {"text/plain", "image/svg+xml"}
+    assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
+    groups = svg_groups(parse_svg(data["image/svg+xml"]))
+    assert texts(groups["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
+    assert texts(groups["n2"]) == [" ", "data -6.0000", "grad 1.0000"]
+
+
+def test_loading_twice_is_harmless_and_unload_restores_plain_output(ip: InteractiveShell, dot_program: str) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    loaded = len(ip.configurables)
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    micrograd_widget.load_ipython_extension(ip)
+    assert len(ours(ip)) == 1 and len(ip.configurables) == loaded
+    assert "image/svg+xml" in last_value_bundle(ip)
+
+    ip.run_line_magic("unload_ext", "micrograd_widget")
+    assert set(last_value_bundle(ip)) == {"text/plain"}
+    assert ours(ip) == [] and len(ip.configurables) == loaded - 1
+    micrograd_widget.unload_ipython_extension(ip)       # unloading twice is harmless too
+
+    ip.run_line_magic("load_ext", "micrograd_widget")   # and it loads again
+    assert "image/svg+xml" in last_value_bundle(ip)
+
+
+def test_unload_gives_back_a_display_registered_before(ip: InteractiveShell) -> None:
+    def theirs(value: Any) -> dict[str, str]:
+        return {"text/markdown": "**theirs**"}
+    ip.display_formatter.mimebundle_formatter.for_type_by_name("micrograd_widget.engine", "Value", theirs)
+    micrograd_widget.load_ipython_extension(ip)
+    micrograd_widget.unload_ipython_extension(ip)
+    assert last_value_bundle(ip)["text/markdown"] == "**theirs**"
+
+
+def test_config_magic_sets_options(ip: InteractiveShell, dot_program: str) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    assert current_options() == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
+                                 "default_view": "static"}
+    ip.run_line_magic("config", "MicrogradWidget.precision = 6")
+    ip.run_line_magic("config", "MicrogradWidget.rankdir = 'tb'")
+    ip.run_line_magic("config", "MicrogradWidget.color = False")
+    ip.run_line_magic("config", "MicrogradWidget.node_budget = 40")
+    assert current_options() == {"precision": 6, "rankdir": "TB", "node_budget": 40, "color": False,
+                                 "default_view": "static"}
+    svg = parse_svg(last_value_bundle(ip)["image/svg+xml"])
+    groups = svg_groups(svg)
+    assert texts(groups["n0"]) == ["a", "data 2.000000", "grad -3.000000"]
+    assert "mgw-legend" not in groups
+
+
+@pytest.mark.parametrize("line, message", [
+    ("MicrogradWidget.precision = 99", "MicrogradWidget.precision is the number of decimals shown, a whole number from 0 to 17"),
+    ("MicrogradWidget.rankdir = 'diagonal'", "MicrogradWidget.rankdir must be 'LR'"),
+    ("MicrogradWidget.node_budget = 1", "MicrogradWidget.node_budget is how many boxes"),
+    ("MicrogradWidget.default_view = 'movie'", "MicrogradWidget.default_view must be 'static'"),
+    ("MicrogradWidget.precision = 'six'", "expected an int"),
+])
+def test_bad_config_values_give_a_clear_error_and_change_nothing(
+        ip: InteractiveShell, caplog: pytest.LogCaptureFixture, line: str, message: str) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    before = current_options()
+    with caplog.at_level(logging.ERROR):
+        ip.run_line_magic("config", line)
+    assert message in caplog.text
+    assert current_options() == before
+
+
+def test_direct_assignment_raises_trait_error() -> None:
+    cfg = MicrogradWidget()
+    with pytest.raises(TraitError, match="from 10 to 2000"):
+        cfg.node_budget = 5000
+    with pytest.raises(TraitError, match="whole number"):
+        cfg.precision = True
+    assert cfg.node_budget == 250 and cfg.precision == 4
+
+
+def test_config_lists_the_options(ip: InteractiveShell, capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    ip.run_line_magic("config", "MicrogradWidget")
+    out = capsys.readouterr().out
+    for name in ("precision", "rankdir", "node_budget", "color", "default_view"):
+        assert f"MicrogradWidget.{name}" in out
+
+
+def test_profile_settings_apply_and_bad_ones_say_where(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = Config()
+    cfg.MicrogradWidget.precision = 2
+    cfg.MicrogradWidget.node_budget = 400
+    shell = make_shell(tmp_path, monkeypatch, cfg)
+    try:
+        micrograd_widget.load_ipython_extension(shell)
+        assert current_options()["precision"] == 2 and current_options()["node_budget"] == 400
+        micrograd_widget.unload_ipython_extension(shell)
+        shell.config.MicrogradWidget.rankdir = "XY"
+        with pytest.raises(TraitError, match="rankdir must be 'LR'.*c.MicrogradWidget"):
+            micrograd_widget.load_ipython_extension(shell)
+        assert ours(shell) == []
+        assert set(last_value_bundle(shell)) == {"text/plain"}
+    finally:
+        micrograd_widget.unload_ipython_extension(shell)
+        InteractiveShell.clear_instance()
+
+
+def test_current_options_without_the_extension(ip: InteractiveShell) -> None:
+    assert current_options()["default_view"] == "static"
+    assert current_options(object()) == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
+                                         "default_view": "static"}
+
+
+def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, dict[str, Any]]] = []
+
+    class FakeWidget:
+        def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, str], dict[str, Any]]:
+            return {"application/vnd.jupyter.widget-view+json": '{"model_id": "x"}', "text/plain": "widget"}, {}
+
+    def explore(root: Any, **options: Any) -> FakeWidget:
+        calls.append((root, options))
+        return FakeWidget()
+
+    fake = types.ModuleType("micrograd_widget.widget")
+    fake.explore = explore  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "micrograd_widget.widget", fake)
+    monkeypatch.setattr(micrograd_widget, "widget", fake, raising=False)
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
+    ip.run_line_magic("config", "MicrogradWidget.precision = 3")
+    data = last_value_bundle(ip)
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
+    assert calls and calls[0][1] == {"precision": 3, "rankdir": "LR", "node_budget": 250, "color": True}
+    assert calls[0][0].data == -6.0
+
+
+def test_default_view_widget_falls_back_to_the_picture(ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch,
+                                                       dot_program: str) -> None:
+    monkeypatch.setitem(sys.modules, "micrograd_widget.widget", None)   # import fails, as if missing
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = last_value_bundle(ip)
+    assert "image/svg+xml" in data
+    assert any("showing the static picture" in str(w.message) for w in caught)
