@@ -12,7 +12,7 @@ export const OPS = [
     localGrad: (a, b, k, out) => [b, a] },
   { id: 3, name: "div", symbol: "/", arity: 2,
     forward: (a, b, k) => a / b,
-    localGrad: (a, b, k, out) => [1 / b, -a / (b * b)] },
+    localGrad: (a, b, k, out) => [1 / b, -(a / b) / b] },
   { id: 4, name: "neg", symbol: "neg", arity: 1,
     forward: (a, b, k) => -a,
     localGrad: (a, b, k, out) => [-1] },

@@ -110,7 +110,7 @@ _ROWS: list[tuple] = [
     ("add",      "+",    2,    lambda a, b, k: a + b,                 lambda a, b, k, out: (1.0, 1.0),                      "a + b",                          ("1", "1")),
     ("sub",      "-",    2,    lambda a, b, k: a - b,                 lambda a, b, k, out: (1.0, -1.0),                     "a - b",                          ("1", "-1")),
     ("mul",      "*",    2,    lambda a, b, k: a * b,                 lambda a, b, k, out: (b, a),                          "a * b",                          ("b", "a")),
-    ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -a / (b * b)),         "a / b",                          ("1 / b", "-a / (b * b)")),
+    ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -(a / b) / b),         "a / b",                          ("1 / b", "-(a / b) / b")),
     ("neg",      "neg",  1,    lambda a, b, k: -a,                    lambda a, b, k, out: (-1.0,),                         "-a",                             ("-1",)),
     ("pow",      "**",   1,    _pow_const,                            lambda a, b, k, out: (_d_pow_const(a, k),),           "a ** k",                         ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))",)),
     ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * a ** (b - 1), out * math.log(a)), "a ** b",                   ("b * a ** (b - 1)", "out * Math.log(a)")),

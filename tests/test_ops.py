@@ -216,3 +216,9 @@ def test_js_module_lists_every_row_in_table_order() -> None:
     for op in OPS:
         assert f"forward: (a, b, k) => {op.js_forward}," in js
         assert f"localGrad: (a, b, k, out) => [{', '.join(op.js_local_grad)}]" in js
+
+
+def test_a_tiny_divisor_gives_an_infinite_slope_not_an_error_in_backward() -> None:
+    a, b = Value(1.0), Value(1e-200)
+    (a / b).backward()  # b * b underflows to 0; the slope -(a / b) / b is -inf, as PyTorch computes it
+    assert b.grad == -math.inf and a.grad == 1e200
