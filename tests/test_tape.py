@@ -1,0 +1,294 @@
+"""Tape: replays bitwise equal to the engine (random graphs, random new leaf values), the JSON spec,
+clear errors that leave the tape unchanged, and the shared vectors in tests/vectors/ (never stale)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from micrograd_widget.engine import Value, topological_order
+from micrograd_widget.ops import OPS, define_op
+from micrograd_widget.tape import SPEC_VERSION, Tape, TapeReplayError, decode_number, encode_number
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+
+
+def bits(xs) -> list[bytes]:
+    """Exact bit patterns, so that equality is bitwise (NaN included)."""
+    return [struct.pack("<d", x) for x in xs]
+
+
+def decoded_bits(xs) -> list[bytes]:
+    """Bit patterns of numbers read back from JSON: "NaN" carries no sign, so every NaN is one NaN."""
+    return [b"nan" if math.isnan(x) else struct.pack("<d", x) for x in xs]
+
+
+def _graph():
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c = Value(10.0, label="c")
+    L = ((a * b + c) * -2.0).tanh() + a ** 2 / b
+    return L, (a, b, c)
+
+
+# ---- replay == engine ----
+
+
+def test_freezing_records_the_graph_in_topological_order() -> None:
+    L, (a, b, c) = _graph()
+    tape = Tape.from_value(L)
+    order = topological_order(L)
+    assert tape.values == tuple(order) and tape.root == len(tape) - 1 and tape.values[-1] is L
+    assert [tape.values[i] for i in tape.leaves] == [v for v in order if not v._prev]
+    for i, v in enumerate(tape.values):
+        assert tape.inputs[i] == tuple(tape.index(p) for p in v._prev)
+        assert tape.ops[i] is v._code and tape.k[i] == v._k and tape.symbols[i] == v._op
+        assert tape.labels[i] == v.label and tape.scopes[i] == v.scope
+    assert tape.index(a) == 0 and repr(tape) == f"Tape({len(tape)} nodes, {len(tape.leaves)} leaves)"
+
+
+def test_replay_equals_engine_bitwise_for_the_same_leaves() -> None:
+    L, _ = _graph()
+    L.backward()
+    tape = Tape.from_value(L)
+    assert bits(tape.forward()) == bits(v.data for v in tape.values)
+    assert bits(tape.backward()) == bits(v.grad for v in tape.values)
+
+
+def test_backward_is_fresh_while_the_engine_accumulates() -> None:
+    L, (a, _, _) = _graph()
+    L.backward()
+    L.backward()
+    tape = Tape.from_value(L)
+    tape.backward()
+    assert tape.grad[tape.index(a)] * 2 == a.grad
+
+
+def test_backward_of_an_intermediate_output() -> None:
+    a, b = Value(2.0), Value(-3.0)
+    d = a * b
+    L = (d + 1.0).tanh()
+    tape = Tape.from_value(L)
+    grad = tape.backward(tape.index(d))
+    assert grad[tape.index(a)] == -3.0 and grad[tape.index(b)] == 2.0 and grad[tape.root] == 0.0
+
+
+def test_forward_takes_a_mapping_of_leaf_ids_and_write_back_copies_into_the_values() -> None:
+    a, b = Value(2.0), Value(5.0)
+    L = a * b
+    tape = Tape.from_value(L)
+    tape.forward({tape.index(a): 3.0})
+    tape.backward()
+    assert tape.data[tape.root] == 15.0 and a.data == 2.0 and L.data == 10.0
+    tape.write_back()
+    assert (a.data, L.data, a.grad, b.grad, L.grad) == (3.0, 15.0, 5.0, 3.0, 1.0)
+
+
+_PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_PROPERTY
+@given(data=st.data())
+def test_random_graphs_replay_bitwise_equal_to_the_engine_for_new_leaf_values(graphs, data) -> None:
+    program = graphs.resolve(data.draw(graphs.programs()))
+    xs, root = graphs.build(program)
+    tape = Tape.from_value(root)
+    new = tuple(data.draw(st.floats(-2.5, 2.5, allow_nan=False), label=f"x{n}") for n in range(len(xs)))
+    mapping = {tape.index(x): v for x, v in zip(xs, new) if x in tape._index}
+    try:
+        ys, again = graphs.build(program, new)
+    except (ArithmeticError, ValueError) as engine_error:
+        # A step left its domain; it may lie off the root's graph, which the tape does not hold.
+        try:
+            tape.forward(mapping)
+        except type(engine_error):
+            pass
+        return
+    data_ = tape.forward(mapping)
+    grad = tape.backward()
+    fresh = topological_order(again)
+    again.backward()
+    assert bits(data_) == bits(v.data for v in fresh)
+    assert bits(grad) == bits(v.grad for v in fresh)
+
+
+def test_custom_ops_replay_and_are_marked_not_builtin() -> None:
+    cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a)
+    x = Value(2.0)
+    y = Value.apply(cube, x) * x
+    y.backward()
+    tape = Tape.from_value(y)
+    assert bits(tape.forward()) == bits(v.data for v in tape.values)
+    assert bits(tape.backward()) == bits(v.grad for v in tape.values)
+    tape.forward([3.0, ])
+    assert tape.data[tape.root] == 81.0 and tape.backward()[0] == 108.0
+    spec = tape.to_json()
+    assert {row["name"]: row["builtin"] for row in spec["ops"]} == {"cube": False, "mul": True}
+
+
+# ---- errors: clear, and the tape is left as it was ----
+
+
+def _snapshot(tape: Tape) -> tuple:
+    return list(tape.data), list(tape.grad), json.dumps(tape.to_json())
+
+
+@pytest.mark.parametrize(
+    "call,words",
+    [
+        (lambda t: t.forward([1.0]), ["expected 4 leaf values", "leaves order", "got 1"]),
+        (lambda t: t.forward({t.root: 1.0}), ["not a leaf", "leaves are"]),
+        (lambda t: t.forward({0: "x"}), ["needs a number", "str"]),
+        (lambda t: t.forward({0: True}), ["needs a number", "bool"]),
+        (lambda t: t.backward(999), ["output must be a node id from 0"]),
+        (lambda t: t.backward(-1), ["output must be a node id from 0"]),
+    ],
+)
+def test_bad_replay_requests_are_clear_tape_replay_errors(call, words: list[str]) -> None:
+    L, _ = _graph()
+    tape = Tape.from_value(L)
+    tape.backward()
+    before = _snapshot(tape)
+    with pytest.raises(TapeReplayError) as err:
+        call(tape)
+    for word in words:
+        assert word in str(err.value)
+    assert _snapshot(tape) == before
+    assert issubclass(TapeReplayError, ValueError)
+
+
+def test_an_op_failing_during_replay_raises_its_own_error_and_keeps_the_tape() -> None:
+    x = Value(2.0)
+    L = 1.0 / x + x.log()
+    tape = Tape.from_value(L)
+    before = _snapshot(tape)
+    with pytest.raises(ValueError, match="'log'.*-1.0"):
+        tape.forward({tape.index(x): -1.0})
+    with pytest.raises(ZeroDivisionError):
+        tape.forward({tape.index(x): 0.0})
+    assert _snapshot(tape) == before
+
+
+def test_opaque_hand_made_nodes_cannot_replay_and_say_why() -> None:
+    a, b = Value(2.0), Value(3.0)
+    out = Value(a.data * b.data, (a, b), "*", label="hand")
+    out._backward = lambda: None
+    L = out.tanh()
+    tape = Tape.from_value(L)
+    assert tape.opaque == (tape.index(out),)
+    before = _snapshot(tape)
+    for call in (lambda: tape.forward(), lambda: tape.backward()):
+        with pytest.raises(TapeReplayError, match="'hand'.*built by hand.*define_op"):
+            call()
+    assert _snapshot(tape) == before
+    spec = tape.to_json()
+    assert spec["op"][tape.index(out)] == -1 and spec["inputs"][tape.index(out)] == [0, 1]
+
+
+def test_construction_errors() -> None:
+    with pytest.raises(TypeError, match="takes a Value"):
+        Tape.from_value(3.0)  # type: ignore[arg-type]
+    a = Value(1.0)
+    b = a + 1
+    with pytest.raises(TapeReplayError, match="topological order"):
+        Tape([b, a])
+    with pytest.raises(TapeReplayError, match="at least one node"):
+        Tape([])
+    with pytest.raises(KeyError, match="not a node"):
+        Tape.from_value(b).index(Value(1.0))
+
+
+# ---- the JSON spec ----
+
+
+def test_to_json_is_the_documented_spec() -> None:
+    a = Value(0.0, label="a")
+    from micrograd_widget.engine import scope
+
+    with scope("layers.0"):
+        y = (a ** 2 + 1.0).log()
+    z = y * (a ** 0.5)
+    z.backward()
+    tape = Tape.from_value(z)
+    spec = tape.to_json()
+    assert list(spec) == ["version", "ops", "op", "inputs", "k", "symbol", "label", "scope", "leaves", "root", "data", "grad"]
+    assert spec["version"] == SPEC_VERSION == 1 and spec["root"] == len(tape) - 1
+    n = len(tape)
+    assert all(len(spec[key]) == n for key in ("op", "inputs", "k", "symbol", "label", "scope", "data", "grad"))
+    for i, row in enumerate(spec["op"]):
+        if row == -1:
+            assert tape.ops[i] is None
+        else:
+            op = tape.ops[i]
+            assert spec["ops"][row] == {"name": op.name, "symbol": op.symbol, "arity": op.arity, "builtin": True}
+    assert spec["k"][tape.index(y._prev[0]._prev[0])] == 2.0 and spec["label"][0] == "a"
+    assert spec["scope"][tape.index(y)] == "layers.0" and spec["scope"][tape.root] == ""
+    assert spec["grad"][0] == "NaN"  # d/da sqrt(a) at 0 is infinite, times log(1) = 0
+    assert json.loads(json.dumps(spec, allow_nan=False)) == spec
+
+
+@pytest.mark.parametrize("x,encoded", [(1.5, 1.5), (-0.0, -0.0), (math.inf, "Infinity"), (-math.inf, "-Infinity")])
+def test_number_encoding_round_trips(x: float, encoded) -> None:
+    assert encode_number(x) == encoded and decode_number(encoded) == x
+    assert encode_number(math.nan) == "NaN" and math.isnan(decode_number("NaN"))
+
+
+# ---- the shared vectors (tests/vectors/*.json, also replayed by js/tape.js) ----
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("vectors_generate", VECTORS / "generate.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@pytest.fixture(scope="module")
+def generator():
+    return _generator()
+
+
+def test_committed_vectors_are_exactly_what_the_generator_writes(generator) -> None:
+    expected = generator.render()
+    committed = {p.name: p.read_text(encoding="utf-8") for p in VECTORS.glob("*.json")}
+    assert sorted(committed) == sorted(expected), "run: .venv/bin/python tests/vectors/generate.py"
+    for name, text in expected.items():
+        assert committed[name] == text, f"{name} is stale; run: .venv/bin/python tests/vectors/generate.py"
+    assert generator.render() == expected, "the generator must be deterministic"
+
+
+def test_vectors_cover_every_op_row_and_the_non_finite_encodings(generator) -> None:
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in VECTORS.glob("*.json")]
+    used = {row["name"] for doc in docs for row in doc["spec"]["ops"]}
+    assert used == {op.name for op in OPS}
+    ks = {doc["spec"]["k"][i] for doc in docs for i, row in enumerate(doc["spec"]["op"])
+          if row >= 0 and doc["spec"]["ops"][row]["name"] == "pow"}
+    assert {2.0, 3.0, 0.5, -1.0, -2.5, 0.0} <= ks
+    numbers = {x for doc in docs for case in doc["cases"] for x in case["grad"] if isinstance(x, str)}
+    assert numbers == {"NaN", "Infinity"}
+    assert any(case["output"] != doc["spec"]["root"] for doc in docs for case in doc["cases"])
+    assert any("layers.0.neurons." in s for doc in docs for s in doc["spec"]["scope"])
+    for doc in docs:
+        assert set(doc) == {"name", "spec", "cases"} and doc["cases"]
+        for case in doc["cases"]:
+            assert set(case) == {"leaf_values", "output", "data", "grad"}
+            assert len(case["leaf_values"]) == len(doc["spec"]["leaves"])
+
+
+@pytest.mark.parametrize("path", sorted(VECTORS.glob("*.json")), ids=lambda p: p.stem)
+def test_python_replay_reproduces_each_vector_case(generator, path: Path) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    root, _ = generator.GRAPHS[doc["name"]]()
+    tape = Tape.from_value(root)
+    assert tape.to_json()["inputs"] == doc["spec"]["inputs"] and tape.to_json()["op"] == doc["spec"]["op"]
+    for case in doc["cases"]:
+        data = tape.forward([decode_number(x) for x in case["leaf_values"]])
+        grad = tape.backward(case["output"])
+        assert decoded_bits(data) == decoded_bits(decode_number(x) for x in case["data"])
+        assert decoded_bits(grad) == decoded_bits(decode_number(x) for x in case["grad"])
