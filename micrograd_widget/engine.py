@@ -237,21 +237,27 @@ class Value:
             for v in topo:
                 v.grad = 0.0
         self.grad = grad
-        for v in reversed(topo):
-            code = v._code
-            if code is None:
-                if v._user_backward is not None:
-                    v._user_backward()
-                continue
-            g = v.grad
-            a = v._a
-            b = v._b
-            if b is None:
-                a.grad += code.local_grad(a.data, None, v._k, v.data)[0] * g
-            else:
-                da, db = code.local_grad(a.data, b.data, v._k, v.data)
-                a.grad += da * g
-                b.grad += db * g
+        try:
+            for v in reversed(topo):
+                code = v._code
+                if code is None:
+                    if v._user_backward is not None:
+                        v._user_backward()
+                    continue
+                g = v.grad
+                a = v._a
+                b = v._b
+                if b is None:
+                    a.grad += code.local_grad(a.data, None, v._k, v.data)[0] * g
+                else:
+                    da, db = code.local_grad(a.data, b.data, v._k, v.data)
+                    a.grad += da * g
+                    b.grad += db * g
+        except BaseException:
+            # A custom op's local_grad raised, or the user interrupted: put every grad back as it was.
+            for v, before in zip(topo, earlier if earlier is not None else [0.0] * len(topo)):
+                v.grad = before
+            raise
         if earlier is not None:
             for v, before in zip(topo, earlier):
                 v.grad += before

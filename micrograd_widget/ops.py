@@ -65,12 +65,20 @@ def _pow_const(a: float, b: None, k: float) -> float:
         raise OverflowError(f"'**{k}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
 
 
+def _pow_or_inf(a: float, e: float) -> float:
+    """``a ** e`` for a slope: the infinity JavaScript's ``**`` gives where Python's raises OverflowError."""
+    try:
+        return a ** e
+    except OverflowError:
+        return -math.inf if a < 0 and e % 2 == 1 else math.inf
+
+
 def _d_pow_const(a: float, k: float) -> float:
     if k == 0:
         return 0.0
     if a == 0 and k < 1:
         return math.inf if k > 0 else math.nan
-    return k * a ** (k - 1)
+    return k * _pow_or_inf(a, k - 1)
 
 
 def _pow_value(a: float, b: float, k: None) -> float:
@@ -113,7 +121,7 @@ _ROWS: list[tuple] = [
     ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -(a / b) / b),         "a / b",                          ("1 / b", "-(a / b) / b")),
     ("neg",      "neg",  1,    lambda a, b, k: -a,                    lambda a, b, k, out: (-1.0,),                         "-a",                             ("-1",)),
     ("pow",      "**",   1,    _pow_const,                            lambda a, b, k, out: (_d_pow_const(a, k),),           "a ** k",                         ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))",)),
-    ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * a ** (b - 1), out * math.log(a)), "a ** b",                   ("b * a ** (b - 1)", "out * Math.log(a)")),
+    ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)), "a ** b",                  ("b * a ** (b - 1)", "out * Math.log(a)")),
     ("exp",      "exp",  1,    _exp,                                  lambda a, b, k, out: (out,),                          "Math.exp(a)",                    ("out",)),
     ("log",      "log",  1,    _log,                                  lambda a, b, k, out: (1.0 / a,),                      "Math.log(a)",                    ("1 / a",)),
     ("tanh",     "tanh", 1,    lambda a, b, k: math.tanh(a),          lambda a, b, k, out: (1.0 - out * out,),              "Math.tanh(a)",                   ("1 - out * out",)),

@@ -98,7 +98,7 @@ def _safe(op: str, a: float, b: float, c: float) -> bool:
     if op == "pow":
         if a < 0 and c != int(c):
             return False
-        if c < 0 and abs(a) < 0.1:
+        if c < 0 and abs(a) < 0.1 or 0 < c < 1 and a == 0:  # no finite slope (and -0.0 signs differ)
             return False
         return abs(a) < 30 or c <= 1
     if op in ("mul", "c_mul"):

@@ -386,3 +386,18 @@ def _crosses_a_kink(up: Value, down: Value, base: Value) -> bool:
             if v._op == "ReLU" and abs(v._prev[0].data) < 1e-3:
                 return True
     return False
+
+
+def test_a_backward_that_fails_midway_puts_every_grad_back() -> None:
+    from micrograd_widget.ops import define_op
+
+    broken = define_op("broken", lambda a: 2 * a, lambda a, out: 1 / 0)
+    a, b = Value(2.0), Value(3.0)
+    L = Value.apply(broken, a * b) + a
+    with pytest.raises(ZeroDivisionError):
+        L.backward()
+    assert all(v.grad == 0.0 for v in topological_order(L))
+    a.grad, L.grad = 5.0, 7.0
+    with pytest.raises(ZeroDivisionError):
+        L.backward()
+    assert (a.grad, L.grad, b.grad) == (5.0, 7.0, 0.0)

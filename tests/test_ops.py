@@ -222,3 +222,12 @@ def test_a_tiny_divisor_gives_an_infinite_slope_not_an_error_in_backward() -> No
     a, b = Value(1.0), Value(1e-200)
     (a / b).backward()  # b * b underflows to 0; the slope -(a / b) / b is -inf, as PyTorch computes it
     assert b.grad == -math.inf and a.grad == 1e200
+
+
+@pytest.mark.parametrize("make", [lambda x: x ** -1, lambda x: x ** Value(-1.0)])
+def test_a_power_whose_slope_overflows_gives_an_infinite_slope_not_an_error(make) -> None:
+    x = Value(1e-200)
+    out = make(x)
+    assert out.data == pytest.approx(1e200)
+    out.backward()  # the slope -x**-2 overflows a float: -inf, as JavaScript's ** gives in the browser
+    assert x.grad == -math.inf
