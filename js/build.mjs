@@ -24,7 +24,7 @@ function writeIfChanged(path, text) {
   writeFileSync(path, text);
 }
 
-const opsModule = execFileSync(python(), ["-m", "micrograd_widget.ops"], {
+const opsModule = execFileSync(python(), ["-W", "ignore::RuntimeWarning", "-m", "micrograd_widget.ops"], {
   cwd: ROOT,
   encoding: "utf8",
   stdio: ["ignore", "pipe", "inherit"],
@@ -40,6 +40,7 @@ await esbuild.build({
   target: "es2020",
   minify: true,
   legalComments: "eof",
+  charset: "utf8",
   logLevel: "warning",
 });
 copyFileSync(join(JS, "widget.css"), join(STATIC, "widget.css"));

@@ -30,8 +30,9 @@ function decodeArray(values, name, n) {
 
 /**
  * Compile a tape spec into flat typed arrays for fast replay.
- * `replayable` is false (with a `reason`) when the graph has a user-defined op or a node built by hand
- * outside the op table: then the kernel must compute instead.
+ * `replayable` is false (with a `reason`) when the graph has a user-defined op (`unsupported` names them:
+ * the kernel must compute instead) or a node built by hand outside the op table (`opaque` is its id, else
+ * -1: nothing can replay it).
  */
 export function compileTape(spec) {
   if (!spec || typeof spec !== "object" || !Array.isArray(spec.op)) {
@@ -75,10 +76,10 @@ export function compileTape(spec) {
     }
   }
   let reason = "";
-  if (unsupported.size > 0) {
+  if (opaque >= 0) {
+    reason = `node ${opaque} was built by hand outside the op table, so neither the browser nor the kernel can replay this graph`;
+  } else if (unsupported.size > 0) {
     reason = `user-defined op${unsupported.size > 1 ? "s" : ""} ${[...unsupported].join(", ")}: the kernel computes this graph`;
-  } else if (opaque >= 0) {
-    reason = `node ${opaque} was built by hand outside the op table: the kernel computes this graph`;
   }
   const leaves = Int32Array.from(spec.leaves);
   return {
@@ -95,6 +96,8 @@ export function compileTape(spec) {
     grad: decodeArray(spec.grad, "grad", n),
     replayable: reason === "",
     reason,
+    unsupported: [...unsupported],
+    opaque,
   };
 }
 

@@ -1,0 +1,104 @@
+// Numbers as Python prints them, so the widget, the static picture and the kernel show the same text:
+// formatFixed(x, p) is f"{x:.{p}f}" and formatExp(x, p) f"{x:.{p}e}" (round half to even), formatNumber
+// is micrograd_widget.dot.format_number, pyRepr(x) is repr(x) (shortest round trip).
+
+function isExactTie(ax, p) {
+  return /^50*$/.test(exactDecimal(ax).frac.slice(p));
+}
+
+/** `x` with `p` decimals, exactly as Python's f"{x:.{p}f}" (nan, inf, -0.0000, half to even). */
+export function formatFixed(x, p) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+  const ax = Math.abs(x);
+  if (ax >= 1e21) return sign + BigInt(ax).toString() + (p > 0 ? "." + "0".repeat(p) : "");
+  let s = ax.toFixed(p);
+  const scaled = ax * 10 ** p;
+  if (Math.abs(scaled - Math.floor(scaled) - 0.5) < 1e-6 && isExactTie(ax, p)) {
+    const exact = ax.toFixed(100);
+    const cut = exact.indexOf(".") + (p > 0 ? 1 + p : 0);
+    const down = exact.slice(0, cut);
+    if (Number(down[down.length - 1]) % 2 === 0) s = down;
+  }
+  return sign + s;
+}
+
+function exactDecimal(ax) {
+  if (ax >= 1e21) return { int: BigInt(ax).toString(), frac: "" };
+  const s = ax.toFixed(100);
+  return { int: s.slice(0, s.indexOf(".")), frac: s.slice(s.indexOf(".") + 1) };
+}
+
+/** `x` in scientific notation with `p` decimals, exactly as Python's f"{x:.{p}e}" (e.g. "1.2346e+06"). */
+export function formatExp(x, p) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+  const ax = Math.abs(x);
+  let [mantissa, expText] = ax.toExponential(p).split("e");
+  let exp = Number(expText);
+  const scaled = ax / 10 ** (exp - p);
+  if (ax > 0 && Math.abs(scaled - Math.floor(scaled) - 0.5) < 1e-6) {
+    // JS rounds an exact tie up; Python rounds it to even: redo the rounding on the exact digits.
+    const { int, frac } = exactDecimal(ax);
+    const all = (int + frac).replace(/^0+/, "");
+    const kept = all.slice(0, p + 1);
+    if (/^50*$/.test(all.slice(p + 1)) && Number(kept[kept.length - 1]) % 2 === 0) {
+      mantissa = kept[0] + (p > 0 ? "." + kept.slice(1) : "");
+      exp = int !== "0" ? int.length - 1 : -(frac.length - frac.replace(/^0+/, "").length + 1);
+    }
+  }
+  return `${sign}${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+}
+
+/** A number as the picture shows it (micrograd_widget.dot.format_number): fixed point, scientific from 1e6. */
+export function formatNumber(x, p) {
+  return Math.abs(x) >= 1e6 ? formatExp(x, p) : formatFixed(x, p);
+}
+
+/** `x` as Python's repr(float): shortest digits that round-trip, exponent form below 1e-4 and from 1e16. */
+export function pyRepr(x) {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+  const [mantissa, expText] = x.toExponential().split("e");
+  const exp = Number(expText);
+  const sign = mantissa.startsWith("-") ? "-" : "";
+  const digits = mantissa.replace("-", "").replace(".", "");
+  let body;
+  if (exp < -4 || exp >= 16) {
+    const frac = digits.length > 1 ? "." + digits.slice(1) : "";
+    body = `${digits[0]}${frac}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+  } else if (exp >= digits.length - 1) {
+    body = digits + "0".repeat(exp - digits.length + 1) + ".0";
+  } else if (exp >= 0) {
+    body = digits.slice(0, exp + 1) + "." + digits.slice(exp + 1);
+  } else {
+    body = "0." + "0".repeat(-exp - 1) + digits;
+  }
+  return sign + body;
+}
+
+function roundHalfEven(v) {
+  const r = Math.round(v);
+  return Math.abs(v - Math.trunc(v)) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * A node's fill for its grad, as micrograd_widget.dot.grad_color computes it: `zero` at 0, towards
+ * `positive` or `negative` by t = min(1, sqrt(|grad| / scale)) per RGB channel; `nonfinite` for nan/inf.
+ * `palette` = {negative, positive, zero, nonfinite} ("#rrggbb"), sent by the kernel.
+ */
+export function gradColor(grad, scale, palette) {
+  if (!Number.isFinite(grad)) return palette.nonfinite;
+  if (grad === 0 || !(scale > 0)) return palette.zero;
+  const t = Math.min(1, Math.sqrt(Math.abs(grad) / scale));
+  const end = grad < 0 ? palette.negative : palette.positive;
+  let out = "#";
+  for (const k of [1, 3, 5]) {
+    const c = parseInt(end.slice(k, k + 2), 16);
+    out += roundHalfEven(255 + (c - 255) * t).toString(16).padStart(2, "0");
+  }
+  return out;
+}

@@ -1,0 +1,95 @@
+// Number formatting matches Python's f-format and repr, checked against Python itself where available.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { formatExp, formatFixed, formatNumber, gradColor, pyRepr } from "./format.js";
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+
+test("formatFixed and pyRepr: known cases", () => {
+  assert.equal(formatFixed(0.125, 2), "0.12");
+  assert.equal(formatFixed(0.375, 2), "0.38");
+  assert.equal(formatFixed(-0.03125, 4), "-0.0312");
+  assert.equal(formatFixed(2.5, 0), "2");
+  assert.equal(formatFixed(3.5, 0), "4");
+  assert.equal(formatFixed(-0, 4), "-0.0000");
+  assert.equal(formatFixed(-1e-9, 4), "-0.0000");
+  assert.equal(formatFixed(6, 4), "6.0000");
+  assert.equal(formatFixed(NaN, 4), "nan");
+  assert.equal(formatFixed(-Infinity, 4), "-inf");
+  assert.equal(formatFixed(1e22, 2), "10000000000000000000000.00");
+  assert.equal(formatExp(1234450, 4), "1.2344e+06");
+  assert.equal(formatExp(1234550, 4), "1.2346e+06");
+  assert.equal(formatExp(9999950, 4), "1.0000e+07");
+  assert.equal(formatExp(0.125, 1), "1.2e-01");
+  assert.equal(formatExp(0.000125, 1), "1.3e-04");
+  assert.equal(formatNumber(1234567.5, 2), "1.23e+06");
+  assert.equal(formatNumber(-999999.5, 1), "-999999.5");
+  assert.equal(pyRepr(1), "1.0");
+  assert.equal(pyRepr(0.1), "0.1");
+  assert.equal(pyRepr(1e16), "1e+16");
+  assert.equal(pyRepr(1e-5), "1e-05");
+  assert.equal(pyRepr(0.0001), "0.0001");
+  assert.equal(pyRepr(-2.5e-7), "-2.5e-07");
+  assert.equal(pyRepr(123456789.125), "123456789.125");
+  assert.equal(pyRepr(0.7071067811865476), "0.7071067811865476");
+});
+
+test("formatFixed and pyRepr agree with Python on many numbers", (t) => {
+  const venv = join(ROOT, ".venv", "bin", "python");
+  const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
+  const xs = [0, -0, 0.5, 1.5, 2.5, 0.125, 1 / 3, -2 / 3, 1e-7, 5e-5, 0.03125, 9.99995, 1e15, 1.2345e16, 6.02e23, -1e300, 5e-324,
+    1234450, 1234550, 9999950, 25, 35, 0.000125, 4.5e-7, 1e21, 1.5e22];
+  for (let i = 0; i < 300; i++) xs.push((Math.sin(i * 12.9898) * 43758.5453) % 10 ** ((i % 9) - 3));
+  for (let i = 0; i < 64; i++) xs.push((i - 32) / 64);
+  const script =
+    "import json,sys\nxs=[float.fromhex(h) for h in json.load(sys.stdin)]\n" +
+    "print(json.dumps([[repr(x), f'{x:.4f}', f'{x:.1f}', f'{x:.0f}', f'{x:.4e}', f'{x:.0e}'] for x in xs]))";
+  let out;
+  try {
+    out = execFileSync(python, ["-c", script], { input: JSON.stringify(xs.map(toHex)), encoding: "utf8" });
+  } catch {
+    t.skip("no python to compare with");
+    return;
+  }
+  const expected = JSON.parse(out);
+  xs.forEach((x, i) => {
+    const got = [pyRepr(x), formatFixed(x, 4), formatFixed(x, 1), formatFixed(x, 0), formatExp(x, 4), formatExp(x, 0)];
+    assert.deepEqual(got, expected[i], `x = ${x}`);
+  });
+});
+
+function toHex(x) {
+  if (x === 0) return Object.is(x, -0) ? "-0x0p+0" : "0x0p+0";
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, x);
+  const bits = buf.getBigUint64(0);
+  const sign = bits >> 63n ? "-" : "";
+  const e = Number((bits >> 52n) & 0x7ffn);
+  const m = bits & ((1n << 52n) - 1n);
+  return e === 0 ? `${sign}0x0.${m.toString(16).padStart(13, "0")}p-1022` : `${sign}0x1.${m.toString(16).padStart(13, "0")}p${e - 1023}`;
+}
+
+test("gradColor follows dot.grad_color (checked against Python)", (t) => {
+  const cases = [[0, 1], [1, 1], [-1, 1], [0.25, 1], [-0.01, 2], [3, 2], [NaN, 1], [Infinity, 1], [0.5, 0], [1e-300, 1e300]];
+  const venv = join(ROOT, ".venv", "bin", "python");
+  const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
+  const script =
+    "import json,sys\nfrom micrograd_widget import dot\n" +
+    "p={'negative':dot.NEGATIVE_COLOR,'positive':dot.POSITIVE_COLOR,'zero':dot.ZERO_COLOR,'nonfinite':dot.NONFINITE_COLOR}\n" +
+    "print(json.dumps([p, [dot.grad_color(float(g), float(s)) for g, s in json.load(sys.stdin)]]))";
+  let palette, expected;
+  try {
+    const out = execFileSync(python, ["-c", script], { cwd: ROOT, input: JSON.stringify(cases.map(([g, s]) => [String(g), String(s)])), encoding: "utf8", stdio: ["pipe", "pipe", "ignore"] });
+    [palette, expected] = JSON.parse(out);
+  } catch {
+    t.skip("micrograd_widget.dot is not importable here");
+    return;
+  }
+  cases.forEach(([g, s], i) => assert.equal(gradColor(g, s, palette), expected[i], `grad ${g}, scale ${s}`));
+});

@@ -1,0 +1,28 @@
+// DOT -> SVG in the browser with Graphviz compiled to WebAssembly (@viz-js/viz): the widget's one
+// layout path. The WASM module is instantiated once per page and shared by every view.
+
+import { instance } from "@viz-js/viz";
+
+let viz = null;
+
+/** The shared Graphviz instance (the first call compiles the WASM module; later calls are free). */
+export function graphviz() {
+  if (viz === null) {
+    viz = instance().catch((err) => {
+      viz = null;
+      throw err;
+    });
+  }
+  return viz;
+}
+
+/** Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure. */
+export async function layoutSVG(dot) {
+  const g = await graphviz();
+  const result = g.render(dot, { format: "svg", engine: "dot" });
+  if (result.status !== "success") {
+    const messages = result.errors.map((e) => e.message.trim()).filter(Boolean).join("; ");
+    throw new Error(`Graphviz could not lay out the graph: ${messages || "unknown error"}`);
+  }
+  return result.output;
+}

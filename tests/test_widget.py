@@ -1,0 +1,342 @@
+"""GraphWidget without a kernel: outgoing messages recorded from ``w.comm.send``, front-end messages fed with
+``w._handle_msg``. Expected numbers come from the engine (a fresh graph built with the new values)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+import traitlets
+
+from micrograd_widget import dot as dot_module
+from micrograd_widget.engine import Value, topological_order
+from micrograd_widget.nn import MLP
+from micrograd_widget.ops import define_op
+from micrograd_widget.tape import Tape, TapeReplayError
+from micrograd_widget.widget import GraphWidget, explore
+
+
+def lecture(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0, backward: bool = True) -> dict[str, Value]:
+    """The lecture's ``L = (a*b + c) * f``; nodes by label."""
+    va, vb, vc, vf = Value(a, label="a"), Value(b, label="b"), Value(c, label="c"), Value(f, label="f")
+    e = va * vb
+    e.label = "e"
+    d = e + vc
+    d.label = "d"
+    L = d * vf
+    L.label = "L"
+    if backward:
+        L.backward()
+    return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
+
+
+def log_graph(x: float = 2.0) -> dict[str, Value]:
+    vx, vk = Value(x, label="x"), Value(3.0, label="k")
+    y = vx.log()
+    y.label = "y"
+    z = y * vk
+    z.label = "z"
+    return {v.label: v for v in (vx, vk, y, z)}
+
+
+class Recorder:
+    """Patches ``w.comm.send`` and keeps what the widget sent."""
+
+    def __init__(self, widget: GraphWidget) -> None:
+        self.messages: list[dict[str, Any]] = []
+        widget.comm.send = self._send  # type: ignore[method-assign]
+
+    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        self.messages.append(data)
+
+    def states(self) -> list[dict[str, Any]]:
+        return [m["state"] for m in self.messages if m.get("method") == "update"]
+
+    def customs(self) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m.get("method") == "custom"]
+
+
+def from_browser(widget: GraphWidget, **state: Any) -> None:
+    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
+
+
+def custom_from_browser(widget: GraphWidget, content: dict[str, Any]) -> None:
+    widget._handle_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
+
+
+def leaf_values(nodes: dict[str, Value], widget: GraphWidget) -> list[float]:
+    return [widget.tape.values[i].data for i in widget.tape.leaves]
+
+
+def assert_values_match(nodes: dict[str, Value], expected: dict[str, Value]) -> None:
+    for label, v in expected.items():
+        assert nodes[label].data == pytest.approx(v.data, rel=1e-12, abs=1e-12), f"{label}.data"
+        assert nodes[label].grad == pytest.approx(v.grad, rel=1e-12, abs=1e-12), f"{label}.grad"
+
+
+# ---------------------------------------------------------------- construction
+
+
+def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    state = w.get_state()
+    tape = Tape.from_value(nodes["L"])
+    assert state["spec"] == tape.to_json()
+    assert state["dot"] == dot_module.graph_view(tape).dot, "the widget must lay out exactly dot.py's DOT"
+    assert state["output"] == tape.root
+    assert state["leaf_values"] == [tape.data[i] for i in tape.leaves]
+    assert state["view"]["shown"] == list(range(len(tape)))
+    assert state["view"]["folds"] == [] and state["view"]["message"] == ""
+    assert state["view"]["palette"]["positive"] == dot_module.POSITIVE_COLOR
+    assert (state["precision"], state["rankdir"], state["node_budget"], state["color"]) == (4, "LR", 250, True)
+    assert state["data"] == [] and state["grad"] == [], "the browser replays this graph: no duplicate numbers"
+    assert state["error"] == ""
+
+
+def test_the_esm_and_css_are_the_built_files() -> None:
+    w = explore(lecture()["L"])
+    static = Path(__file__).resolve().parents[1] / "micrograd_widget" / "static"
+    state = w.get_state()
+    assert state["_esm"] == (static / "widget.js").read_text(encoding="utf-8")
+    assert state["_css"] == (static / "widget.css").read_text(encoding="utf-8")
+    assert "render" in state["_esm"]
+
+
+def test_displaying_does_not_touch_the_values() -> None:
+    nodes = lecture(backward=False)
+    before = {k: (v.data, v.grad) for k, v in nodes.items()}
+    w = GraphWidget(nodes["L"])
+    assert {k: (v.data, v.grad) for k, v in nodes.items()} == before
+    assert w.tape.grad[w.tape.index(nodes["a"])] == 6.0, "the view shows fresh grads of the output"
+
+
+def test_options_are_checked_and_used_for_the_dot() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"], precision=2, rankdir="tb", color=False)
+    assert (w.precision, w.rankdir, w.color) == (2, "TB", False)
+    assert w.dot == dot_module.graph_view(w.tape, precision=2, rankdir="TB", color=False).dot
+    with pytest.raises(ValueError, match="precision"):
+        GraphWidget(nodes["L"], precision=99)
+    with pytest.raises(TypeError, match="unknown option"):
+        GraphWidget(nodes["L"], colour=True)
+    with pytest.raises(TypeError, match="takes a Value"):
+        GraphWidget(3.0)  # type: ignore[arg-type]
+
+
+def test_changing_an_option_redraws_and_a_bad_value_changes_nothing() -> None:
+    w = GraphWidget(lecture()["L"])
+    sent = Recorder(w)
+    w.rankdir = "TB"
+    assert w.dot == dot_module.graph_view(w.tape, rankdir="TB").dot
+    assert any("dot" in s for s in sent.states())
+    before = w.dot
+    with pytest.raises(traitlets.TraitError, match="precision"):
+        w.precision = 40
+    assert w.precision == 4 and w.dot == before
+
+
+def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
+    model = MLP(3, [8, 8, 1])
+    loss = sum((model([0.5, -1.0, 2.0]) - 1.0) ** 2 for _ in range(3))
+    w = GraphWidget(loss, node_budget=60)
+    picture = dot_module.graph_view(w.tape, node_budget=60)
+    assert w.view["shown"] == list(picture.shown)
+    assert [f["count"] for f in w.view["folds"]] == [len(f.members) for f in picture.folds]
+    assert w.view["message"] == picture.message and "fold" in picture.message
+    assert len(w.view["shown"]) < len(w.tape)
+
+
+# ---------------------------------------------------------------- browser -> kernel
+
+
+def test_settled_leaf_values_from_the_browser_are_written_into_the_values() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    sent = Recorder(w)
+    values = leaf_values(nodes, w)
+    values[w.tape.leaves.index(w.tape.index(nodes["a"]))] = 0.5
+    from_browser(w, leaf_values=values)
+    assert_values_match(nodes, lecture(a=0.5))
+    assert w.leaf_values == values and w.error == ""
+    assert not any("leaf_values" in s and s["leaf_values"] != values for s in sent.states())
+
+
+def test_choosing_the_output_in_the_browser_differentiates_that_node() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    Recorder(w)
+    from_browser(w, output=w.tape.index(nodes["d"]))
+    assert nodes["d"].grad == 1.0 and nodes["L"].grad == 0.0
+    assert nodes["a"].grad == -3.0 and nodes["b"].grad == 2.0 and nodes["c"].grad == 1.0
+
+
+def test_values_the_kernel_cannot_apply_are_refused_with_a_message_and_undone() -> None:
+    nodes = log_graph()
+    w = GraphWidget(nodes["z"])
+    sent = Recorder(w)
+    before = {k: (v.data, v.grad) for k, v in nodes.items()}
+    good = list(w.leaf_values)
+    bad = [-1.0 if i == w.tape.index(nodes["x"]) else nodes["k"].data for i in w.tape.leaves]
+    from_browser(w, leaf_values=bad)
+    assert "log" in w.error
+    assert w.leaf_values == good, "the refused values must be put back"
+    assert {k: (v.data, v.grad) for k, v in nodes.items()} == before
+    assert any(s.get("leaf_values") == good and "log" in s.get("error", "") for s in sent.states())
+    from_browser(w, leaf_values=[3.0 if i == w.tape.index(nodes["x"]) else 3.0 for i in w.tape.leaves])
+    assert w.error == "" and nodes["y"].data == math.log(3.0)
+
+
+@pytest.mark.parametrize("bad", [["1", 2.0], [True, 2.0], [1.0], [None, 1.0], ["Infinity", 1.0], [{"x": 1}, 2.0]])
+def test_malformed_leaf_values_from_the_browser_are_refused(bad: Any) -> None:
+    nodes = log_graph()
+    w = GraphWidget(nodes["z"])
+    Recorder(w)
+    good = list(w.leaf_values)
+    from_browser(w, leaf_values=bad)
+    assert w.error, f"no error for {bad!r}"
+    assert w.leaf_values == good
+    assert (nodes["x"].data, nodes["z"].data) == (2.0, 3.0 * math.log(2.0))
+
+
+def test_an_unknown_output_node_is_refused() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    Recorder(w)
+    from_browser(w, output=99)
+    assert "node id" in w.error and w.output == w.tape.root
+
+
+# ---------------------------------------------------------------- Python -> browser
+
+
+def test_set_leaf_by_value_label_or_node_id() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    sent = Recorder(w)
+    w.set_leaf(nodes["a"], 1.0)
+    assert_values_match(nodes, lecture(a=1.0))
+    w.set_leaf("c", 4)
+    assert_values_match(nodes, lecture(a=1.0, c=4.0))
+    w.set_leaf(w.tape.index(nodes["f"]), -1.5)
+    assert_values_match(nodes, lecture(a=1.0, c=4.0, f=-1.5))
+    assert sent.states()[-1]["leaf_values"] == [1.0, -3.0, 4.0, -1.5]
+
+
+@pytest.mark.parametrize(
+    "leaf, value, error, match",
+    [
+        ("zzz", 1.0, KeyError, "no leaf is labelled"),
+        ("e", 1.0, KeyError, "no leaf is labelled"),
+        (2, 1.0, KeyError, "not a leaf"),
+        (99, 1.0, TapeReplayError, "node id"),
+        ("a", "3", TypeError, "real number"),
+        ("a", True, TypeError, "real number"),
+        (1.5, 1.0, TypeError, "node id"),
+    ],
+)
+def test_set_leaf_rejects_bad_input_and_changes_nothing(leaf: Any, value: Any, error: type, match: str) -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    sent = Recorder(w)
+    before = {k: (v.data, v.grad) for k, v in nodes.items()}
+    with pytest.raises(error, match=match):
+        w.set_leaf(leaf, value)
+    assert {k: (v.data, v.grad) for k, v in nodes.items()} == before
+    assert sent.states() == []
+
+
+def test_set_leaf_with_an_ambiguous_label_asks_for_the_value_and_a_failing_op_raises() -> None:
+    x, y = Value(1.0, label="w"), Value(2.0, label="w")
+    w = GraphWidget(x * y)
+    with pytest.raises(KeyError, match="2 leaves are labelled 'w'"):
+        w.set_leaf("w", 3.0)
+    nodes = log_graph()
+    w = GraphWidget(nodes["z"])
+    with pytest.raises(ValueError, match="log"):
+        w.set_leaf("x", -2.0)
+    assert nodes["x"].data == 2.0
+
+
+def test_refresh_reads_the_leaves_edited_in_python() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    sent = Recorder(w)
+    nodes["b"].data = 0.25
+    w.refresh()
+    assert_values_match(nodes, lecture(b=0.25))
+    assert sent.states()[-1]["leaf_values"][1] == 0.25
+
+
+# ---------------------------------------------------------------- graphs the browser cannot replay
+
+
+def cube_graph() -> dict[str, Value]:
+    cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a)
+    x = Value(2.0, label="x")
+    y = Value.apply(cube, x)
+    y.label = "y"
+    z = y * Value(0.5, label="h")
+    z.label = "z"
+    return {v.label: v for v in (x, y, z)}
+
+
+def test_a_user_defined_op_is_replayed_by_the_kernel_on_request() -> None:
+    nodes = cube_graph()
+    w = GraphWidget(nodes["z"])
+    assert w.spec["ops"][0]["builtin"] is False
+    assert len(w.data) == len(w.tape) and w.data[w.tape.index(nodes["z"])] == 4.0
+    sent = Recorder(w)
+    x_pos = w.tape.leaves.index(w.tape.index(nodes["x"]))
+    values = list(w.leaf_values)
+    values[x_pos] = 3.0
+    custom_from_browser(w, {"type": "replay", "seq": 7, "leaf_values": values, "output": w.tape.root})
+    (reply,) = sent.customs()
+    assert reply["seq"] == 7 and "error" not in reply
+    assert reply["data"][w.tape.index(nodes["z"])] == 13.5
+    assert reply["grad"][w.tape.index(nodes["x"])] == pytest.approx(0.5 * 27)
+    assert nodes["x"].data == 2.0, "a preview replay must not touch the Values"
+    from_browser(w, leaf_values=values)
+    assert nodes["z"].data == 13.5 and nodes["x"].grad == pytest.approx(13.5)
+    assert w.data[w.tape.index(nodes["z"])] == 13.5
+
+
+def test_a_bad_replay_request_gets_an_error_reply() -> None:
+    nodes = cube_graph()
+    w = GraphWidget(nodes["z"])
+    sent = Recorder(w)
+    custom_from_browser(w, {"type": "replay", "seq": 1, "leaf_values": [1.0], "output": 0})
+    custom_from_browser(w, {"type": "something else"})
+    (reply,) = sent.customs()
+    assert reply["seq"] == 1 and "leaf values" in reply["error"]
+
+
+def test_a_graph_with_hand_built_nodes_shows_but_cannot_be_changed() -> None:
+    a, b = Value(1.0, label="a"), Value(2.0, label="b")
+    c = Value(3.0, (a, b), "+", label="c")
+    w = GraphWidget(c)
+    assert w.spec["op"][w.tape.index(c)] == -1 and w.data[w.tape.index(c)] == 3.0
+    with pytest.raises(TapeReplayError, match="built by hand"):
+        w.set_leaf("a", 5.0)
+    assert a.data == 1.0
+
+
+# ---------------------------------------------------------------- display
+
+
+def test_mimebundle_has_the_widget_view_and_a_static_svg() -> None:
+    w = GraphWidget(lecture()["L"])
+    data, _metadata = w._repr_mimebundle_()
+    assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == w.model_id
+    if w._static_svg() is None:
+        pytest.skip("Graphviz's dot is not installed: the bundle has no static picture")
+    assert data["image/svg+xml"].lstrip().startswith(("<?xml", "<svg", "<!--"))
+    assert 'id="n0"' in data["image/svg+xml"]
+
+
+def test_every_value_node_of_the_graph_is_in_the_tape_order() -> None:
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    assert list(w.tape.values) == topological_order(nodes["L"])
