@@ -20,14 +20,17 @@ class Module:
     """Something with parameters: ``parameters()`` lists them, ``zero_grad()`` resets their grads."""
 
     def zero_grad(self) -> None:
+        """Set every parameter's grad to 0 (before the next backward, which accumulates)."""
         for p in self.parameters():
             p.grad = 0.0
 
     def parameters(self) -> list[Value]:
+        """The trainable Values of this module, in a fixed order (micrograd's)."""
         return []
 
 
 def _check_inputs(x: Sequence[Value | float], nin: int, who: str) -> None:
+    """A clear error when a module gets the wrong number of inputs (zip would silently drop some)."""
     if len(x) != nin:
         raise ValueError(f"{who} expects {nin} inputs, got {len(x)}")
 
