@@ -8,6 +8,8 @@ data and grads exactly. ``to_json()`` is the spec the browser replays (js/tape.j
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from operator import attrgetter
 from typing import Any, Mapping, Sequence
 
 from .engine import Value, topological_order
@@ -40,7 +42,7 @@ class Tape:
     and the current replayed ``data`` and ``grad``."""
 
     __slots__ = ("values", "ops", "inputs", "k", "symbols", "labels", "scopes", "leaves", "root",
-                 "data", "grad", "_index")
+                 "data", "grad", "_index", "_opaque", "_steps", "_step_nodes")
 
     def __init__(self, values: Sequence[Value]) -> None:
         """Freeze ``values``, which must be in topological order (use ``Tape.from_value(root)``)."""
@@ -68,16 +70,25 @@ class Tape:
             index[v] = i
             inputs.append(ins)
         self._index = index
+        values = self.values
         self.inputs: tuple[tuple[int, ...], ...] = tuple(inputs)
-        self.ops: tuple[Op | None, ...] = tuple(v._code for v in self.values)
-        self.k: tuple[float | None, ...] = tuple(v._k for v in self.values)
-        self.symbols: tuple[str, ...] = tuple(v._op for v in self.values)
-        self.labels: tuple[str, ...] = tuple(v.label for v in self.values)
-        self.scopes: tuple[str, ...] = tuple(v._scope for v in self.values)
+        self.ops: tuple[Op | None, ...] = tuple(map(attrgetter("_code"), values))
+        self.k: tuple[float | None, ...] = tuple(map(attrgetter("_k"), values))
+        self.symbols: tuple[str, ...] = tuple(map(attrgetter("_op"), values))
+        self.labels: tuple[str, ...] = tuple(map(attrgetter("label"), values))
+        self.scopes: tuple[str, ...] = tuple(map(attrgetter("_scope"), values))
         self.leaves: tuple[int, ...] = tuple(i for i, ins in enumerate(self.inputs) if not ins)
-        self.root = len(self.values) - 1
-        self.data: list[float] = [v.data for v in self.values]
-        self.grad: list[float] = [v.grad for v in self.values]
+        self.root = len(values) - 1
+        self.data: list[float] = list(map(attrgetter("data"), values))
+        self.grad: list[float] = list(map(attrgetter("grad"), values))
+        self._opaque = tuple(i for i, (op, ins) in enumerate(zip(self.ops, self.inputs)) if op is None and ins)
+        # The replay program: one (node, forward, local_grad, input a, input b or None, constant) per op node.
+        self._steps = [
+            (i, op.forward, op.local_grad, ins[0], ins[1] if op.arity == 2 else None, c)
+            for i, (op, ins, c) in enumerate(zip(self.ops, self.inputs, self.k))
+            if op is not None
+        ]
+        self._step_nodes = [step[0] for step in self._steps]
 
     @classmethod
     def from_value(cls, root: Value) -> "Tape":
@@ -102,11 +113,11 @@ class Tape:
     @property
     def opaque(self) -> tuple[int, ...]:
         """Nodes with inputs but no op-table row (built by hand, as in the lecture): not replayable."""
-        return tuple(i for i, (op, ins) in enumerate(zip(self.ops, self.inputs)) if op is None and ins)
+        return self._opaque
 
     def _check_replayable(self) -> None:
-        if self.opaque:
-            i = self.opaque[0]
+        if self._opaque:
+            i = self._opaque[0]
             raise TapeReplayError(
                 f"node {i} ({self.labels[i] or self.symbols[i]!r}) was built by hand outside the op table; "
                 "the tape cannot replay it (make it with micrograd_widget.ops.define_op and Value.apply)"
@@ -139,16 +150,8 @@ class Tape:
         was, when an op fails (e.g. log of a negative number) or the graph has opaque nodes."""
         self._check_replayable()
         data = self._leaf_vector(leaf_values)
-        ops, inputs, k = self.ops, self.inputs, self.k
-        for i in range(len(data)):
-            op = ops[i]
-            if op is None:
-                continue
-            ins = inputs[i]
-            if op.arity == 2:
-                data[i] = op.forward(data[ins[0]], data[ins[1]], k[i])
-            else:
-                data[i] = op.forward(data[ins[0]], None, k[i])
+        for i, forward, _, a, b, k in self._steps:
+            data[i] = forward(data[a], None if b is None else data[b], k)
         self.data = data
         return data
 
@@ -157,25 +160,22 @@ class Tape:
         engine computes them after ``zero_grad()``; returns and keeps them."""
         self._check_replayable()
         out = self.root if output is None else output
-        if not isinstance(out, int) or not 0 <= out < len(self.values):
+        if isinstance(out, bool) or not isinstance(out, int) or not 0 <= out < len(self.values):
             raise TapeReplayError(f"output must be a node id from 0 to {len(self.values) - 1}, got {output!r}")
-        data, ops, inputs, k = self.data, self.ops, self.inputs, self.k
+        data = self.data
         grad = [0.0] * len(data)
         grad[out] = 1.0
-        for i in range(out, -1, -1):
-            op = ops[i]
-            if op is None:
-                continue
+        steps = self._steps
+        if out != self.root:
+            steps = steps[: bisect_right(self._step_nodes, out)]
+        for i, _, local_grad, a, b, k in reversed(steps):
             g = grad[i]
-            ins = inputs[i]
-            if op.arity == 2:
-                a, b = ins
-                da, db = op.local_grad(data[a], data[b], k[i], data[i])
+            if b is None:
+                grad[a] += local_grad(data[a], None, k, data[i])[0] * g
+            else:
+                da, db = local_grad(data[a], data[b], k, data[i])
                 grad[a] += da * g
                 grad[b] += db * g
-            else:
-                a = ins[0]
-                grad[a] += op.local_grad(data[a], None, k[i], data[i])[0] * g
         self.grad = grad
         return grad
 
