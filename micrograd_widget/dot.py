@@ -85,6 +85,8 @@ _DOT = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;"})
 def clean_text(text: object, max_chars: int | None = None) -> str:
     """The plain text a user string shows as: newlines as '↵', unprintable characters as '\ufffd',
     runs of spaces as one space, trimmed, and shortened to ``max_chars`` with '…'."""
+    if text == "":
+        return ""
     s = _NEWLINES.sub(" \u21b5 ", str(text))
     s = _SPACES.sub(" ", _UNPRINTABLE.sub("\ufffd", s)).strip(" ")
     if max_chars is not None and len(s) > max_chars:
@@ -299,7 +301,7 @@ def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
         # at most half the budget in boxes, then the units nearest the root; fold the rest in one box.
         boxes = next((b for _, b in levels if len(b) <= budget // 2), levels[-1][1] if levels else [])
         unit = _units(n, boxes)
-        kept = _nearest_units(tape, unit, _contract(tape, unit), budget - 1, edge_budget)
+        kept = _nearest_units(tape, unit, boxes, budget - 1, edge_budget)
     shown = [i for i in range(n) if unit[i] == i and i in kept]
     folds = [Fold(f"fold{k}", title, tuple(members), "scope")
              for k, (title, members) in enumerate(b for j, b in enumerate(boxes) if n + j in kept)]
@@ -316,31 +318,45 @@ def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
     return shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + ", ".join(parts)
 
 
-def _nearest_units(tape: Tape, unit: list[int], pairs: dict[tuple[int, int], None], limit: int,
+def _nearest_units(tape: Tape, unit: list[int], boxes: list[tuple[str, list[int]]], limit: int,
                    edge_limit: int) -> set[int]:
     """Units met by a breadth-first walk from the root over inputs, up to ``limit`` units and
     ``edge_limit`` edges among them. A unit that would bring more edges than the budget can spare
     while keeping two per unit still to come (e.g. an input feeding every module) is left out."""
-    ins: dict[int, list[int]] = {}
-    outs: dict[int, list[int]] = {}
-    for a, b in pairs:
-        ins.setdefault(b, []).append(a)
-        outs.setdefault(a, []).append(b)
+    n, inputs = len(tape), tape.inputs
+    box_inputs: list[list[int]] = []
+    for j, (_, members) in enumerate(boxes):
+        seen: dict[int, None] = {}
+        for i in members:
+            for c in inputs[i]:
+                if unit[c] != n + j:
+                    seen[unit[c]] = None
+        box_inputs.append(list(seen))
+
+    def inputs_of(u: int) -> list[int]:
+        return box_inputs[u - n] if u >= n else list(dict.fromkeys(unit[c] for c in inputs[u] if unit[c] != u))
+
     start = unit[tape.root]
     kept = {start}
+    consumers_kept: dict[int, int] = {}      # unit -> how many kept units take it as an input
+    for w in inputs_of(start):
+        consumers_kept[w] = consumers_kept.get(w, 0) + 1
     rejected: set[int] = set()
     edges = 0
     queue = deque([start])
     while queue and len(kept) < limit:
-        for v in ins.get(queue.popleft(), ()):
+        for v in inputs_of(queue.popleft()):
             if v in kept or v in rejected:
                 continue
-            cost = sum(1 for w in outs.get(v, ()) if w in kept) + sum(1 for w in ins.get(v, ()) if w in kept)
+            ins = inputs_of(v)
+            cost = consumers_kept.get(v, 0) + sum(1 for w in ins if w in kept)
             if edges + cost + 2 * (limit - len(kept) - 1) > edge_limit:
                 rejected.add(v)
                 continue
             kept.add(v)
             edges += cost
+            for w in ins:
+                consumers_kept[w] = consumers_kept.get(w, 0) + 1
             queue.append(v)
             if len(kept) >= limit:
                 break
@@ -371,8 +387,9 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
     g = graphviz.Digraph(
         name="micrograd", format="svg",
         graph_attr={"rankdir": rankdir, "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11"},
-        node_attr={"fontname": "Helvetica", "fontsize": "11"},
-        edge_attr={"color": "#555555", "arrowsize": "0.7"},
+        node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "record", "style": "filled",
+                   "fillcolor": ZERO_COLOR},
+        edge_attr={"color": "#555555", "arrowsize": "0.7", "class": "mgw-edge"},
     )
     if message:
         g.attr(label=graphviz.nohtml(escape(message, "dot")), labelloc="t", labeljust="l")
@@ -383,26 +400,34 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
     for f in folds:
         for i in f.members:
             name[i] = f.id
+    op_labels: dict[str, tuple[str, str]] = {}
 
     for i in shown:
         leaf = not inputs[i]
-        classes = "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-root" if i == root else "")
-        label = _record((escape(clean_text(labels[i], MAX_LABEL_CHARS)), f"data {format_number(data[i], precision)}",
+        attrs = {"id": name[i], "class": "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-root" if i == root else "")}
+        text = clean_text(labels[i], MAX_TOOLTIP_CHARS)
+        label = _record((escape(clean_text(text, MAX_LABEL_CHARS)), f"data {format_number(data[i], precision)}",
                          f"grad {format_number(grad[i], precision)}"), rankdir)
-        tip = [escape(clean_text(labels[i], MAX_TOOLTIP_CHARS) or "(no label)", "dot"),
+        tip = [escape(text or "(no label)", "dot"),
                f"node n{i}" + (f", op {escape(symbols[i], 'dot')}" if symbols[i] else ", leaf" if leaf else ""),
                f"data = {data[i]!r}", f"grad = {grad[i]!r}"]
         if scopes[i]:
             tip.append("scope " + escape(clean_text(scopes[i], MAX_TOOLTIP_CHARS), "dot"))
-        g.node(name[i], graphviz.nohtml(label), shape="Mrecord" if leaf else "record",
-               style="filled,bold" if i == root else "filled", penwidth="2.5" if i == root else "1",
-               fillcolor=grad_color(grad[i], scale) if color else ZERO_COLOR,
-               tooltip=graphviz.nohtml("\\n".join(tip)), id=name[i], **{"class": classes})
+        attrs["tooltip"] = graphviz.nohtml("\\n".join(tip))
+        if leaf:
+            attrs["shape"] = "Mrecord"
+        if i == root:
+            attrs.update(style="filled,bold", penwidth="2.5")
+        if color:
+            attrs["fillcolor"] = grad_color(grad[i], scale)
+        g.node(name[i], graphviz.nohtml(label), **attrs)
         if symbols[i]:
+            if symbols[i] not in op_labels:
+                op_labels[symbols[i]] = (graphviz.nohtml(escape(clean_text(symbols[i], MAX_SYMBOL_CHARS), "dot")),
+                                         graphviz.nohtml(escape(clean_text(symbols[i], MAX_TOOLTIP_CHARS), "dot")))
+            op_label, op_tip = op_labels[symbols[i]]
             op = f"n{i}_op"
-            g.node(op, graphviz.nohtml(escape(clean_text(symbols[i], MAX_SYMBOL_CHARS), "dot")),
-                   tooltip=graphviz.nohtml(escape(f"{symbols[i]} makes n{i}", "dot")),
-                   shape="ellipse", margin="0.02", id=op, **{"class": "mgw-op"})
+            g.node(op, op_label, tooltip=op_tip, shape="ellipse", margin="0.02", id=op, **{"class": "mgw-op"})
 
     for f in folds:
         label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{len(f.members):,} nodes"), rankdir)
@@ -425,7 +450,7 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
                 if name[c] != f.id:
                     edges[(name[c], f.id)] = None
     for tail, head in edges:
-        g.edge(tail, head, id=f"e_{tail}_{head}", **{"class": "mgw-edge"})
+        g.edge(tail, head, id=f"e_{tail}_{head}")
 
     if color and shown:
         g.node("mgw-legend", _legend(scale, precision), shape="plaintext", id="mgw-legend",
