@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
 
 const JS = dirname(fileURLToPath(import.meta.url));
@@ -32,8 +33,43 @@ const opsModule = execFileSync(python(), ["-W", "ignore::RuntimeWarning", "-m", 
 writeIfChanged(join(JS, "ops.js"), opsModule);
 
 mkdirSync(STATIC, { recursive: true });
+// @viz-js/viz embeds Graphviz's WebAssembly as a string of raw bytes; inside anywidget's `_esm` (JSON,
+// stored once per widget in a notebook's widget state) each control byte costs six characters (~3 MB).
+// Re-encode the same bytes gzip'd and base64'd (~0.5 MB), inflated by the browser's DecompressionStream.
+const WASM_START = "function findWasmBinary(){return binaryDecode(";
+const WASM_END = ")}function getBinarySync(file){return file}";
+const INFLATE =
+  "async function mgwInflate(b64){const s=atob(b64),b=new Uint8Array(s.length);" +
+  "for(let i=0;i<s.length;i++)b[i]=s.charCodeAt(i);" +
+  "const r=new Blob([b]).stream().pipeThrough(new DecompressionStream(\"gzip\"));" +
+  "return new Uint8Array(await new Response(r).arrayBuffer())}";
+let compacted = 0;
+const compactWasm = {
+  name: "compact-wasm",
+  setup(build) {
+    build.onLoad({ filter: /@viz-js[\\/]viz[\\/]dist[\\/]viz\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8");
+      const start = source.indexOf(WASM_START);
+      const end = source.indexOf(WASM_END, start);
+      if (start < 0 || end < 0 || source.indexOf(WASM_START, start + 1) >= 0) {
+        throw new Error("@viz-js/viz changed how it embeds Graphviz's WebAssembly; update compactWasm in js/build.mjs");
+      }
+      const literal = source.slice(start + WASM_START.length, end);
+      const decode = new Function(`return ${literal}`);
+      const text = decode();
+      const bytes = Uint8Array.from(text, (ch) => { const c = ch.charCodeAt(0); return ~c >> 8 & c; });
+      if (bytes[0] !== 0 || String.fromCharCode(...bytes.slice(1, 4)) !== "asm") throw new Error("the embedded WebAssembly does not start with \\0asm");
+      const packed = gzipSync(bytes, { level: 9 }).toString("base64");
+      const contents = INFLATE + source.slice(0, start) + `function findWasmBinary(){return mgwInflate("${packed}"` + source.slice(end);
+      compacted += 1;
+      return { contents, loader: "js" };
+    });
+  },
+};
+
 await esbuild.build({
   entryPoints: [join(JS, "widget.js")],
+  plugins: [compactWasm],
   outfile: join(STATIC, "widget.js"),
   bundle: true,
   format: "esm",
@@ -43,6 +79,7 @@ await esbuild.build({
   charset: "utf8",
   logLevel: "warning",
 });
+if (compacted !== 1) throw new Error("the Graphviz WebAssembly was not re-encoded: did @viz-js/viz move its bundle?");
 copyFileSync(join(JS, "widget.css"), join(STATIC, "widget.css"));
 
 // Offline assets for save_html: require.js, the ipywidgets HTML manager (AMD) and anywidget's AMD build.
@@ -54,6 +91,16 @@ const assets = {
   "embed-amd.js": join(modules, "@jupyter-widgets", "html-manager", "dist", "embed-amd.js"),
   "anywidget-amd.js": join(modules, "anywidget", "dist", "index.js"),
 };
+// anywidget's AMD build is an anonymous define(), which require.js only accepts from its own <script src>;
+// naming it lets the export inline it in the page (one self-contained file).
+const ANONYMOUS = 'define(["@jupyter-widgets/base"], widget_default);';
+const named = {
+  "anywidget-amd.js": (text) => {
+    if (text.split(ANONYMOUS).length !== 2) throw new Error(`anywidget's AMD build changed: expected one ${ANONYMOUS}`);
+    return text.replace(ANONYMOUS, 'define("anywidget", ["@jupyter-widgets/base"], widget_default);');
+  },
+};
 for (const [name, source] of Object.entries(assets)) {
-  writeIfChanged(join(STATIC, name), stripMaps(readFileSync(source, "utf8")));
+  const text = stripMaps(readFileSync(source, "utf8"));
+  writeIfChanged(join(STATIC, name), named[name] ? named[name](text) : text);
 }

@@ -2,7 +2,10 @@
 
 from .dot import draw_dot, graph_view, trace
 from .engine import Value
+from .export import save_html
 from .extension import load_ipython_extension, unload_ipython_extension
+from .widget import GraphWidget, explore
 
-__all__ = ["Value", "draw_dot", "graph_view", "trace", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["Value", "draw_dot", "graph_view", "trace", "GraphWidget", "explore", "save_html",
+           "load_ipython_extension", "unload_ipython_extension"]
 __version__ = "0.1.0"

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import anywidget
-import graphviz
 import traitlets
 
 from . import dot as _dot
+from .display import value_mimebundle
 from .engine import Value
 from .tape import Tape, TapeReplayError, decode_number, encode_number
 
@@ -283,23 +283,15 @@ class GraphWidget(anywidget.AnyWidget):
         }
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget view plus a static picture, for viewers without a widget manager (nbconvert, GitHub)."""
+        """The widget view plus display.py's static picture (SVG, or its HTML table when Graphviz's ``dot``
+        is missing), for viewers without a widget manager (nbconvert, GitHub, nbviewer)."""
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        svg = self._static_svg()
-        if svg:
-            data = {**data, "image/svg+xml": svg}
-        return data, metadata
-
-    def _static_svg(self) -> str | None:
-        """The current graph as SVG from the kernel's Graphviz, or None when it is not installed."""
-        settings = {name: getattr(self, name) for name in _OPTIONS}
-        try:
-            return _dot.graph_view(self._tape, **settings).graph.pipe(format="svg", encoding="utf-8")
-        except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
-            return None
+        root = self._tape.values[self._tape.root]
+        static = value_mimebundle(root, **{name: getattr(self, name) for name in _OPTIONS})
+        return {**{k: v for k, v in static.items() if k != "text/plain"}, **data}, metadata
 
 
 def explore(root: Value, **options: Any) -> GraphWidget:

@@ -1083,4 +1083,4 @@ function widget_default({
 }
 
 // packages/anywidget/src/index.js
-define(["@jupyter-widgets/base"], widget_default);
+define("anywidget", ["@jupyter-widgets/base"], widget_default);

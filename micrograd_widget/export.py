@@ -1,0 +1,103 @@
+"""save_html: one self-contained page with a live widget, for people who only have a browser.
+
+The page holds the widget state (ipywidgets' embedding, ``drop_defaults=False`` so anywidget's ``_esm``
+is kept) and, inline, the offline assets the build copied into static/: require.js, anywidget's AMD
+build and ipywidgets' HTML manager (``embed-amd.js``). No CDN, no kernel: the sliders work because
+the browser replays the tape itself (js/tape.js).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ipywidgets.embed import dependency_state, embed_data, escape_script
+
+from .dot import escape
+from .engine import Value
+from .widget import GraphWidget
+
+__all__ = ["save_html"]
+
+_STATIC = Path(__file__).parent / "static"
+# Loaded in this order: the AMD loader, the named anywidget module, then the manager, which renders the
+# views found in the page once it has loaded.
+_ASSETS = ("require.js", "anywidget-amd.js", "embed-amd.js")
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<style>
+  body {{ margin: 0; padding: 16px; font-family: system-ui, sans-serif; }}
+  @media (prefers-color-scheme: dark) {{ body {{ background: #1e1e1e; color: #e6e6e6; }} }}
+  .mgw-page-note {{ font-size: 12px; opacity: 0.7; margin: 0 0 8px; }}
+</style>
+{scripts}
+<script type="application/vnd.jupyter.widget-state+json">
+{state}
+</script>
+</head>
+<body>
+<p class="mgw-page-note">{note}</p>
+{views}
+</body>
+</html>
+"""
+
+
+def _script(text: str) -> str:
+    """A <script> holding ``text``; as a base64 data URL if the text could end the element early."""
+    lowered = text.lower()
+    if "</script" in lowered or "<!--" in text:
+        encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+        return f'<script src="data:text/javascript;base64,{encoded}"></script>'
+    return f"<script>\n{text}\n</script>"
+
+
+def _assets() -> str:
+    missing = [name for name in _ASSETS if not (_STATIC / name).is_file()]
+    if missing:
+        raise FileNotFoundError(
+            f"micrograd_widget/static/ lacks {', '.join(missing)}; rebuild with `npm --prefix js ci && npm --prefix js run build`"
+        )
+    return "\n".join(_script((_STATIC / name).read_text(encoding="utf-8")) for name in _ASSETS)
+
+
+def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str], *,
+              title: str = "micrograd-widget", **options: Any) -> Path:
+    """Write a self-contained HTML page with a live widget of ``root_or_widget`` (a Value, drawn with
+    ``options`` as GraphWidget takes them, or an existing GraphWidget as it is now); returns the path.
+
+    The page opens offline in any modern browser; its sliders replay the graph in the browser. Graphs
+    with user-defined ops show their numbers but need a kernel to change them.
+    """
+    if isinstance(root_or_widget, GraphWidget):
+        if options:
+            raise TypeError("save_html: options apply only when you pass a Value; this widget already has its own")
+        widget = root_or_widget
+    elif isinstance(root_or_widget, Value):
+        widget = GraphWidget(root_or_widget, **options)
+    else:
+        raise TypeError(f"save_html() takes a Value or a GraphWidget, got {type(root_or_widget).__name__}")
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(f"save_html: {str(target)!r} is a folder; give a file name such as 'graph.html'")
+
+    data = embed_data(views=[widget], drop_defaults=False, state=dependency_state(widget, drop_defaults=False))
+    state = escape_script(json.dumps(data["manager_state"], allow_nan=False, ensure_ascii=False))
+    views = "\n".join(
+        f'<script type="application/vnd.jupyter.widget-view+json">\n{escape_script(json.dumps(spec))}\n</script>'
+        for spec in data["view_specs"]
+    )
+    note = ("Drag a slider: every value and gradient is recomputed in this page (no kernel). "
+            f"{len(widget.tape):,} nodes, {len(widget.tape.leaves):,} leaves.")
+    page = _PAGE.format(title=escape(title, "html"), scripts=_assets(), state=state, views=views,
+                        note=escape(note, "html"))
+    target.write_text(page, encoding="utf-8")
+    return target
