@@ -339,7 +339,7 @@ def test_scope_is_restored_after_an_error() -> None:
 
 # ---- random expression graphs ----
 
-_PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_PROPERTY

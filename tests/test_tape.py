@@ -90,7 +90,7 @@ def test_forward_takes_a_mapping_of_leaf_ids_and_write_back_copies_into_the_valu
     assert (a.data, L.data, a.grad, b.grad, L.grad) == (3.0, 15.0, 5.0, 3.0, 1.0)
 
 
-_PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @_PROPERTY
