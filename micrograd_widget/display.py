@@ -27,9 +27,9 @@ MAX_SVG_BYTES = 2_500_000
 
 
 def render_svg(view: GraphView) -> str:
-    """The picture as SVG text, laid out by the kernel's ``dot``; raises ``graphviz.ExecutableNotFound``
-    when Graphviz is not installed."""
-    return view.graph.pipe(format="svg", encoding="utf-8")
+    """The picture as SVG text, laid out by the kernel's ``dot`` (its warnings kept out of the notebook);
+    raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed."""
+    return view.graph.pipe(format="svg", encoding="utf-8", quiet=True)
 
 
 def value_mimebundle(value: Value, *, precision: int = DEFAULT_OPTIONS["precision"],

@@ -4,6 +4,15 @@ Everything that draws a graph (``draw_dot``, the inline display, the live widget
 ``graph_view(tape, ...)``: one layout path. The DOT it writes is laid out by Graphviz, either the
 kernel's ``dot`` (static SVG) or Graphviz compiled to WebAssembly in the browser (the widget).
 
+Folding (``node_budget``)
+-------------------------
+A graph of more than ``node_budget`` nodes is drawn with at most ``node_budget`` boxes (value nodes
+plus fold boxes) and about ``EDGES_PER_BOX * node_budget`` edges. First choice: one box per nn module
+(the tape's scopes) at the deepest scope depth that fits, e.g. ``layers.0.neurons.3``, every other node
+in full. When the nodes outside modules alone are too many, or there are no scopes, the units nearest
+the root (breadth first over inputs) are kept and the rest go into one box titled "farther from the
+output". The root is always drawn in full; ``GraphView.message`` says what was folded.
+
 Ids, classes and how to find things in the SVG Graphviz makes of this DOT
 --------------------------------------------------------------------------
 Every DOT node has ``id`` = its name, so Graphviz writes ``<g id="<id>" class="node <classes>">``:

@@ -209,6 +209,23 @@ def test_format_number() -> None:
     assert [format_number(x) for x in (math.nan, math.inf, -math.inf)] == ["nan", "inf", "-inf"]
 
 
+def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
+    x = Value(math.inf, label="x")
+    y = x * 0.0
+    y.backward()
+    groups = svg_groups(render(graph_view(y)))
+    assert texts(groups["n0"]) == ["x", "data inf", "grad 0.0000"]
+    assert texts(groups["n2"])[1] == "data nan"
+    fills = {el.get("fill") for el in groups["n2"].iter() if el.tag == f"{SVG}polygon"}
+    assert fills == {grad_color(1.0, 1.0)}
+    z = Value(2.0, label="z")
+    w = z * 1.0
+    w.grad = math.nan
+    w._backward()
+    fills = {el.get("fill") for el in svg_groups(render(graph_view(w)))["n0"].iter() if el.tag == f"{SVG}path"}
+    assert fills == {NONFINITE_COLOR}
+
+
 def test_rankdir_tb_keeps_three_fields(dot_program: str) -> None:
     view = graph_view(lecture_graph(), rankdir="tb")
     assert view.options["rankdir"] == "TB" and view.graph.graph_attr["rankdir"] == "TB"
