@@ -17,7 +17,7 @@ from traitlets.config import Config
 import micrograd_widget
 from micrograd_widget.extension import MicrogradWidget, current_options
 
-from test_dot import SVG, dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
+from test_dot import dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
 
 CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
 
