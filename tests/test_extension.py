@@ -197,3 +197,14 @@ def test_default_view_widget_falls_back_to_the_picture(ip: InteractiveShell, mon
         data = last_value_bundle(ip)
     assert "image/svg+xml" in data
     assert any("showing the static picture" in str(w.message) for w in caught)
+
+
+def test_default_view_widget_with_the_real_widget(ip: InteractiveShell, dot_program: str) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
+    ip.run_line_magic("config", "MicrogradWidget.precision = 2")
+    data = last_value_bundle(ip)
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
+    groups = svg_groups(parse_svg(data["image/svg+xml"]))
+    assert texts(groups["n0"]) == ["a", "data 2.00", "grad -3.00"]
