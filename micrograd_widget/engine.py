@@ -39,18 +39,19 @@ class scope:
         if not isinstance(name, str):
             raise TypeError(f"scope() takes a str such as 'layers.0', got {type(name).__name__}: {name!r}")
         self.name = name
-        self._outer = ""
+        self._outer: list[str] = []  # a stack, so one scope object can be entered again inside itself
 
     def __enter__(self) -> str:
         global _current_scope
-        outer = self._outer = _current_scope
+        outer = _current_scope
+        self._outer.append(outer)
         name = self.name
         _current_scope = f"{outer}.{name}" if outer and name else (name or outer)
         return _current_scope
 
     def __exit__(self, *exc: object) -> None:
         global _current_scope
-        _current_scope = self._outer
+        _current_scope = self._outer.pop()
 
 
 def current_scope() -> str:
@@ -58,17 +59,15 @@ def current_scope() -> str:
     return _current_scope
 
 
-def _check_number(data: object) -> float:
+def _check_number(data: object, who: str = "Value()") -> float:
     """``data`` as a float, or a TypeError that says what was passed and what to pass instead."""
     if type(data) is float:
         return data
     if isinstance(data, Value):
-        raise TypeError(
-            f"Value() takes a number, got a Value ({data!r}); use that Value directly or pass its .data"
-        )
+        raise TypeError(f"{who} takes a number, got a Value ({data!r}); use that Value directly or pass its .data")
     if isinstance(data, numbers.Real):
         return float(data)
-    raise TypeError(f"Value() takes a real number (int or float), got {type(data).__name__}: {data!r}")
+    raise TypeError(f"{who} takes a real number (int or float), got {type(data).__name__}: {data!r}")
 
 
 _new = object.__new__
@@ -189,18 +188,23 @@ class Value:
         return _node(_POWV.forward(other.data, self.data, None), other, self, _POWV, _POWV.symbol)
 
     def exp(self) -> "Value":
+        """e**self as one node; OverflowError past about 709.78."""
         return _unary(_EXP, self)
 
     def log(self) -> "Value":
+        """The natural log as one node; ValueError for a non-positive input."""
         return _unary(_LOG, self)
 
     def tanh(self) -> "Value":
+        """tanh as one node, stable for any input (tanh(400) is 1.0 with slope 0)."""
         return _unary(_TANH, self)
 
     def relu(self) -> "Value":
+        """max(0, self) as one node (micrograd's 'ReLU'; slope 0 at 0, as PyTorch)."""
         return _unary(_RELU, self)
 
     def sigmoid(self) -> "Value":
+        """1 / (1 + e**-self) as one node, stable on both signs."""
         return _unary(_SIGMOID, self)
 
     @staticmethod
@@ -229,7 +233,7 @@ class Value:
         Gradients accumulate, as in micrograd and PyTorch: calling it twice doubles every grad.
         Call ``zero_grad()`` (on this root or on a Module) first for a fresh pass.
         """
-        grad = _check_number(grad)
+        grad = _check_number(grad, "backward(grad=...)")
         topo = topological_order(self)
         # A fresh pass needs zero grads to start from; keep whatever was there and add it back after.
         earlier = list(map(_get_grad, topo)) if any(map(_get_grad, topo)) else None

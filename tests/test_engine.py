@@ -200,6 +200,8 @@ def test_backward_takes_a_seed_gradient() -> None:
     assert a.grad == 3.0
     with pytest.raises(TypeError):
         (a * a).backward("1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="backward"):
+        (a * a).backward(None)  # type: ignore[arg-type]
 
 
 def test_zero_grad_on_a_root_zeroes_every_node() -> None:
@@ -401,3 +403,12 @@ def test_a_backward_that_fails_midway_puts_every_grad_back() -> None:
     with pytest.raises(ZeroDivisionError):
         L.backward()
     assert (a.grad, L.grad, b.grad) == (5.0, 7.0, 0.0)
+
+
+def test_one_scope_object_can_be_entered_inside_itself() -> None:
+    inner = scope("block")
+    with inner:
+        with inner:
+            assert current_scope() == "block.block"
+        assert current_scope() == "block"
+    assert current_scope() == ""
