@@ -11,21 +11,39 @@ import pytest
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.graphs import KERNEL_STATE_MARKER, LECTURE_L_SOURCE, PRINT_LECTURE_L_SOURCE, lecture_L
 from .mgw_browser.jupyter import write_notebook
-from .mgw_browser.lab import cell_locator, cell_state, marked_json, open_notebook, run_all, run_cell, stream_text
+from .mgw_browser.lab import (cell_locator, cell_state, marked_json, open_notebook, run_all, run_cell, set_cell_source,
+                               stream_text)
 
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
 
 EXPLORE_CELL = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 SETTLE_DEBOUNCE_S = 0.5  # crosses the contract's ~150 ms settle debounce before asking the kernel
 
 
 def _widget_in_cell(page, index: int, timeout_s: float = 90.0) -> WidgetDom:
-    """The widget shown in cell ``index``'s output, once ready; fails with the cell's printed error otherwise."""
+    """The widget shown in cell ``index``'s output, once ready. Fails at once, with what the cell printed, when
+    the cell raised or finished without a widget view in its outputs."""
     view = WidgetDom(cell_locator(page, index))
-    try:
-        view.wait_ready(timeout_s)
-    except Exception as exc:
-        raise AssertionError(f"{exc}\ncell {index} printed: {stream_text(cell_state(page, index)['outputs'])!r}") from None
+
+    def status() -> str | None:
+        if view.root.count():
+            return "widget"
+        cell = cell_state(page, index)
+        if any(o.get("output_type") == "error" for o in cell["outputs"]):
+            return "error"
+        done = cell["count"] is not None and page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'")
+        has_view = any(WIDGET_MIME in o.get("data", {}) for o in cell["outputs"])
+        return "no widget" if done and not has_view else None
+
+    seen = poll(status, lambda s: s is not None, f"cell {index} to show a widget", timeout_s=timeout_s, interval_s=0.25)
+    if seen != "widget":
+        cell = cell_state(page, index)
+        mimes = [sorted(o.get("data", {})) for o in cell["outputs"]]
+        raise AssertionError(f"cell {index} shows no widget ({seen}); it printed {stream_text(cell['outputs'])!r}, "
+                             f"output mime types {mimes}")
+    view.wait_ready(timeout_s)
     return view
 
 
@@ -67,6 +85,12 @@ def test_dragging_a_leaf_updates_the_view_and_the_kernel(jupyterlab, guarded_lab
     assert _kernel_matches(printed, want)
     view.expect_numbers(want)  # the kernel's echo did not change what the view shows
 
+    # And the other way: a Python-side change of a leaf shows in the view.
+    set_cell_source(page, 1, "w.set_leaf(a, 1.5)")
+    run_cell(page, 1)
+    assert not stream_text(cell_state(page, 1)["outputs"]), "w.set_leaf(a, 1.5) printed an error"
+    view.expect_numbers(expected_numbers(lecture_L(a=1.5, b=y)))
+
 
 def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, notebook_name):
     page = guarded_lab.page
@@ -78,7 +102,7 @@ def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, note
     bundle = next((o for o in cell_state(page, 0)["outputs"] if o.get("output_type") == "execute_result"), None)
     assert bundle is not None, "the bare `L` produced no execute_result"
     mimes = set(bundle["data"])
-    assert "application/vnd.jupyter.widget-view+json" in mimes, f"no widget view in the bundle: {sorted(mimes)}"
+    assert WIDGET_MIME in mimes, f"no widget view in the bundle: {sorted(mimes)}"
     assert mimes & {"image/svg+xml", "text/html"}, f"no static fallback kept in the bundle: {sorted(mimes)}"
     x = view.move_slider("f", 0.2)
     view.expect_numbers(expected_numbers(lecture_L(f=x)))

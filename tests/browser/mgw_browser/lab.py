@@ -75,6 +75,12 @@ def marked_json(outputs: list[dict[str, Any]], marker: str) -> Any | None:
     return None
 
 
+def set_cell_source(page, index: int, source: str) -> None:
+    """Replace the code of cell ``index`` (as typing it would)."""
+    page.evaluate("([i, src]) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.setSource(src)",
+                  [index, source])
+
+
 def cell_locator(page, index: int):
     """The DOM of notebook cell ``index`` (its outputs included)."""
     return page.locator(".jp-Notebook .jp-Cell").nth(index)
