@@ -94,7 +94,8 @@ def test_dragging_a_leaf_updates_the_view_and_the_kernel(jupyterlab, guarded_lab
 
 def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, notebook_name):
     page = guarded_lab.page
-    write_notebook(jupyterlab.notebooks / notebook_name, ["%load_ext micrograd_widget\n" + LECTURE_L_SOURCE + "L\n"])
+    setup = "%load_ext micrograd_widget\n%config MicrogradWidget.default_view = 'widget'\n"
+    write_notebook(jupyterlab.notebooks / notebook_name, [setup + LECTURE_L_SOURCE + "L\n"])
     open_notebook(page, jupyterlab, notebook_name)
     run_all(page, "lab")
     view = _widget_in_cell(page, 0)
