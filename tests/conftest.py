@@ -35,9 +35,15 @@ def torch() -> Any:
 # blow up, and returns the steps as taken, so the same graph can be rebuilt for other leaf values,
 # with the engine or with PyTorch.
 
-UNARY = ("neg", "exp", "log", "tanh", "relu", "sigmoid", "pow")
-BINARY = ("add", "sub", "mul", "div", "powv")
-WITH_CONST = ("add_c", "c_sub", "c_mul", "c_div", "div_c", "c_pow")
+# Each step as a function of its inputs a, b and constant c; Values and tensors share this syntax.
+STEPS: dict[str, Callable[[Any, Any, float], Any]] = {
+    "add": lambda a, b, c: a + b, "sub": lambda a, b, c: a - b, "mul": lambda a, b, c: a * b,
+    "div": lambda a, b, c: a / b, "powv": lambda a, b, c: a ** b, "pow": lambda a, b, c: a ** c,
+    "neg": lambda a, b, c: -a, "add_c": lambda a, b, c: a + c, "c_sub": lambda a, b, c: c - a,
+    "c_mul": lambda a, b, c: c * a, "c_div": lambda a, b, c: c / a, "div_c": lambda a, b, c: a / c,
+    "c_pow": lambda a, b, c: c ** a,
+    **{f: (lambda a, b, c, f=f: getattr(a, f)()) for f in ("exp", "log", "tanh", "relu", "sigmoid")},
+}
 EXPONENTS = (2, 3, 0.5, -1, -2.5, 1.5, 0, -2)
 CONSTANTS = (0.5, 1.5, 2.0, 3.0, -0.75, 2.5, -1.0, 0.25)
 
@@ -50,40 +56,9 @@ class Program:
     steps: tuple[tuple[str, int, int, float], ...]
 
 
-def _apply(op: str, a: Any, b: Any, c: float, fns: dict[str, Callable[[Any], Any]]) -> Any:
-    """One step on either backend: Values or tensors share the operator syntax."""
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    if op == "div":
-        return a / b
-    if op == "powv":
-        return a ** b
-    if op == "pow":
-        return a ** c
-    if op == "neg":
-        return -a
-    if op == "add_c":
-        return a + c
-    if op == "c_sub":
-        return c - a
-    if op == "c_mul":
-        return c * a
-    if op == "c_div":
-        return c / a
-    if op == "div_c":
-        return a / c
-    if op == "c_pow":
-        return c ** a
-    return fns[op](a)
-
-
 def _safe(op: str, a: float, b: float, c: float) -> bool:
     """Whether ``op`` stays well inside its domain (and away from huge values) at these inputs."""
-    if op in ("log",):
+    if op == "log":
         return a > 0.05
     if op == "exp":
         return a < 6
@@ -96,31 +71,31 @@ def _safe(op: str, a: float, b: float, c: float) -> bool:
     if op == "c_pow":
         return c > 0 and abs(a * math.log(c)) < 8
     if op == "pow":
-        if a < 0 and c != int(c):
-            return False
-        if c < 0 and abs(a) < 0.1 or 0 < c < 1 and a == 0:  # no finite slope (and -0.0 signs differ)
-            return False
+        if a < 0 and c != int(c) or c < 0 and abs(a) < 0.1 or 0 < c < 1 and a == 0:
+            return False  # not real, or no finite slope (and PyTorch's sign of inf at -0.0 differs)
         return abs(a) < 30 or c <= 1
     if op in ("mul", "c_mul"):
         return abs(a * (b if op == "mul" else c)) < 1e4
     return abs(a) + abs(b) < 1e4
 
 
-_VALUE_FNS = {name: (lambda v, name=name: getattr(v, name)()) for name in ("exp", "log", "tanh", "relu", "sigmoid")}
+def _run(program: Program, xs: list[Any]) -> Any:
+    """The root of a resolved program whose leaves are ``xs`` (Values or tensors)."""
+    nodes = list(xs)
+    for op, i, j, c in program.steps:
+        nodes.append(STEPS[op](nodes[i], nodes[j], c))
+    return nodes[-1]
 
 
 class Graphs:
     """Builders for random expression graphs on the engine and on PyTorch."""
 
-    Program = Program
-
     @staticmethod
     def programs(max_leaves: int = 4, max_steps: int = 12) -> st.SearchStrategy[Program]:
+        """A hypothesis strategy for (unresolved) programs."""
         leaf = st.floats(-2.5, 2.5, allow_nan=False).map(lambda x: round(x, 6))
         step = st.tuples(
-            st.sampled_from(UNARY + BINARY + WITH_CONST),
-            st.integers(0, 10_000),
-            st.integers(0, 10_000),
+            st.sampled_from(sorted(STEPS)), st.integers(0, 10_000), st.integers(0, 10_000),
             st.integers(0, len(CONSTANTS) - 1),
         )
         return st.builds(
@@ -131,17 +106,18 @@ class Graphs:
 
     @staticmethod
     def resolve(program: Program) -> Program:
-        """The program with unsafe steps replaced by tanh and pow constants drawn from EXPONENTS."""
+        """The program with real input indices and constants, and unsafe steps replaced by tanh."""
+        from micrograd_widget.engine import Value
+
         data = list(program.leaves)
         steps = []
         for op, i, j, c in program.steps:
             i, j = i % len(data), j % len(data)
             c = EXPONENTS[int(c)] if op == "pow" else CONSTANTS[int(c)]
-            a, b = data[i], data[j]
-            if not _safe(op, a, b, c):
+            if not _safe(op, data[i], data[j], c):
                 op = "tanh"
             steps.append((op, i, j, c))
-            data.append(_float_apply(op, a, b, c))
+            data.append(STEPS[op](Value(data[i]), Value(data[j]), c).data)
         return Program(program.leaves, tuple(steps))
 
     @staticmethod
@@ -150,27 +126,13 @@ class Graphs:
         from micrograd_widget.engine import Value
 
         xs = [Value(x, label=f"x{n}") for n, x in enumerate(program.leaves if leaves is None else leaves)]
-        nodes: list[Any] = list(xs)
-        for op, i, j, c in program.steps:
-            nodes.append(_apply(op, nodes[i], nodes[j], c, _VALUE_FNS))
-        return xs, nodes[-1]
+        return xs, _run(program, xs)
 
     @staticmethod
     def build_torch(torch: Any, program: Program) -> tuple[list[Any], Any]:
         """(leaf tensors requiring grad, root tensor) of a resolved program, in float64."""
         xs = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in program.leaves]
-        nodes: list[Any] = list(xs)
-        fns = {"exp": torch.exp, "log": torch.log, "tanh": torch.tanh, "relu": torch.relu, "sigmoid": torch.sigmoid}
-        for op, i, j, c in program.steps:
-            nodes.append(_apply(op, nodes[i], nodes[j], c, fns))
-        return xs, nodes[-1]
-
-
-def _float_apply(op: str, a: float, b: float, c: float) -> float:
-    """One step's value, computed by the engine on fresh leaves."""
-    from micrograd_widget.engine import Value
-
-    return _apply(op, Value(a), Value(b), c, _VALUE_FNS).data
+        return xs, _run(program, xs)
 
 
 @pytest.fixture(scope="session")
