@@ -10,12 +10,11 @@ import base64
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.engine import topological_order
 from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.fake_model import model_log, open_view, widget_payload
-from .mgw_browser.graphs import HOSTILE_LABELS, hostile_graph, lecture_L, log_graph, moons_loss
+from .mgw_browser.graphs import HOSTILE_LABELS, hostile_graph, lecture_L, lecture_neuron, log_graph, moons_loss
 
 pytestmark = pytest.mark.browser
 
@@ -108,11 +107,8 @@ def test_reset_restores_the_initial_leaf_values(show):
 
 
 def test_inspector_shows_full_precision_op_and_inputs_of_a_clicked_node(show):
-    from micrograd_widget.demo import neuron
-
-    o = neuron()
-    nodes = {v.label: v for v in topological_order(o)}
-    view = show(o)
+    nodes = lecture_neuron()
+    view = show(nodes["o"])
     inspector = view.root.locator('[data-role="inspector"]')
     for label, op_text, inputs in (("n", "+", ("x1*w1 + x2*w2", "b")), ("o", "tanh", ("n",))):
         view.root.locator(f'[data-node="{label}"][data-field="data"]').first.click()

@@ -28,6 +28,26 @@ def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0)
     return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
 
 
+def lecture_neuron() -> dict[str, Value]:
+    """The lecture's neuron ``o = tanh(x1*w1 + x2*w2 + b)`` (b = 6.88137..., so o = 1/sqrt(2)), backpropagated;
+    its numbers need full precision to read back."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    x1w1 = x1 * w1
+    x1w1.label = "x1*w1"
+    x2w2 = x2 * w2
+    x2w2.label = "x2*w2"
+    s = x1w1 + x2w2
+    s.label = "x1*w1 + x2*w2"
+    n = s + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    o.backward()
+    return {v.label: v for v in (x1, x2, w1, w2, b, x1w1, x2w2, s, n, o)}
+
+
 def log_graph(x: float = 2.0) -> dict[str, Value]:
     """``z = log(x) * k``: moving ``x`` to zero or below is an op error (log of a non-positive number)."""
     vx, vk = Value(x, label="x"), Value(3.0, label="k")
