@@ -250,11 +250,13 @@ class GraphView {
     if (this.filter) {
       const q = this.filter.value.trim().toLowerCase();
       if (q) {
+        const exact = (j) => this.keys[leaves[j]].toLowerCase() === q || `#${leaves[j]}` === q;
         order = order.filter((j) => {
           const i = leaves[j];
-          return this.keys[i].toLowerCase().includes(q) || (this.spec.label[i] || "").toLowerCase().includes(q)
-            || (this.spec.scope[i] || "").toLowerCase().includes(q) || `#${i}` === q;
+          return exact(j) || this.keys[i].toLowerCase().includes(q) || (this.spec.label[i] || "").toLowerCase().includes(q)
+            || (this.spec.scope[i] || "").toLowerCase().includes(q);
         });
+        order.sort((a, b) => exact(b) - exact(a));
       }
       const matching = order.length;
       order = order.slice(0, MAX_LEAF_ROWS);
