@@ -42,7 +42,7 @@ class Tape:
     and the current replayed ``data`` and ``grad``."""
 
     __slots__ = ("values", "ops", "inputs", "k", "symbols", "labels", "scopes", "leaves", "root",
-                 "data", "grad", "_index", "_opaque", "_steps", "_step_nodes")
+                 "data", "grad", "_index", "_opaque", "_steps")
 
     def __init__(self, values: Sequence[Value]) -> None:
         """Freeze ``values``, which must be in topological order (use ``Tape.from_value(root)``)."""
@@ -82,13 +82,18 @@ class Tape:
         self.data: list[float] = list(map(attrgetter("data"), values))
         self.grad: list[float] = list(map(attrgetter("grad"), values))
         self._opaque = tuple(i for i, (op, ins) in enumerate(zip(self.ops, self.inputs)) if op is None and ins)
-        # The replay program: one (node, forward, local_grad, input a, input b or None, constant) per op node.
-        self._steps = [
-            (i, op.forward, op.local_grad, ins[0], ins[1] if op.arity == 2 else None, c)
-            for i, (op, ins, c) in enumerate(zip(self.ops, self.inputs, self.k))
-            if op is not None
-        ]
-        self._step_nodes = [step[0] for step in self._steps]
+        # The replay program, as parallel lists (no per-node objects for the garbage collector to
+        # chase): for each op node in order, its id, forward, local_grad, input a, input b or None, constant.
+        steps = [i for i, op in enumerate(self.ops) if op is not None]
+        ops, ins, ks = self.ops, self.inputs, self.k
+        self._steps = (
+            steps,
+            [ops[i].forward for i in steps],  # type: ignore[union-attr]
+            [ops[i].local_grad for i in steps],  # type: ignore[union-attr]
+            [ins[i][0] for i in steps],
+            [ins[i][1] if ops[i].arity == 2 else None for i in steps],  # type: ignore[union-attr]
+            [ks[i] for i in steps],
+        )
 
     @classmethod
     def from_value(cls, root: Value) -> "Tape":
@@ -150,7 +155,8 @@ class Tape:
         was, when an op fails (e.g. log of a negative number) or the graph has opaque nodes."""
         self._check_replayable()
         data = self._leaf_vector(leaf_values)
-        for i, forward, _, a, b, k in self._steps:
+        nodes, forwards, _, inputs_a, inputs_b, ks = self._steps
+        for i, forward, a, b, k in zip(nodes, forwards, inputs_a, inputs_b, ks):
             data[i] = forward(data[a], None if b is None else data[b], k)
         self.data = data
         return data
@@ -165,10 +171,12 @@ class Tape:
         data = self.data
         grad = [0.0] * len(data)
         grad[out] = 1.0
-        steps = self._steps
-        if out != self.root:
-            steps = steps[: bisect_right(self._step_nodes, out)]
-        for i, _, local_grad, a, b, k in reversed(steps):
+        nodes, _, local_grads, inputs_a, inputs_b, ks = self._steps
+        if out != self.root:  # only the op nodes up to `output` can carry its gradient
+            cut = bisect_right(nodes, out)
+            nodes, local_grads, inputs_a, inputs_b, ks = (x[:cut] for x in (nodes, local_grads, inputs_a, inputs_b, ks))
+        for i, local_grad, a, b, k in zip(reversed(nodes), reversed(local_grads), reversed(inputs_a),
+                                          reversed(inputs_b), reversed(ks)):
             g = grad[i]
             if b is None:
                 grad[a] += local_grad(data[a], None, k, data[i])[0] * g
