@@ -13,19 +13,31 @@ import pytest
 from hypothesis import strategies as st
 
 
+def _reference(name: str) -> Any:
+    """Import a reference package of the test extras; skip without it, except on CI where it must be there."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} is required on CI (pip install -e '.[dev]'); the reference tests must run there")
+        pytest.skip(f"{name} is not installed (pip install -e '.[dev]')")
+
+
 @pytest.fixture(scope="session")
 def torch() -> Any:
-    """PyTorch (float64 reference). Skipped only off CI, where the test extra may lack a wheel."""
+    """PyTorch, the float64 reference for values and gradients."""
     with warnings.catch_warnings():  # torch warns that numpy is missing; these tests do not use numpy
         warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
-        try:
-            torch = importlib.import_module("torch")
-        except ImportError:
-            if os.environ.get("CI"):
-                pytest.fail("torch is required on CI (pip install -e '.[test]'); the reference tests must run there")
-            pytest.skip("torch is not installed (pip install -e '.[test]')")
+        torch = _reference("torch")
         torch.tensor(1.0, dtype=torch.float64, requires_grad=True).exp().backward()
     return torch
+
+
+@pytest.fixture(scope="session")
+def micrograd() -> Any:
+    """The PyPI micrograd package (0.1.0), the behaviour this engine is compatible with."""
+    _reference("micrograd.nn")
+    return _reference("micrograd")
 
 
 # ---- random expression graphs ----

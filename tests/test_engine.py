@@ -5,7 +5,6 @@ differences."""
 from __future__ import annotations
 
 import gc
-import math
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -155,9 +154,7 @@ def test_micrograd_sanity_check_against_pytorch(torch) -> None:
 
 
 @pytest.mark.parametrize("expression", [_readme, _sanity])
-def test_same_values_and_grads_as_the_micrograd_package(expression) -> None:
-    import micrograd.engine
-
+def test_same_values_and_grads_as_the_micrograd_package(micrograd, expression) -> None:
     ours = expression(Value)
     theirs = expression(micrograd.engine.Value)
     ours[-1].backward()

@@ -22,9 +22,7 @@ def test_moons_mlp_has_337_parameters_relu_hidden_and_linear_output() -> None:
     assert all(h.data >= 0 for h in hidden)
 
 
-def test_same_weights_values_grads_and_repr_as_micrograd_for_the_same_seed() -> None:
-    import micrograd.nn
-
+def test_same_weights_values_grads_and_repr_as_micrograd_for_the_same_seed(micrograd) -> None:
     random.seed(42)
     ours = MLP(3, [4, 4, 1])
     random.seed(42)
