@@ -121,6 +121,7 @@ class Tape:
         return self._opaque
 
     def _check_replayable(self) -> None:
+        """A TapeReplayError naming the first opaque node, if there is one."""
         if self._opaque:
             i = self._opaque[0]
             raise TapeReplayError(
@@ -129,6 +130,7 @@ class Tape:
             )
 
     def _leaf_vector(self, leaf_values: Sequence[float] | Mapping[int, float] | None) -> list[float]:
+        """A copy of the current data with the new leaf values in place, after checking every one."""
         data = list(self.data)
         if leaf_values is None:
             return data
@@ -151,8 +153,10 @@ class Tape:
 
     def forward(self, leaf_values: Sequence[float] | Mapping[int, float] | None = None) -> list[float]:
         """Recompute every node's data for new leaf values (a sequence in ``leaves`` order, or a mapping
-        from leaf node id to value); returns and keeps the new data. Raises, leaving the tape as it
-        was, when an op fails (e.g. log of a negative number) or the graph has opaque nodes."""
+        from leaf node id to value, other leaves keeping their current value); returns and keeps the
+        new data. Raises, leaving the tape as it was, on bad leaf values (TapeReplayError), when an op
+        fails (its own error, e.g. ValueError for log of a negative number) or when the graph has
+        opaque nodes (TapeReplayError)."""
         self._check_replayable()
         data = self._leaf_vector(leaf_values)
         nodes, forwards, _, inputs_a, inputs_b, ks = self._steps
