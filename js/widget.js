@@ -3,6 +3,10 @@
 // only cached text nodes and fills; settled leaf values go to the kernel (trait `leaf_values`).
 // No user string reaches innerHTML: controls are built with createElement/textContent, and the only
 // markup parsed is Graphviz's SVG of the DOT in which micrograd_widget/dot.py escaped every user string.
+// Leaves: up to MAX_LEAF_ROWS get a slider row each; a graph with more (an MLP's loss has hundreds) gets a
+// filter box and the first MAX_LEAF_ROWS matching rows, leaves drawn in the picture first, so the DOM stays
+// small whatever the graph. Hooks: data-leaf / data-node = the node's label if no other node has it, else
+// its node id.
 
 import { backward, compileTape, decodeNumber, encodeNumber, forward, leafValuesOf } from "./tape.js";
 import { layoutSVG } from "./graphviz.js";
