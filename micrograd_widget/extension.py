@@ -33,7 +33,7 @@ class MicrogradWidget(Configurable):
                       help="How many boxes a picture draws before folding the rest by module or by distance "
                            "from the output, 10 to 2000.").tag(config=True)
     color = Bool(DEFAULT_OPTIONS["color"], help="Colour nodes by gradient (blue negative, orange positive).").tag(config=True)
-    default_view = Unicode("static", help="'static' shows a picture; 'widget' shows the live widget with sliders."
+    default_view = Unicode("widget", help="'widget' shows the live widget with sliders (the default); 'static' a picture."
                            ).tag(config=True)
 
     @validate("precision", "rankdir", "node_budget", "color")
@@ -109,7 +109,7 @@ def current_options(shell: Any = None) -> dict[str, Any]:
         shell = get_ipython() if get_ipython is not None else None
     entry = _loaded.get(id(shell)) if shell is not None else None
     if entry is None or entry[0] is not shell:
-        return {**DEFAULT_OPTIONS, "default_view": "static"}
+        return {**DEFAULT_OPTIONS, "default_view": MicrogradWidget.default_view.default_value}
     config = entry[1]
     return {**config.drawing_options(), "default_view": config.default_view}
 

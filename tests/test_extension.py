@@ -50,9 +50,18 @@ def ours(shell: InteractiveShell) -> list[MicrogradWidget]:
     return [c for c in shell.configurables if isinstance(c, MicrogradWidget)]
 
 
+def test_load_ext_shows_the_live_widget_with_the_picture_as_fallback(ip: InteractiveShell, dot_program: str) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    data = last_value_bundle(ip)
+    assert set(data) == {"text/plain", "image/svg+xml", "application/vnd.jupyter.widget-view+json"}
+    assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
+    assert texts(svg_groups(parse_svg(data["image/svg+xml"]))["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
+
+
 def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell, dot_program: str) -> None:
     assert set(last_value_bundle(ip)) == {"text/plain"}
     ip.run_line_magic("load_ext", "micrograd_widget")
+    ip.run_line_magic("config", "MicrogradWidget.default_view = 'static'")
     data = last_value_bundle(ip)
     assert set(data) == {"text/plain", "image/svg+xml"}
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
@@ -90,13 +99,13 @@ def test_unload_gives_back_a_display_registered_before(ip: InteractiveShell) -> 
 def test_config_magic_sets_options(ip: InteractiveShell, dot_program: str) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     assert current_options() == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
-                                 "default_view": "static"}
+                                 "default_view": "widget"}
     ip.run_line_magic("config", "MicrogradWidget.precision = 6")
     ip.run_line_magic("config", "MicrogradWidget.rankdir = 'tb'")
     ip.run_line_magic("config", "MicrogradWidget.color = False")
     ip.run_line_magic("config", "MicrogradWidget.node_budget = 40")
     assert current_options() == {"precision": 6, "rankdir": "TB", "node_budget": 40, "color": False,
-                                 "default_view": "static"}
+                                 "default_view": "widget"}
     svg = parse_svg(last_value_bundle(ip)["image/svg+xml"])
     groups = svg_groups(svg)
     assert texts(groups["n0"]) == ["a", "data 2.000000", "grad -3.000000"]
@@ -157,9 +166,9 @@ def test_profile_settings_apply_and_bad_ones_say_where(tmp_path: Any, monkeypatc
 
 
 def test_current_options_without_the_extension(ip: InteractiveShell) -> None:
-    assert current_options()["default_view"] == "static"
+    assert current_options()["default_view"] == "widget"
     assert current_options(object()) == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
-                                         "default_view": "static"}
+                                         "default_view": "widget"}
 
 
 def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,7 +94,7 @@ def test_dragging_a_leaf_updates_the_view_and_the_kernel(jupyterlab, guarded_lab
 
 def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, notebook_name):
     page = guarded_lab.page
-    setup = "%load_ext micrograd_widget\n%config MicrogradWidget.default_view = 'widget'\n"
+    setup = "%load_ext micrograd_widget\n"  # the widget is the default view once the extension is loaded
     write_notebook(jupyterlab.notebooks / notebook_name, [setup + LECTURE_L_SOURCE + "L\n"])
     open_notebook(page, jupyterlab, notebook_name)
     run_all(page, "lab")

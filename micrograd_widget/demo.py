@@ -1,0 +1,50 @@
+"""The interactive offline demo page: ``python -m micrograd_widget.demo [out.html]``.
+
+For people who only have a browser: the lecture's tanh neuron as a live widget in one HTML file
+that opens with no kernel and no network.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .engine import Value
+from .export import save_html
+
+__all__ = ["neuron", "main"]
+
+
+def neuron() -> Value:
+    """The lecture's two-input neuron ``o = tanh(x1*w1 + x2*w2 + b)``, backpropagated."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    x1w1 = x1 * w1
+    x1w1.label = "x1*w1"
+    x2w2 = x2 * w2
+    x2w2.label = "x2*w2"
+    x1w1x2w2 = x1w1 + x2w2
+    x1w1x2w2.label = "x1*w1 + x2*w2"
+    n = x1w1x2w2 + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    o.backward()
+    return o
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the demo page to the path given (default: micrograd-widget-demo.html)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) > 1 or (args and args[0] in ("-h", "--help")):
+        print("usage: python -m micrograd_widget.demo [out.html]")
+        return 0 if args and args[0] in ("-h", "--help") else 2
+    path = Path(args[0] if args else "micrograd-widget-demo.html")
+    save_html(neuron(), path)
+    print(f"wrote {path.resolve()} - open it in any browser (works offline, no kernel needed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
