@@ -4,8 +4,12 @@ from .dot import draw_dot, graph_view, trace
 from .engine import Value
 from .export import save_html
 from .extension import load_ipython_extension, unload_ipython_extension
+from .gradcheck import gradcheck
+from .nn import MLP, Layer, Module, Neuron
+from .ops import define_op
+from .tape import Tape
 from .widget import GraphWidget, explore
 
-__all__ = ["Value", "draw_dot", "graph_view", "trace", "GraphWidget", "explore", "save_html",
-           "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["Value", "Module", "Neuron", "Layer", "MLP", "define_op", "Tape", "draw_dot", "graph_view", "trace",
+           "GraphWidget", "explore", "save_html", "gradcheck", "load_ipython_extension", "unload_ipython_extension"]
 __version__ = "0.1.0"
