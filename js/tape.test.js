@@ -1,5 +1,6 @@
 // The browser replay against the Python side: every shared vector in tests/vectors/ to 1e-12, plus
-// hand-checked graphs and the failure and "kernel must compute" cases.
+// hand-checked graphs and the failure and "kernel must compute" cases; the backward pass step by step
+// (the stepper) and the numerical gradient check.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -7,7 +8,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
-import { backward, compileTape, decodeNumber, encodeNumber, forward, leafValuesOf, replay } from "./tape.js";
+import {
+  applyStep, backward, backwardSteps, compileTape, decodeNumber, encodeNumber, forward, GRADCHECK_DEFAULTS, gradcheckVerdict,
+  gradsAfter, leafValuesOf, NEVER, numericGrad, replay,
+} from "./tape.js";
 
 const VECTORS = fileURLToPath(new URL("../tests/vectors/", import.meta.url));
 const TOL = 1e-12;
@@ -170,4 +174,149 @@ test("non-finite numbers round-trip through the spec encoding; bad specs give cl
   spec.inputs[2] = [0, 5];
   assert.throws(() => compileTape(spec), /not an earlier node/);
   assert.throws(() => forward(compileTape(neuronSpec()), [1, 2]), /expected 5 leaf values/);
+});
+
+// ------------------------------------------------------------------ backward pass step by step
+
+function lectureL() {
+  const vec = JSON.parse(readFileSync(join(VECTORS, "lecture_L.json"), "utf8"));
+  return compileTape(vec.spec);
+}
+
+test("shared vectors: after every step the grads equal the full backward pass, step by step the same floats", async (t) => {
+  const files = vectorFiles();
+  if (files.length === 0) {
+    t.skip("tests/vectors/ has no *.json yet (written by the Python side)");
+    return;
+  }
+  for (const file of files) {
+    const vec = JSON.parse(readFileSync(join(VECTORS, file), "utf8"));
+    const tape = compileTape(vec.spec);
+    if (!tape.replayable) continue;
+    await t.test(file, () => {
+      for (const [c, kase] of vec.cases.entries()) {
+        const leaves = Float64Array.from(kase.leaf_values, decodeNumber);
+        const output = kase.output === null || kase.output === undefined ? tape.root : kase.output;
+        const data = new Float64Array(tape.n);
+        forward(tape, leaves, data);
+        const steps = backwardSteps(tape, data, output);
+        assertAllClose(gradsAfter(steps, steps.count), kase.grad, `${file} case ${c} grads after all ${steps.count} steps`);
+        assertAllClose(steps.grad, kase.grad, `${file} case ${c} steps.grad`);
+        // Stepping one at a time gives exactly the floats of recomputing from the start.
+        const running = gradsAfter(steps, 0);
+        for (let s = 0; s < steps.count; s++) {
+          applyStep(steps, s, running);
+          const fresh = gradsAfter(steps, s + 1);
+          for (let i = 0; i < tape.n; i++) assert.ok(Object.is(running[i], fresh[i]), `${file} case ${c}: step ${s + 1} node ${i}`);
+        }
+        // Steps run in reverse node order, and a node fires only after everything using it has fired.
+        for (let s = 1; s < steps.count; s++) assert.ok(steps.node[s] < steps.node[s - 1]);
+        for (let s = 0; s < steps.count; s++) {
+          assert.ok(steps.reachedAt[steps.node[s]] <= s, `${file}: node ${steps.node[s]} fires before it has a grad`);
+        }
+      }
+    });
+  }
+});
+
+test("the lecture's L = (a*b + c) * f: partial grads after each step, as computed by hand", () => {
+  const tape = lectureL();
+  //            a  b  e  c  d  f  L
+  const id = { a: 0, b: 1, e: 2, c: 3, d: 4, f: 5, L: 6 };
+  const data = new Float64Array(tape.n);
+  forward(tape, [2, -3, 10, -2], data);
+  const steps = backwardSteps(tape, data);
+  assert.equal(steps.count, 3);
+  assert.deepEqual([...steps.node], [id.L, id.d, id.e]);
+  assert.deepEqual([...steps.upstream], [1, -2, -2]);
+  assert.deepEqual([...steps.localA], [-2, 1, -3]); // dL/dd = f, dd/de = 1, de/da = b
+  assert.deepEqual([...steps.localB], [4, 1, 2]); //   dL/df = d, dd/dc = 1, de/db = a
+  const expected = [
+    { L: 1 },
+    { L: 1, d: -2, f: 4 },
+    { L: 1, d: -2, f: 4, e: -2, c: -2 },
+    { L: 1, d: -2, f: 4, e: -2, c: -2, a: 6, b: -4 },
+  ];
+  for (let k = 0; k <= 3; k++) {
+    const grad = gradsAfter(steps, k);
+    for (const [name, i] of Object.entries(id)) {
+      const reached = steps.reachedAt[i] <= k;
+      assert.equal(reached, name in expected[k], `after ${k} steps, ${name} reached?`);
+      assert.equal(grad[i], expected[k][name] ?? 0, `after ${k} steps, grad of ${name}`);
+    }
+  }
+  assert.throws(() => gradsAfter(steps, 4), /step must be an integer from 0 to 3/);
+});
+
+test("a leaf used twice gets both contributions in one step (a + a)", () => {
+  const spec = {
+    version: 1, ops: [{ name: "add", symbol: "+", arity: 2, builtin: true }], op: [-1, 0], inputs: [[], [0, 0]],
+    k: [null, null], symbol: ["", "+"], label: ["a", "b"], scope: ["", ""], leaves: [0], root: 1, data: [3, 6], grad: [0, 0],
+  };
+  const tape = compileTape(spec);
+  const steps = backwardSteps(tape, tape.data);
+  assert.equal(steps.count, 1);
+  assert.deepEqual([...gradsAfter(steps, 1)], [2, 1]);
+  assert.equal(steps.reachedAt[0], 1);
+});
+
+test("stepping from another output visits only what it depends on; a leaf output has no steps", () => {
+  const tape = lectureL();
+  const data = new Float64Array(tape.n);
+  forward(tape, [2, -3, 10, -2], data);
+  const fromD = backwardSteps(tape, data, 4);
+  assert.deepEqual([...fromD.node], [4, 2]);
+  assert.equal(fromD.reachedAt[5], NEVER, "f is not an input of d");
+  assert.equal(fromD.reachedAt[6], NEVER, "L comes after d");
+  assert.deepEqual([...gradsAfter(fromD, 2)], [...backward(tape, data, 4)]);
+  const fromLeaf = backwardSteps(tape, data, 0);
+  assert.equal(fromLeaf.count, 0);
+  assert.deepEqual([...gradsAfter(fromLeaf, 0)], [1, 0, 0, 0, 0, 0, 0]);
+  assert.throws(() => backwardSteps(tape, data, 7), /output must be a node id/);
+});
+
+// ------------------------------------------------------------------ numerical gradient check
+
+test("numeric grads by central differences agree with backprop on the lecture's L; leaf values are restored", () => {
+  const tape = lectureL();
+  const leaves = Float64Array.from([2, -3, 10, -2]);
+  const { grad } = replay(tape, leaves);
+  const { eps, rtol, atol } = GRADCHECK_DEFAULTS;
+  for (let j = 0; j < leaves.length; j++) {
+    const { numeric, failure } = numericGrad(tape, leaves, j, tape.root, eps);
+    assert.equal(failure, -1);
+    const verdict = gradcheckVerdict(grad[tape.leaves[j]], numeric, rtol, atol);
+    assert.ok(verdict.ok, `leaf ${j}: analytic ${grad[tape.leaves[j]]}, numeric ${numeric}`);
+    assert.ok(verdict.relError < 1e-6);
+  }
+  assert.deepEqual([...leaves], [2, -3, 10, -2]);
+});
+
+test("the gradcheck verdict follows gradcheck.py: |a - n| <= atol + rtol * |n|, relative to the larger", () => {
+  assert.deepEqual(gradcheckVerdict(6, 6), { absError: 0, relError: 0, ok: true });
+  assert.deepEqual(gradcheckVerdict(0, 0), { absError: 0, relError: 0, ok: true });
+  let v = gradcheckVerdict(2, 3);
+  assert.equal(v.absError, 1);
+  assert.equal(v.relError, 1 / 3);
+  assert.equal(v.ok, false);
+  v = gradcheckVerdict(1 + 5e-5, 1); // within rtol = 1e-4
+  assert.ok(v.ok);
+  v = gradcheckVerdict(1e-7, 0); // within atol = 1e-6
+  assert.ok(v.ok);
+  assert.equal(v.relError, 1);
+  v = gradcheckVerdict(1, NaN);
+  assert.ok(Number.isNaN(v.relError));
+  assert.equal(v.ok, false);
+  assert.equal(gradcheckVerdict(Infinity, Infinity).ok, false);
+});
+
+test("a replay that fails while nudging a leaf gives NaN and names the failing node", () => {
+  const spec = {
+    version: 1, ops: [{ name: "log", symbol: "log", arity: 1, builtin: true }], op: [-1, 0], inputs: [[], [0]],
+    k: [null, null], symbol: ["", "log"], label: ["x", "y"], scope: ["", ""], leaves: [0], root: 1, data: [0, -Infinity], grad: [0, 0],
+  };
+  const tape = compileTape(spec);
+  const { numeric, failure } = numericGrad(tape, Float64Array.from([1e-7]), 0, 1, 1e-6);
+  assert.ok(Number.isNaN(numeric));
+  assert.equal(failure, 1);
 });
