@@ -4,12 +4,14 @@ Python owns the state as traitlets, the browser owns the view (js/widget.js, bui
 graph is frozen once into a Tape; the browser replays it for every slider frame (js/tape.js) and sends
 the settled leaf values back, which the Tape replays here and writes into the real Value objects, so the
 next cell sees what the widget shows. A graph with a user-defined op is replayed here on request
-(custom message ``{"type": "replay"}``) because the browser has no copy of the op.
+(custom message ``{"type": "replay"}``) because the browser has no copy of the op; for the same reason
+the inspector's gradient check of such a graph is computed here (``{"type": "gradcheck"}``, answered with
+micrograd_widget.gradcheck), so a user-defined op with a wrong local derivative is caught in the view too.
 
 Displaying a widget never changes the Values; the first change of a leaf or of the output does.
 
 Traits (all synced): ``spec`` (Tape.to_json()), ``dot`` and ``view`` (dot.graph_view: the DOT and which
-nodes are drawn, folded, and the colour palette), ``leaf_values`` (in ``spec["leaves"]`` order),
+nodes are drawn, which fold box holds each other node, and the colour palette), ``leaf_values`` (in ``spec["leaves"]`` order),
 ``output`` (the node differentiated), ``data``/``grad`` (the kernel's numbers, only for graphs the
 browser cannot replay: empty otherwise, so a settled slider does not ship every node twice), ``precision``,
 ``rankdir``, ``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
@@ -28,6 +30,7 @@ import traitlets
 from . import dot as _dot
 from .display import value_mimebundle
 from .engine import Value
+from .gradcheck import gradcheck
 from .tape import Tape, TapeReplayError, decode_number, encode_number
 
 __all__ = ["GraphWidget", "explore"]
@@ -202,13 +205,20 @@ class GraphWidget(anywidget.AnyWidget):
             self.view = self._view_of(picture)
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Answer the browser's replay requests for graphs it cannot replay itself (user-defined ops).
+        """Answer the browser's requests for what it cannot compute itself: ``replay`` and ``gradcheck``."""
+        if not isinstance(content, dict):
+            return
+        if content.get("type") == "replay":
+            self.send(self._replay_reply(content))
+        elif content.get("type") == "gradcheck":
+            self.send(self._gradcheck_reply(content))
+
+    def _replay_reply(self, content: dict[str, Any]) -> dict[str, Any]:
+        """Data and grads for the browser's leaf values, for graphs it cannot replay (user-defined ops).
 
         Request ``{"type": "replay", "seq", "leaf_values", "output"}``; answer ``{"type": "replay",
         "seq", "data", "grad"}`` or ``{"type": "replay", "seq", "error"}``. The Values are not touched:
         that happens when the browser settles the leaf values."""
-        if not isinstance(content, dict) or content.get("type") != "replay":
-            return
         reply: dict[str, Any] = {"type": "replay", "seq": content.get("seq")}
         tape = self._tape
         saved = (tape.data, tape.grad)
@@ -223,7 +233,48 @@ class GraphWidget(anywidget.AnyWidget):
             reply["error"] = str(err.args[0]) if err.args else str(err)
         finally:
             tape.data, tape.grad = saved
-        self.send(reply)
+        return reply
+
+    def _gradcheck_reply(self, content: dict[str, Any]) -> dict[str, Any]:
+        """micrograd_widget.gradcheck for the leaf values and output the view shows.
+
+        Request ``{"type": "gradcheck", "seq", "leaf_values", "output", "eps", "rtol", "atol", "leaves"}``
+        (``leaves``: node ids to check, default every leaf); answer ``{"type": "gradcheck", "seq", "rows":
+        [{"node", "label", "data", "analytic", "numeric", "abs_error", "rel_error", "ok", "note"}], "passed",
+        "eps", "rtol", "atol", "output"}`` or ``{..., "error"}``. The leaf values are applied first (as a
+        settled slider would be), so the Values hold what was checked."""
+        reply: dict[str, Any] = {"type": "gradcheck", "seq": content.get("seq")}
+        tape = self._tape
+        try:
+            values = self._decode_leaves(content.get("leaf_values"))
+            output = self._node_id(content.get("output", tape.root), "output")
+            tolerances = {name: content.get(name, default) for name, default in
+                          (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
+            for name, x in tolerances.items():
+                tolerances[name] = _number(x, f"gradcheck {name}")
+            leaves = content.get("leaves")
+            if leaves is None:
+                chosen = list(tape.leaves)
+            elif isinstance(leaves, list):
+                chosen = [self._node_id(i, "gradcheck leaf") for i in leaves]
+            else:
+                raise TypeError(f"gradcheck leaves must be a list of node ids, got {type(leaves).__name__}")
+            if (values, output) != self._applied:
+                self._apply(values, output)
+            result = gradcheck(tape.values[tape.root], leaves=[tape.values[i] for i in chosen],
+                               output=tape.values[output], **tolerances)
+        except (TapeReplayError, TypeError, ValueError, ArithmeticError, KeyError) as err:
+            reply["error"] = str(err.args[0]) if err.args else str(err)
+            return reply
+        reply.update(
+            rows=[{"node": r.node, "label": r.label, "data": encode_number(r.data),
+                   "analytic": encode_number(r.analytic), "numeric": encode_number(r.numeric),
+                   "abs_error": encode_number(r.abs_error), "rel_error": encode_number(r.rel_error),
+                   "ok": r.ok, "note": r.note} for r in result.rows],
+            passed=result.passed, output=result.output,
+            eps=result.eps, rtol=result.rtol, atol=result.atol,
+        )
+        return reply
 
     # ------------------------------------------------------------------ helpers
 
@@ -274,9 +325,16 @@ class GraphWidget(anywidget.AnyWidget):
     @staticmethod
     def _view_of(picture: _dot.GraphView) -> dict[str, Any]:
         """What the browser needs to know about a picture besides its DOT."""
+        fold_of: list[int] = []
+        if picture.folds:
+            fold_of = [-1] * picture.total
+            for k, f in enumerate(picture.folds):
+                for i in f.members:
+                    fold_of[i] = k
         return {
             "shown": list(picture.shown),
             "folds": [{"id": f.id, "title": f.title, "kind": f.kind, "count": len(f.members)} for f in picture.folds],
+            "fold_of": fold_of,
             "message": picture.message,
             "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
                         "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},

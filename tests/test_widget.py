@@ -13,6 +13,7 @@ import traitlets
 from micrograd_widget import dot as dot_module
 from micrograd_widget.display import value_mimebundle
 from micrograd_widget.engine import Value, topological_order
+from micrograd_widget.gradcheck import gradcheck
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
 from micrograd_widget.tape import Tape, TapeReplayError
@@ -90,7 +91,7 @@ def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> No
     assert state["output"] == tape.root
     assert state["leaf_values"] == [tape.data[i] for i in tape.leaves]
     assert state["view"]["shown"] == list(range(len(tape)))
-    assert state["view"]["folds"] == [] and state["view"]["message"] == ""
+    assert state["view"]["folds"] == [] and state["view"]["fold_of"] == [] and state["view"]["message"] == ""
     assert state["view"]["palette"]["positive"] == dot_module.POSITIVE_COLOR
     assert (state["precision"], state["rankdir"], state["node_budget"], state["color"]) == (4, "LR", 250, True)
     assert state["data"] == [] and state["grad"] == [], "the browser replays this graph: no duplicate numbers"
@@ -148,6 +149,13 @@ def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
     assert [f["count"] for f in w.view["folds"]] == [len(f.members) for f in picture.folds]
     assert w.view["message"] == picture.message and "fold" in picture.message
     assert len(w.view["shown"]) < len(w.tape)
+    # Which fold box holds each node (the stepper highlights the box when a folded node fires).
+    fold_of = w.view["fold_of"]
+    assert len(fold_of) == len(w.tape)
+    for k, f in enumerate(picture.folds):
+        assert all(fold_of[i] == k for i in f.members)
+    assert all(fold_of[i] == -1 for i in picture.shown)
+    assert sum(x >= 0 for x in fold_of) + len(picture.shown) == len(w.tape)
 
 
 # ---------------------------------------------------------------- browser -> kernel
@@ -312,6 +320,78 @@ def test_a_bad_replay_request_gets_an_error_reply() -> None:
     custom_from_browser(w, {"type": "something else"})
     (reply,) = sent.customs()
     assert reply["seq"] == 1 and "leaf values" in reply["error"]
+
+
+# ---------------------------------------------------------------- gradient check (the inspector asks the kernel)
+
+
+def cube_bad_graph() -> dict[str, Value]:
+    """``z = cube_bad(x) * h`` where cube_bad's local derivative is wrong (2x^2 instead of 3x^2)."""
+    cube_bad = define_op("cube_bad", lambda a: a ** 3, lambda a, out: 2 * a * a)
+    x = Value(1.5, label="x")
+    y = Value.apply(cube_bad, x)
+    y.label = "y"
+    z = y * Value(0.5, label="h")
+    z.label = "z"
+    return {v.label: v for v in (x, y, z)}
+
+
+def gradcheck_request(w: GraphWidget, **fields: Any) -> dict[str, Any]:
+    sent = Recorder(w)
+    request = {"type": "gradcheck", "seq": 3, "leaf_values": list(w.leaf_values), "output": w.output, **fields}
+    custom_from_browser(w, request)
+    (reply,) = sent.customs()
+    assert reply["type"] == "gradcheck" and reply["seq"] == 3
+    return reply
+
+
+def test_gradcheck_request_is_answered_with_gradcheck_py_rows_and_a_wrong_custom_op_fails() -> None:
+    nodes = cube_bad_graph()
+    w = GraphWidget(nodes["z"])
+    reply = gradcheck_request(w)
+    assert "error" not in reply, reply.get("error")
+    expected = gradcheck(nodes["z"])
+    assert reply["passed"] is False and expected.passed is False
+    rows = {r["label"]: r for r in reply["rows"]}
+    assert set(rows) == {"x", "h"}
+    for row in expected.rows:
+        got = rows[row.label]
+        assert (got["node"], got["analytic"], got["numeric"], got["rel_error"], got["ok"]) == (
+            row.node, row.analytic, row.numeric, row.rel_error, row.ok)
+    assert rows["x"]["ok"] is False and rows["h"]["ok"] is True
+    assert rows["x"]["analytic"] == pytest.approx(0.5 * 2 * 1.5 ** 2)
+    assert rows["x"]["numeric"] == pytest.approx(0.5 * 3 * 1.5 ** 2, rel=1e-6)
+    assert (reply["eps"], reply["rtol"], reply["atol"]) == (1e-6, 1e-4, 1e-6)
+
+
+def test_gradcheck_request_checks_the_leaf_values_and_output_the_view_shows() -> None:
+    nodes = cube_graph()
+    w = GraphWidget(nodes["z"])
+    x_pos = w.tape.leaves.index(w.tape.index(nodes["x"]))
+    values = list(w.leaf_values)
+    values[x_pos] = 3.0
+    y_id = w.tape.index(nodes["y"])
+    reply = gradcheck_request(w, leaf_values=values, output=y_id, leaves=[w.tape.index(nodes["x"])], eps=1e-5)
+    assert reply["passed"] is True and reply["output"] == y_id and reply["eps"] == 1e-5
+    (row,) = reply["rows"]
+    assert row["label"] == "x" and row["data"] == 3.0
+    assert row["analytic"] == 27.0 and row["numeric"] == pytest.approx(27.0, rel=1e-8)
+    assert nodes["x"].data == 3.0 and w.output == y_id, "the checked values were applied, as settling would"
+
+
+def test_bad_gradcheck_requests_get_an_error_reply_and_change_nothing() -> None:
+    nodes = cube_graph()
+    w = GraphWidget(nodes["z"])
+    for fields, message in (({"leaf_values": [1.0]}, "leaf values"), ({"eps": 0}, "eps"), ({"rtol": "x"}, "rtol"),
+                            ({"leaves": [w.tape.index(nodes["y"])]}, "not a leaf"), ({"leaves": 5}, "list"),
+                            ({"output": 99}, "output")):
+        reply = gradcheck_request(w, **fields)
+        assert message in reply["error"], (fields, reply)
+        assert "rows" not in reply
+    assert nodes["x"].data == 2.0
+    hand = Value(3.0, (Value(1.0, label="a"), Value(2.0, label="b")), "+", label="c")
+    reply = gradcheck_request(GraphWidget(hand))
+    assert "built by hand" in reply["error"]
 
 
 def test_a_graph_with_hand_built_nodes_shows_but_cannot_be_changed() -> None:
