@@ -81,6 +81,21 @@ await esbuild.build({
 });
 if (compacted !== 1) throw new Error("the Graphviz WebAssembly was not re-encoded: did @viz-js/viz move its bundle?");
 copyFileSync(join(JS, "widget.css"), join(STATIC, "widget.css"));
+// The training view (micrograd_widget/training.py): its own bundle, Graphviz-WASM re-encoded the same way.
+await esbuild.build({
+  entryPoints: [join(JS, "training.js")],
+  plugins: [compactWasm],
+  outfile: join(STATIC, "training.js"),
+  bundle: true,
+  format: "esm",
+  target: "es2020",
+  minify: true,
+  legalComments: "eof",
+  charset: "utf8",
+  logLevel: "warning",
+});
+if (compacted !== 2) throw new Error("the training view's Graphviz WebAssembly was not re-encoded");
+copyFileSync(join(JS, "training.css"), join(STATIC, "training.css"));
 
 // Offline assets for save_html: require.js, the ipywidgets HTML manager (AMD) and anywidget's AMD build.
 // Source-map comments are dropped: the maps are not shipped and the page must make no extra request.

@@ -1,0 +1,531 @@
+// The training view (micrograd_widget/training.py): the loss curve and the model's gradients while the
+// user's loop runs in the kernel. The curve is one SVG whose elements are made once and changed in place;
+// the model is laid out once by Graphviz-WASM from the kernel's DOT, then each push from the kernel only
+// changes cached text nodes, fills and data-grad attributes. No user string reaches innerHTML.
+// Hooks: .mgw-training[data-state], [data-role="loss-curve"][data-points], [data-role="step"],
+// [data-role="loss"], [data-neuron="<unit id>"][data-grad], [data-role="inspector"] [data-param][data-field].
+
+import { layoutSVG } from "./graphviz.js";
+import { decodeNumber } from "./tape.js";
+import { formatNumber, gradColor, pyRepr } from "./format.js";
+
+const NS = "http://www.w3.org/2000/svg";
+const WIDTH = 640;
+const HEIGHT = 220;
+const PLOT = { left: 64, right: WIDTH - 14, top: 10, bottom: HEIGHT - 30 };
+const TICKS = 5;
+const MAX_INSPECTOR_ROWS = 200;
+
+// ------------------------------------------------------------------ pure helpers (node-tested)
+
+/** About `count` round values (1, 2 or 5 x 10^k apart) covering [lo, hi]; `minStep` bounds the spacing. */
+export function niceTicks(lo, hi, count = TICKS, minStep = 0) {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi) || hi < lo) return [];
+  if (hi === lo) return [lo];
+  const raw = (hi - lo) / Math.max(count - 1, 1);
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const m = raw / p;
+  const step = Math.max((m < 1.5 ? 1 : m < 3 ? 2 : m < 7 ? 5 : 10) * p, minStep);
+  const ticks = [];
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + step * 1e-9; k++) ticks.push(Number((k * step).toPrecision(12)));
+  return ticks;
+}
+
+/** Whether a loss can be drawn: finite, and positive on a log scale. */
+export function drawable(x, logScale) {
+  return Number.isFinite(x) && (!logScale || x > 0);
+}
+
+/** The y range [lo, hi] of the drawable losses (log10 of them on a log scale), padded; null when none. */
+export function lossDomain(losses, logScale) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const x of losses) {
+    if (!drawable(x, logScale)) continue;
+    const v = logScale ? Math.log10(x) : x;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (lo > hi) return null;
+  if (hi === lo) {
+    const pad = logScale ? 0.5 : Math.abs(lo) * 0.1 || 1;
+    return [lo - pad, hi + pad];
+  }
+  const pad = (hi - lo) * 0.05;
+  return [lo - pad, hi + pad];
+}
+
+/**
+ * The curve as an SVG path: "M x y L x y ..." through the drawable losses, broken (a new "M") after each
+ * loss that cannot be drawn; `bad` lists the steps of those (non-finite, or <= 0 on a log scale).
+ * `sx(step)` and `sy(value)` map to pixels; `value` is log10(loss) on a log scale.
+ */
+export function curvePath(steps, losses, sx, sy, logScale) {
+  const parts = [];
+  const bad = [];
+  let pen = false;
+  let drawn = 0;
+  for (let i = 0; i < losses.length; i++) {
+    const x = losses[i];
+    if (!drawable(x, logScale)) {
+      bad.push(steps[i]);
+      pen = false;
+      continue;
+    }
+    parts.push(`${pen ? "L" : "M"}${sx(steps[i]).toFixed(1)} ${sy(logScale ? Math.log10(x) : x).toFixed(1)}`);
+    pen = true;
+    drawn += 1;
+  }
+  return { d: parts.join(""), bad, drawn };
+}
+
+/** Per box, sqrt(sum(grad^2)) over its parameters in order: micrograd_widget.training.neuron_norms. */
+export function neuronNorms(grads, units) {
+  const out = new Float64Array(units.length);
+  for (let k = 0; k < units.length; k++) {
+    let total = 0;
+    for (const i of units[k].params) total += grads[i] * grads[i];
+    out[k] = Math.sqrt(total);
+  }
+  return out;
+}
+
+/** A tick label: at most 4 significant digits, exponent form for very large or small values. */
+export function shortNumber(x) {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return "0";
+  const a = Math.abs(x);
+  if (a >= 1e5 || a < 1e-3) return x.toExponential(1).replace("e+", "e");
+  return String(Number(x.toPrecision(4)));
+}
+
+// ------------------------------------------------------------------ DOM helpers
+
+function h(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "className") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (value !== undefined && value !== null && value !== false) node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+function s(tag, attrs = {}) {
+  const node = document.createElementNS(NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  return node;
+}
+
+function decodeList(values, n) {
+  if (!Array.isArray(values) || (n !== undefined && values.length !== n)) return null;
+  return Float64Array.from(values, decodeNumber);
+}
+
+// ------------------------------------------------------------------ the view
+
+class TrainingView {
+  constructor(model, host) {
+    this.model = model;
+    this.listeners = [];
+    this.destroyed = false;
+    this.queued = false;
+    this.bound = null;
+    this.inspected = null;
+    this.errors = new Map();
+    this.root = h("div", { className: "mgw-training", "data-state": "loading" });
+    host.append(this.root);
+    try {
+      this.structure = model.get("structure") || {};
+      this.units = Array.isArray(this.structure.units) ? this.structure.units : [];
+      this.palette = this.structure.palette || null;
+      this.build();
+      this.listen();
+      this.render();
+      this.layout();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  on(event, fn) {
+    this.model.on(event, fn);
+    this.listeners.push([event, fn]);
+  }
+
+  listen() {
+    for (const name of ["curve", "grad", "data", "precision", "finished"]) this.on(`change:${name}`, () => this.schedule());
+    this.on("change:log_scale", () => {
+      this.logBox.checked = !!this.model.get("log_scale");
+      this.schedule();
+    });
+  }
+
+  /** Coalesce the change events of one kernel message (curve, grad, data arrive together) into one render. */
+  schedule() {
+    if (this.queued || this.destroyed) return;
+    this.queued = true;
+    queueMicrotask(() => {
+      this.queued = false;
+      if (!this.destroyed) this.render();
+    });
+  }
+
+  // ------------------------------------------------------------------ static parts
+
+  build() {
+    this.stepText = h("span", { className: "mgw-t-value", "data-role": "step", text: "\u2013" });
+    this.lossText = h("span", { className: "mgw-t-value", "data-role": "loss", text: "\u2013" });
+    this.status = h("span", { className: "mgw-t-status", "data-role": "status" });
+    this.logBox = h("input", { type: "checkbox", "data-role": "log-scale", "data-lm-suppress-shortcuts": "true" });
+    this.logBox.checked = !!this.model.get("log_scale");
+    this.logBox.addEventListener("change", () => {
+      this.model.set("log_scale", this.logBox.checked);
+      this.model.save_changes();
+      this.render();
+    });
+    const header = h("div", { className: "mgw-t-header" },
+      h("span", {}, h("span", { className: "mgw-t-caption", text: "step " }), this.stepText),
+      h("span", {}, h("span", { className: "mgw-t-caption", text: "loss " }), this.lossText),
+      this.status,
+      h("label", { className: "mgw-t-toggle" }, this.logBox, h("span", { text: "log scale" })));
+    this.errorBox = h("div", { className: "mgw-t-error", "data-role": "error", role: "alert", hidden: true });
+    this.note = h("div", { className: "mgw-t-note", "data-role": "nonfinite", hidden: true });
+    this.buildCurve();
+    this.graphBox = h("div", { className: "mgw-t-graph", "data-role": "model-graph" },
+      h("div", { className: "mgw-t-placeholder", text: "Laying out the model\u2026" }));
+    this.graphBox.addEventListener("click", (event) => this.onGraphEvent(event));
+    this.graphBox.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" || event.key === " ") this.onGraphEvent(event);
+    });
+    this.inspector = h("div", { className: "mgw-t-inspector", "data-role": "inspector", hidden: true });
+    this.scaleText = h("span", { "data-role": "grad-scale", text: "0" });
+    const swatch = (name) => {
+      const el = h("span", { className: "mgw-t-swatch" });
+      if (this.palette && this.palette[name]) el.style.background = this.palette[name];
+      return el;
+    };
+    const legend = h("div", { className: "mgw-t-legend", "data-role": "legend" },
+      h("span", { text: "One box per neuron, by layer. Number and fill: the norm of the neuron's parameter grads, \u221a\u03a3 grad\u00b2 (" }),
+      swatch("zero"), h("span", { text: " 0 to " }), swatch("positive"), h("span", { text: " " }), this.scaleText,
+      h("span", { text: ", the largest). Click a box for each grad." }));
+    const message = this.structure.message ? h("div", { className: "mgw-t-note", text: this.structure.message }) : null;
+    this.root.append(...[header, this.errorBox, this.curveBox, this.note, message,
+      h("div", { className: "mgw-t-panels" }, this.graphBox, this.inspector), legend].filter(Boolean));
+  }
+
+  buildCurve() {
+    const svg = s("svg", { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: "mgw-t-curve", "data-role": "loss-curve",
+      "data-points": 0, role: "img", "aria-label": "loss per step" });
+    const frame = s("rect", { x: PLOT.left, y: PLOT.top, width: PLOT.right - PLOT.left, height: PLOT.bottom - PLOT.top,
+      class: "mgw-t-frame" });
+    svg.append(frame);
+    const axis = (cls) => {
+      const ticks = [];
+      for (let k = 0; k < 8; k++) {
+        const line = s("line", { class: "mgw-t-grid" });
+        const text = s("text", { class: `mgw-t-tick ${cls}` });
+        text.append(document.createTextNode(""));
+        svg.append(line, text);
+        ticks.push({ line, text, label: "" });
+      }
+      return ticks;
+    };
+    this.yTicks = axis("mgw-t-ytick");
+    this.xTicks = axis("mgw-t-xtick");
+    this.badPath = s("path", { class: "mgw-t-bad", "data-role": "nonfinite-marks", d: "" });
+    this.linePath = s("path", { class: "mgw-t-line", "data-role": "loss-line", d: "" });
+    this.current = s("circle", { class: "mgw-t-current", r: 3, cx: -10, cy: -10 });
+    this.empty = s("text", { class: "mgw-t-empty", x: (PLOT.left + PLOT.right) / 2, y: (PLOT.top + PLOT.bottom) / 2 });
+    this.empty.append(document.createTextNode("waiting for the first w.log(loss)"));
+    const xLabel = s("text", { class: "mgw-t-axis-label", x: PLOT.right, y: HEIGHT - 2 });
+    xLabel.append(document.createTextNode("step"));
+    svg.append(this.badPath, this.linePath, this.current, this.empty, xLabel);
+    this.curveSvg = svg;
+    this.curveBox = h("div", { className: "mgw-t-curve-box" }, svg);
+  }
+
+  // ------------------------------------------------------------------ every push
+
+  render() {
+    this.renderCurve();
+    this.renderGrads();
+  }
+
+  renderCurve() {
+    const curve = this.model.get("curve") || {};
+    const steps = Array.isArray(curve.steps) ? curve.steps : [];
+    const losses = decodeList(curve.losses, steps.length);
+    if (!losses) {
+      this.showError("curve", "The kernel sent a loss curve this view cannot read (steps and losses differ in length).");
+      return;
+    }
+    this.clearError("curve");
+    const logScale = !!this.model.get("log_scale");
+    const count = Number.isInteger(curve.count) ? curve.count : steps.length;
+    this.curveSvg.setAttribute("data-points", String(count));
+    this.curveSvg.setAttribute("data-drawn", String(steps.length));
+    this.stepText.textContent = curve.step === null || curve.step === undefined ? "\u2013" : String(curve.step);
+    const last = curve.loss === null || curve.loss === undefined ? null : decodeNumber(curve.loss);
+    this.lossText.textContent = last === null ? "\u2013" : pyRepr(last);
+    if (last === null) this.lossText.removeAttribute("data-value");
+    else this.lossText.setAttribute("data-value", pyRepr(last));
+    this.lossText.classList.toggle("mgw-t-badvalue", last !== null && !Number.isFinite(last));
+    const finished = !!this.model.get("finished");
+    this.status.textContent = finished ? "finished" : count ? "training\u2026" : "waiting for w.log(loss)";
+    this.root.setAttribute("data-finished", String(finished));
+
+    const yDomain = lossDomain(losses, logScale);
+    const x0 = steps.length ? steps[0] : 0;
+    const x1 = steps.length ? steps[steps.length - 1] : 1;
+    const sx = (step) => (x1 === x0 ? (PLOT.left + PLOT.right) / 2 : PLOT.left + ((step - x0) / (x1 - x0)) * (PLOT.right - PLOT.left));
+    const [y0, y1] = yDomain || [0, 1];
+    const sy = (v) => PLOT.bottom - ((v - y0) / (y1 - y0)) * (PLOT.bottom - PLOT.top);
+    const { d, bad } = curvePath(steps, losses, sx, sy, logScale);
+    if (this.linePath.getAttribute("d") !== d) this.linePath.setAttribute("d", d);
+    const marks = new Set(bad.map((step) => Math.round(sx(step))));
+    this.badPath.setAttribute("d", [...marks].map((x) => `M${x} ${PLOT.top}V${PLOT.bottom}`).join(""));
+    this.empty.style.display = count ? "none" : "";
+
+    const lastStep = steps.length ? steps[steps.length - 1] : null;
+    const lastLoss = losses.length ? losses[losses.length - 1] : NaN;
+    if (lastStep !== null && drawable(lastLoss, logScale)) {
+      this.current.setAttribute("cx", sx(lastStep).toFixed(1));
+      this.current.setAttribute("cy", sy(logScale ? Math.log10(lastLoss) : lastLoss).toFixed(1));
+    } else {
+      this.current.setAttribute("cx", "-10");
+      this.current.setAttribute("cy", "-10");
+    }
+
+    let yValues = [];
+    if (yDomain) {
+      if (logScale && y1 - y0 >= 1) yValues = niceTicks(y0, y1, TICKS, 1);
+      else yValues = niceTicks(y0, y1, TICKS);
+    }
+    this.placeTicks(this.yTicks, yValues, (v) => {
+      const y = sy(v);
+      return { line: [PLOT.left, y, PLOT.right, y], text: [PLOT.left - 6, y + 4], label: shortNumber(logScale ? 10 ** v : v) };
+    });
+    const xValues = steps.length ? niceTicks(x0, x1, TICKS, 1) : [];
+    this.placeTicks(this.xTicks, xValues, (v) => {
+      const x = sx(v);
+      return { line: [x, PLOT.bottom, x, PLOT.bottom + 4], text: [x, PLOT.bottom + 16], label: String(v) };
+    });
+
+    const nonfinite = Number.isInteger(curve.nonfinite) ? curve.nonfinite : 0;
+    const hidden = logScale ? bad.length - losses.filter((x) => !Number.isFinite(x)).length : 0;
+    const notes = [];
+    if (nonfinite) notes.push(`${nonfinite} step${nonfinite > 1 ? "s" : ""} had a non-finite loss (nan or inf), marked in red where the line breaks.`);
+    if (hidden > 0) notes.push("Losses \u2264 0 cannot be drawn on a log scale: the line breaks there.");
+    this.note.textContent = notes.join(" ");
+    this.note.hidden = notes.length === 0;
+  }
+
+  placeTicks(ticks, values, place) {
+    for (let k = 0; k < ticks.length; k++) {
+      const t = ticks[k];
+      const v = values[k];
+      if (v === undefined) {
+        t.line.setAttribute("visibility", "hidden");
+        t.text.setAttribute("visibility", "hidden");
+        continue;
+      }
+      const { line, text, label } = place(v);
+      t.line.setAttribute("x1", line[0].toFixed(1));
+      t.line.setAttribute("y1", line[1].toFixed(1));
+      t.line.setAttribute("x2", line[2].toFixed(1));
+      t.line.setAttribute("y2", line[3].toFixed(1));
+      t.text.setAttribute("x", text[0].toFixed(1));
+      t.text.setAttribute("y", text[1].toFixed(1));
+      if (label !== t.label) t.text.firstChild.nodeValue = t.label = label;
+      t.line.removeAttribute("visibility");
+      t.text.removeAttribute("visibility");
+    }
+  }
+
+  renderGrads() {
+    const n = this.structure.nparams;
+    const grads = decodeList(this.model.get("grad"), n);
+    const data = decodeList(this.model.get("data"), n);
+    if (!grads || !data) {
+      this.showError("grads", `The kernel sent grads for a different number of parameters than the model has (${n}).`);
+      return;
+    }
+    this.clearError("grads");
+    this.grads = grads;
+    this.data = data;
+    const b = this.bound;
+    if (b) {
+      const norms = neuronNorms(grads, this.units);
+      let scale = 0;
+      for (const x of norms) if (Number.isFinite(x) && x > scale) scale = x;
+      const precision = this.model.get("precision");
+      for (let k = 0; k < this.units.length; k++) {
+        const text = formatNumber(norms[k], precision);
+        if (text !== b.text[k]) b.numbers[k].nodeValue = b.text[k] = text;
+        const exact = pyRepr(norms[k]);
+        if (exact !== b.exact[k]) b.groups[k].setAttribute("data-grad", (b.exact[k] = exact));
+        if (this.palette && b.shapes[k]) {
+          const fill = gradColor(norms[k], scale, this.palette);
+          if (fill !== b.fills[k]) b.shapes[k].setAttribute("fill", (b.fills[k] = fill));
+        }
+      }
+      this.scaleText.textContent = formatNumber(scale, precision);
+    }
+    if (this.inspected !== null) this.fillInspector();
+  }
+
+  // ------------------------------------------------------------------ the model: laid out once
+
+  async layout() {
+    try {
+      const svgText = await layoutSVG(this.model.get("dot"));
+      if (this.destroyed) return;
+      const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+      const svg = doc.documentElement;
+      if (svg.nodeName !== "svg") throw new Error("Graphviz returned something other than an SVG picture");
+      const node = document.importNode(svg, true);
+      this.bind(node);
+      this.graphBox.replaceChildren(node);
+      this.renderGrads();
+      this.root.setAttribute("data-state", "ready");
+    } catch (err) {
+      if (!this.destroyed) this.fail(err);
+    }
+  }
+
+  bind(svg) {
+    const byId = new Map();
+    for (const g of svg.querySelectorAll("g.node")) byId.set(g.id, g);
+    const m = this.units.length;
+    const b = { groups: new Array(m), numbers: new Array(m), shapes: new Array(m), text: new Array(m).fill(""),
+      exact: new Array(m).fill(""), fills: new Array(m).fill(""), unitOf: new Map() };
+    for (let k = 0; k < m; k++) {
+      const g = byId.get(`u${k}`);
+      if (!g) throw new Error(`the model picture has no box for ${this.units[k].id} (u${k})`);
+      const texts = g.querySelectorAll("text");
+      if (texts.length !== 2) throw new Error(`box u${k} should have 2 texts (name, number), it has ${texts.length}`);
+      const number = texts[1];
+      if (!number.firstChild) number.append(document.createTextNode(""));
+      g.setAttribute("data-neuron", this.units[k].id);
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", `${this.units[k].id}: show each parameter's grad`);
+      b.groups[k] = g;
+      b.numbers[k] = number.firstChild;
+      b.shapes[k] = g.querySelector("polygon, path");
+      b.unitOf.set(g, k);
+    }
+    this.bound = b;
+  }
+
+  onGraphEvent(event) {
+    if (!this.bound) return;
+    for (let el = event.target; el && el !== this.graphBox; el = el.parentNode) {
+      if (this.bound.unitOf.has(el)) {
+        if (event.type === "keydown") event.preventDefault();
+        this.inspect(this.bound.unitOf.get(el));
+        return;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ inspector: one box's parameters
+
+  inspect(k) {
+    this.inspected = k;
+    const unit = this.units[k];
+    const close = h("button", { type: "button", className: "mgw-t-close", "aria-label": "close the inspector", text: "\u00d7" });
+    close.addEventListener("click", () => this.closeInspector());
+    const table = h("table", { className: "mgw-t-params" },
+      h("thead", {}, h("tr", {}, h("th", { text: "parameter" }), h("th", { text: "data" }), h("th", { text: "grad" }))));
+    const body = h("tbody");
+    this.rows = [];
+    const shown = unit.params.slice(0, MAX_INSPECTOR_ROWS);
+    shown.forEach((i, r) => {
+      const name = unit.names[r] || `p${i}`;
+      const swatch = h("span", { className: "mgw-t-swatch" });
+      const dataCell = h("td", { "data-field": "data" });
+      const gradCell = h("td", { "data-field": "grad" });
+      body.append(h("tr", { "data-param": name }, h("td", {}, swatch, h("span", { text: ` ${name}` })), dataCell, gradCell));
+      this.rows.push({ i, swatch, dataCell, gradCell });
+    });
+    table.append(body);
+    const more = unit.params.length > shown.length
+      ? h("div", { className: "mgw-t-note", text: `Showing ${shown.length} of ${unit.params.length} parameters.` }) : null;
+    this.inspector.replaceChildren(
+      h("div", { className: "mgw-t-inspector-head" }, h("strong", { "data-field": "name", text: unit.id }), close),
+      ...[h("div", { className: "mgw-t-note", "data-field": "norm" }), table, more].filter(Boolean));
+    this.normText = this.inspector.querySelector('[data-field="norm"]');
+    this.inspector.setAttribute("data-unit", unit.id);
+    this.inspector.hidden = false;
+    this.fillInspector();
+  }
+
+  fillInspector() {
+    const k = this.inspected;
+    if (k === null || !this.grads) return;
+    let scale = 0;
+    for (const row of this.rows) {
+      const g = Math.abs(this.grads[row.i]);
+      if (Number.isFinite(g) && g > scale) scale = g;
+    }
+    for (const row of this.rows) {
+      const g = this.grads[row.i];
+      row.dataCell.textContent = pyRepr(this.data[row.i]);
+      row.gradCell.textContent = pyRepr(g);
+      if (this.palette) row.swatch.style.background = gradColor(g, scale, this.palette);
+    }
+    const norm = neuronNorms(this.grads, [this.units[k]])[0];
+    this.normText.textContent = `norm of the grads ${pyRepr(norm)}; swatch: each grad (blue < 0, orange > 0).`;
+  }
+
+  closeInspector() {
+    this.inspected = null;
+    this.inspector.hidden = true;
+    this.inspector.replaceChildren();
+    this.inspector.removeAttribute("data-unit");
+  }
+
+  // ------------------------------------------------------------------ messages
+
+  showError(source, text) {
+    this.errors.set(source, text);
+    this.errorBox.textContent = [...this.errors.values()].join(" ");
+    this.errorBox.hidden = false;
+  }
+
+  clearError(source) {
+    if (!this.errors.delete(source)) return;
+    this.errorBox.textContent = [...this.errors.values()].join(" ");
+    this.errorBox.hidden = this.errors.size === 0;
+  }
+
+  fail(err) {
+    const text = err && err.message ? err.message : String(err);
+    this.root.setAttribute("data-state", "error");
+    let box = this.root.querySelector('[data-role="error"]');
+    if (!box) {
+      box = h("div", { className: "mgw-t-error", "data-role": "error", role: "alert" });
+      this.root.append(box);
+    }
+    box.textContent = `The training view could not start: ${text}`;
+    box.hidden = false;
+  }
+
+  destroy() {
+    this.destroyed = true;
+    for (const [event, fn] of this.listeners) this.model.off(event, fn);
+    this.listeners = [];
+    this.bound = null;
+    this.root.remove();
+  }
+}
+
+export default {
+  render({ model, el }) {
+    const view = new TrainingView(model, el);
+    return () => view.destroy();
+  },
+};
