@@ -8,8 +8,10 @@ from .gradcheck import gradcheck
 from .nn import MLP, Layer, Module, Neuron
 from .ops import define_op
 from .tape import Tape
+from .training import TrainingWidget, watch
 from .widget import GraphWidget, explore
 
 __all__ = ["Value", "Module", "Neuron", "Layer", "MLP", "define_op", "Tape", "draw_dot", "graph_view", "trace",
-           "GraphWidget", "explore", "save_html", "gradcheck", "load_ipython_extension", "unload_ipython_extension"]
+           "GraphWidget", "explore", "TrainingWidget", "watch", "save_html", "gradcheck", "load_ipython_extension",
+           "unload_ipython_extension"]
 __version__ = "0.1.0"

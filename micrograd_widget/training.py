@@ -1,0 +1,613 @@
+"""watch(model): the training view. The loss curve and the model's gradients, live while your own loop runs.
+
+    w = watch(model)                    # show ``w`` in a cell, or: ``with watch(model) as w:`` (shows itself)
+    for k in range(100):
+        ...; loss.backward(); ...       # your step, unchanged
+        w.log(loss)                     # after backward: appends one float; pushes at most every ``every`` s
+
+Python owns the state as traitlets, the browser draws it (js/training.js, built into static/). ``log()`` only
+appends the loss; the parameters' grads are read, and the state sent, on a *push*: the first ``log()``, then a
+``log()`` at least ``every`` seconds after the last push (also spaced to at least ``COST_FACTOR`` times what
+the last push cost, so even a huge model costs the loop a few percent), and a final flush when the cell
+ends (IPython's ``post_run_cell``), on ``finish()``, at the end of a ``with`` block and on ``close()``.
+
+The model is drawn once, as DOT laid out by Graphviz in the browser: one box per neuron, one cluster per layer
+(``model_dot``, built on dot.py's ``escape``, ``format_number`` and ``grad_color``). A push only changes the
+numbers and fills in place: each box shows the norm of its neuron's parameter grads, sqrt(sum(grad**2)).
+
+Synced traits: ``dot`` and ``structure`` (fixed: the boxes, which parameters each holds, the palette),
+``curve`` (the losses drawn: every step up to ``MAX_BUCKETS``, then buckets of 2**k steps drawn by their
+lowest and highest finite loss and first non-finite one; plus the count, the last step and loss), ``grad``
+and ``data`` (every parameter's, in ``model.parameters()`` order), ``precision``, ``log_scale`` and
+``finished``. Non-finite numbers travel as tape.encode_number's strings.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import anywidget
+import graphviz
+import traitlets
+
+from . import dot as _dot
+from .engine import Value
+from .tape import encode_number
+
+__all__ = ["TrainingWidget", "watch", "model_units", "model_dot", "neuron_norms", "Boxes", "Unit", "Group"]
+
+_STATIC = Path(__file__).parent / "static"
+
+DEFAULT_EVERY = 0.25       # seconds between pushes, at most 4 a second
+MIN_EVERY = 0.05           # the fastest allowed: the browser and the comm stay responsive
+COST_FACTOR = 20           # pushes are spaced to >= 20x what the last one cost (<= ~5% of the loop's time)
+MAX_BUCKETS = 1000         # the curve sends every step up to this many, then merges pairs of buckets
+MAX_BOXES = 400            # more neurons than this: one box per layer
+MAX_INPUT_BOXES = 16       # more inputs than this: one box for all of them
+EDGE_BUDGET = 100          # more neuron-to-neuron edges than this: one edge between consecutive layers
+
+_INF = math.inf
+
+
+# ---------------------------------------------------------------- the model's boxes
+
+@dataclass(frozen=True)
+class Group:
+    """A cluster of boxes (a layer): ``id`` like ``layers.0``, ``title`` its caption."""
+
+    id: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One box: ``id`` is the ``data-neuron`` hook (``layers.0.neurons.3``), ``params`` are indices into
+    ``model.parameters()`` and ``names`` their names (``w0``, ``w1``, ``b``)."""
+
+    id: str
+    group: int
+    title: str
+    params: tuple[int, ...]
+    names: tuple[str, ...]
+
+
+def _is_neuron(n: object) -> bool:
+    return isinstance(getattr(n, "w", None), (list, tuple)) and getattr(n, "b", None) is not None
+
+
+def _neurons(layer: object) -> list[Any] | None:
+    neurons = getattr(layer, "neurons", None)
+    if isinstance(neurons, (list, tuple)) and neurons and all(_is_neuron(n) for n in neurons):
+        return list(neurons)
+    return None
+
+
+def _kind(neuron: object) -> str:
+    """'ReLU', 'tanh', 'sigmoid' or 'linear': what a neuron applies (ours and micrograd's)."""
+    if getattr(neuron, "nonlin", True) is False:
+        return "linear"
+    return {"relu": "ReLU", "tanh": "tanh", "sigmoid": "sigmoid"}.get(str(getattr(neuron, "act", "relu")), "ReLU")
+
+
+def _parent(scope: str) -> str:
+    """The layer a scope's neuron sits in: ``layers.0.neurons.3`` -> ``layers.0``; ``neurons.3`` -> ''."""
+    parts = scope.split(".")
+    return ".".join(parts[:-2]) if len(parts) > 2 else ""
+
+
+@dataclass(frozen=True)
+class Boxes:
+    """What the picture of a model draws: ``groups`` (clusters), ``units`` (boxes), ``nin`` (input boxes to draw,
+    0 when the wiring is unknown) and ``message`` (what was merged, if anything)."""
+
+    groups: list[Group]
+    units: list[Unit]
+    nin: int
+    message: str = ""
+
+
+def model_units(model: object, params: Sequence[Any]) -> Boxes:
+    """The boxes of ``model`` (whose ``parameters()`` are ``params``).
+
+    An MLP (``.layers`` of ``.neurons`` with ``.w``/``.b``, ours or PyPI micrograd's) gives one box per neuron,
+    one group per layer and ``nin`` its inputs; a Layer or a Neuron alike; any other Module one box per
+    parameter scope (nn.py's ``layers.0.neurons.3``), grouped by layer, with ``nin = 0`` (no known wiring).
+    Parameters the structure does not name go in a last box, ``other``. Beyond ``MAX_BOXES`` boxes,
+    one box per group."""
+    index = {id(p): k for k, p in enumerate(params)}
+    layers = getattr(model, "layers", None)
+    if isinstance(layers, (list, tuple)) and layers and all(_neurons(layer) for layer in layers):
+        plan = [(f"layers.{i}.", f"layers.{i}", _neurons(layer)) for i, layer in enumerate(layers)]
+    elif _neurons(model):
+        plan = [("", "layer", _neurons(model))]
+    elif _is_neuron(model):
+        plan = [("", "neuron", [model])]
+    else:
+        plan = None
+
+    groups: list[Group] = []
+    units: list[Unit] = []
+    nin = 0
+    if plan is not None:
+        for gi, (prefix, gid, neurons) in enumerate(plan):
+            kinds = sorted({_kind(n) for n in neurons})
+            groups.append(Group(gid, f"{gid} \u00b7 {len(neurons)} {'/'.join(kinds)} neuron{'s' * (len(neurons) > 1)}"))
+            for j, n in enumerate(neurons):
+                members = list(n.w) + [n.b]
+                if any(id(p) not in index for p in members):
+                    plan = None
+                    break
+                uid = f"{prefix}neurons.{j}" if gid != "neuron" else "neuron"
+                units.append(Unit(uid, gi, str(j), tuple(index[id(p)] for p in members),
+                                  tuple(f"w{k}" for k in range(len(n.w))) + ("b",)))
+            if plan is None:
+                break
+        if plan is not None:
+            nin = len(plan[0][2][0].w)
+    if plan is None:
+        groups, units = _units_by_scope(params)
+    covered = {k for u in units for k in u.params}
+    rest = tuple(k for k in range(len(params)) if k not in covered)
+    if rest:
+        groups.append(Group("other", "other parameters"))
+        units.append(Unit("other", len(groups) - 1, "other", rest, tuple(_param_name(params[k], k) for k in rest)))
+    message = ""
+    if len(units) > MAX_BOXES:
+        message = f"{len(units):,} neurons: one box per layer (at most {MAX_BOXES} boxes are drawn one per neuron)"
+        units = [Unit(g.id, gi, g.id, tuple(k for u in units if u.group == gi for k in u.params),
+                      tuple(f"{u.id}.{name}" for u in units if u.group == gi for name in u.names))
+                 for gi, g in enumerate(groups)]
+    return Boxes(groups, units, nin, message)
+
+
+def _param_name(p: object, k: int) -> str:
+    label = getattr(p, "label", "")
+    return _dot.clean_text(label, _dot.MAX_LABEL_CHARS) if isinstance(label, str) and label else f"p{k}"
+
+
+def _units_by_scope(params: Sequence[Any]) -> tuple[list[Group], list[Unit]]:
+    """Any Module: one box per parameter scope, grouped by the scope's layer."""
+    by_scope: dict[str, list[int]] = {}
+    for k, p in enumerate(params):
+        s = getattr(p, "scope", "")
+        by_scope.setdefault(s if isinstance(s, str) else "", []).append(k)
+    group_ids: dict[str, int] = {}
+    groups: list[Group] = []
+    units: list[Unit] = []
+    for s, members in by_scope.items():
+        parent = _parent(s)
+        if parent not in group_ids:
+            group_ids[parent] = len(groups)
+            groups.append(Group(parent or "model", parent or "model"))
+        uid = s or "parameters"
+        title = s.rsplit(".", 1)[-1] if parent else uid
+        units.append(Unit(uid, group_ids[parent], title, tuple(members),
+                          tuple(_param_name(params[k], k) for k in members)))
+    return groups, units
+
+
+def neuron_norms(grads: Sequence[float], units: Sequence[Unit]) -> list[float]:
+    """Per box, the norm of its parameters' grads, ``sqrt(sum(g * g))`` in parameter order (js/training.js
+    computes the same, so the browser's numbers equal these)."""
+    out = []
+    for u in units:
+        total = 0.0
+        for k in u.params:
+            g = grads[k]
+            total += g * g
+        out.append(math.sqrt(total))
+    return out
+
+
+def model_dot(groups: Sequence[Group], units: Sequence[Unit], nin: int, norms: Sequence[float],
+              precision: int = 4) -> str:
+    """The model as DOT: a cluster per group (``id="group<g>"``), a record box per unit (``id="u<k>"``, class
+    ``mgw-neuron``, two texts: its title and its norm), input boxes (``in<i>``) and edges when the wiring is
+    known (an MLP's: every neuron to every neuron of the next layer, or one edge per pair of consecutive
+    layers beyond ``EDGE_BUDGET``). Every user string goes through ``dot.escape``; fills are ``dot.grad_color``."""
+    nohtml = graphviz.nohtml
+    scale = _dot.grad_scale(norms)
+    g = graphviz.Digraph(
+        name="model",
+        graph_attr={"rankdir": "LR", "compound": "true", "bgcolor": "white", "fontname": "Helvetica",
+                    "fontsize": "10", "nodesep": "0.06", "ranksep": "0.8", "newrank": "true"},
+        node_attr={"style": "filled", "fillcolor": _dot.ZERO_COLOR, "fontname": "Helvetica",
+                   "fontsize": "10", "shape": "box", "margin": "0.04,0.02", "height": "0.2"},
+        edge_attr={"color": "#a0a0a0", "arrowsize": "0.4", "penwidth": "0.6"},
+    )
+    members: list[list[int]] = [[] for _ in groups]
+    for k, u in enumerate(units):
+        members[u.group].append(k)
+    for gi, grp in enumerate(groups):
+        with g.subgraph(name=f"cluster_{gi}") as c:
+            c.attr(label=nohtml(_dot.escape(_dot.clean_text(grp.title, 60), "dot")), id=f"group{gi}",
+                   style="rounded", color="#bdbdbd", fontsize="10", labeljust="l")
+            for k in members[gi]:
+                u = units[k]
+                label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1"><TR><TD ALIGN="LEFT">'
+                         + _dot.escape(_dot.clean_text(u.title, 16), "html") + '</TD><TD WIDTH="48" ALIGN="RIGHT">'
+                         + _dot.format_number(norms[k], precision) + "</TD></TR></TABLE>>")
+                tip = f"{u.id}: {len(u.params)} parameters; number and fill: the norm of their grads. Click for each grad."
+                c.node(f"u{k}", label, id=f"u{k}", fillcolor=_dot.grad_color(norms[k], scale),
+                       tooltip=nohtml(_dot.escape(_dot.clean_text(tip, _dot.MAX_TOOLTIP_CHARS), "dot")),
+                       **{"class": "mgw-neuron"})
+            # Keep the boxes in order, top to bottom: a same-rank chain of invisible edges (drawn upwards in LR).
+            for a, b in zip(members[gi], members[gi][1:]):
+                c.edge(f"u{b}", f"u{a}", style="invis")
+            if len(members[gi]) > 1:
+                c.attr(rank="same")
+    if not nin:
+        return g.source
+    layer_units = [m for m in members if m and units[m[0]].id != "other"]
+    inputs = [f"in{i}" for i in range(nin)] if nin <= MAX_INPUT_BOXES else ["in"]
+    with g.subgraph(name="inputs") as c:
+        c.attr(rank="same")
+        for name in inputs:
+            text = f"x{name[2:]}" if name != "in" else f"{nin} inputs"
+            c.node(name, text, id=name, shape="ellipse", fillcolor="#f5f5f5", width="0.4", height="0.25",
+                   **{"class": "mgw-input"})
+        for a, b in zip(inputs, inputs[1:]):  # outside a cluster, a flat edge runs downwards
+            c.edge(a, b, style="invis")
+    columns = [inputs] + [[f"u{k}" for k in m] for m in layer_units]
+    edges = sum(len(a) * len(b) for a, b in zip(columns, columns[1:]))
+    if edges <= EDGE_BUDGET:
+        for a, b in zip(columns, columns[1:]):
+            for tail in a:
+                for head in b:
+                    g.edge(tail, head)
+    else:
+        clusters = [None] + [f"cluster_{units[m[0]].group}" for m in layer_units]
+        for (a, ca), (b, cb) in zip(zip(columns, clusters), zip(columns[1:], clusters[1:])):
+            for tail in (a if ca is None else a[len(a) // 2:len(a) // 2 + 1]):
+                g.edge(tail, b[len(b) // 2], lhead=cb, **({"ltail": ca} if ca else {}))
+    return g.source
+
+
+# ---------------------------------------------------------------- numbers from the user's loop
+
+def _loss_number(loss: object) -> float:
+    """The loss as a float: a number, a Value (ours or micrograd's: its ``.data``), or a one-number tensor/array;
+    else a TypeError that says what to pass."""
+    if isinstance(loss, (str, bytes, bool)) or loss is None:
+        raise TypeError(f"log(loss) takes the loss as a Value or a number, got {type(loss).__name__}: {loss!r:.60}")
+    if isinstance(loss, numbers.Real):
+        return float(loss)
+    data = getattr(loss, "data", None)
+    if isinstance(data, numbers.Real) and not isinstance(data, bool):
+        return float(data)
+    try:
+        return float(loss)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        pass
+    raise TypeError(f"log(loss) takes the loss as a Value or a number, got {type(loss).__name__}: {loss!r:.60}")
+
+
+def _encode(values: list[Any]) -> list[float | str]:
+    """Numbers for JSON: finite floats as they are, the rest as encode_number's strings; a grad that is not a
+    number at all (someone set ``p.grad = None``) travels as 'NaN' rather than breaking the push."""
+    try:
+        return [x if x - x == 0.0 else encode_number(x) for x in values]
+    except TypeError:
+        out: list[float | str] = []
+        for x in values:
+            try:
+                f = float(x)
+            except (TypeError, ValueError):
+                f = math.nan
+            out.append(encode_number(f))
+        return out
+
+
+def _reduce(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """A bucket of (step, loss) in step order drawn by at most three: its lowest and highest finite losses
+    and its first non-finite one."""
+    if len(points) <= 2:
+        return points
+    lo = hi = bad = None
+    for p in points:
+        x = p[1]
+        if x - x == 0.0:
+            if lo is None or x < lo[1]:
+                lo = p
+            if hi is None or x > hi[1]:
+                hi = p
+        elif bad is None:
+            bad = p
+    keep = {p[0]: p for p in (lo, hi, bad) if p is not None}
+    return [keep[s] for s in sorted(keep)]
+
+
+class _Curve:
+    """The drawn loss curve, built incrementally at each push from the new entries only: buckets of ``width``
+    consecutive steps (1 at first), merged in pairs (width doubles) when they reach ``MAX_BUCKETS``; the first
+    and the last step logged are always drawn."""
+
+    def __init__(self) -> None:
+        self.width = 1
+        self.done: list[list[tuple[int, float]]] = []
+        self.seen = 0
+        self.counted = 0
+        self.nonfinite = 0
+
+    def update(self, steps: list[int], losses: list[float]) -> tuple[list[int], list[float]]:
+        """The points to draw for all entries so far."""
+        n = len(losses)
+        for x in losses[self.counted:n]:
+            if x - x != 0.0:
+                self.nonfinite += 1
+        self.counted = n
+        while self.seen + self.width <= n:
+            a, b = self.seen, self.seen + self.width
+            self.done.append(_reduce(list(zip(steps[a:b], losses[a:b]))))
+            self.seen = b
+            if len(self.done) >= MAX_BUCKETS:
+                self.done = [_reduce(self.done[i] + self.done[i + 1]) for i in range(0, len(self.done), 2)]
+                self.width *= 2
+        tail = _reduce(list(zip(steps[self.seen:n], losses[self.seen:n])))
+        points = [p for bucket in self.done for p in bucket] + tail
+        if points and points[0][0] != steps[0]:      # the axis spans the first and the last step logged
+            points.insert(0, (steps[0], losses[0]))
+        if points and points[-1][0] != steps[n - 1]:
+            points.append((steps[n - 1], losses[n - 1]))
+        return [p[0] for p in points], [p[1] for p in points]
+
+
+# ---------------------------------------------------------------- the widget
+
+class TrainingWidget(anywidget.AnyWidget):
+    """The training view of ``model``: ``log(loss)`` each step after ``loss.backward()``; see ``watch``."""
+
+    _esm = _STATIC / "training.js"
+    _css = _STATIC / "training.css"
+
+    dot = traitlets.Unicode().tag(sync=True)
+    structure = traitlets.Dict().tag(sync=True)
+    curve = traitlets.Dict().tag(sync=True)
+    grad = traitlets.List().tag(sync=True)
+    data = traitlets.List().tag(sync=True)
+    precision = traitlets.Int(4).tag(sync=True)
+    log_scale = traitlets.Bool(False).tag(sync=True)
+    finished = traitlets.Bool(False).tag(sync=True)
+
+    _shell: Any = None             # the IPython shell whose post_run_cell flushes this view, while hooked
+
+    def __init__(self, model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        params = _parameters_of(model)
+        precision = _dot.check_option("precision", precision)
+        if not isinstance(log_scale, bool):
+            raise TypeError(f"log_scale is True (a logarithmic loss axis) or False, got {log_scale!r}")
+        if not callable(clock):
+            raise TypeError(f"clock must be a function returning seconds (such as time.monotonic), got {clock!r}")
+        self._params = params
+        self._clock = clock
+        self.every = every
+        boxes = model_units(model, params)
+        groups, units, nin = boxes.groups, boxes.units, boxes.nin
+        self._units = units
+        grads = [_float_or_nan(p.grad) for p in params]
+        self._steps: list[int] = []
+        self._losses: list[float] = []
+        self._last = -1
+        self._curve = _Curve()
+        self._due = -_INF
+        self._finished = False
+        self._shown = False
+        super().__init__(
+            dot=model_dot(groups, units, nin, neuron_norms(grads, units), precision),
+            structure={
+                "units": [{"id": u.id, "group": u.group, "title": u.title, "params": list(u.params),
+                           "names": list(u.names)} for u in units],
+                "groups": [{"id": g.id, "title": g.title} for g in groups],
+                "nparams": len(params),
+                "message": boxes.message,
+                "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
+                            "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
+            },
+            curve=self._curve_state(),
+            grad=_encode(grads),
+            data=_encode([p.data for p in params]),
+            precision=precision,
+            log_scale=log_scale,
+        )
+        self._hook()
+
+    # ------------------------------------------------------------------ the loop's API
+
+    def log(self, loss: Any, step: int | None = None) -> None:
+        """Record this step's loss (a Value or a number; non-finite is allowed and shown as a gap). ``step``
+        defaults to the previous step + 1 (0 first); given, it must be a whole number above the previous.
+        Call it after ``loss.backward()``: a push reads the parameters' grads at that moment."""
+        if type(loss) is not float:
+            loss = _loss_number(loss)
+        if step is None:
+            step = self._last + 1
+        elif type(step) is not int:
+            step = self._check_step(step)
+        if step <= self._last:
+            raise ValueError(f"log(step={step}): steps must increase; the last one logged was {self._last}")
+        self._steps.append(step)
+        self._losses.append(loss)
+        self._last = step
+        if self._finished:
+            self._finished = False
+            self._hook()
+        if self._clock() >= self._due:
+            self._push()
+
+    def flush(self) -> None:
+        """Send the current losses and grads to the browser now (the cell end and ``finish()`` do it for you)."""
+        self._push()
+
+    def finish(self) -> None:
+        """The loop is over: send the final state and mark the view finished (a later ``log()`` resumes)."""
+        self._finished = True
+        self._push()
+        self._unhook()
+
+    def close(self) -> None:
+        """Finish (final flush), then close the widget as every ipywidget closes: its views go away."""
+        if self.comm is not None:
+            self.finish()
+        self._unhook()
+        super().close()
+
+    def __enter__(self) -> "TrainingWidget":
+        """``with watch(model) as w:`` shows the view (in IPython, if not shown yet) and finishes it at the end."""
+        if not self._shown:
+            try:
+                from IPython import get_ipython
+                from IPython.display import display
+            except ImportError:
+                return self
+            if get_ipython() is not None:
+                display(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.finish()
+
+    @property
+    def every(self) -> float:
+        """Seconds between pushes to the browser (at least ``MIN_EVERY``)."""
+        return self._every
+
+    @every.setter
+    def every(self, value: float) -> None:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not MIN_EVERY <= value < _INF:
+            raise ValueError(f"every is the seconds between updates of the view, a number of at least {MIN_EVERY}; "
+                             f"got {value!r}")
+        self._every = float(value)
+
+    @property
+    def steps(self) -> list[int]:
+        """Every logged step (a copy)."""
+        return list(self._steps)
+
+    @property
+    def losses(self) -> list[float]:
+        """Every logged loss (a copy), in ``steps`` order."""
+        return list(self._losses)
+
+    @property
+    def parameters(self) -> list[Any]:
+        """The model's parameters, in the order of the ``grad`` and ``data`` traits."""
+        return list(self._params)
+
+    @property
+    def units(self) -> list[Unit]:
+        """The boxes drawn, in ``structure["units"]`` order."""
+        return list(self._units)
+
+    # ------------------------------------------------------------------ pushing
+
+    def _push(self) -> None:
+        """Gather the grads and the new losses and send them in one message; schedule the next push."""
+        clock = self._clock
+        start = clock()
+        params = self._params
+        with self.hold_sync():
+            self.curve = self._curve_state()
+            self.grad = _encode([p.grad for p in params])
+            self.data = _encode([p.data for p in params])
+            self.finished = self._finished
+        end = clock()
+        self._due = end + max(self._every, COST_FACTOR * (end - start))
+
+    def _curve_state(self) -> dict[str, Any]:
+        steps, losses = self._curve.update(self._steps, self._losses)
+        n = len(self._losses)
+        return {"steps": steps, "losses": _encode(losses), "count": n, "nonfinite": self._curve.nonfinite,
+                "step": self._steps[-1] if n else None, "loss": encode_number(self._losses[-1]) if n else None}
+
+    # ------------------------------------------------------------------ the cell end (IPython)
+
+    def _hook(self) -> None:
+        """Flush when each cell ends (IPython's post_run_cell), so the last steps of a loop always show."""
+        if self._shell is not None:
+            return
+        try:
+            from IPython import get_ipython
+        except ImportError:
+            return
+        shell = get_ipython()
+        if shell is not None:
+            shell.events.register("post_run_cell", self._on_cell_end)
+            self._shell = shell
+
+    def _unhook(self) -> None:
+        shell, self._shell = self._shell, None
+        if shell is not None:
+            try:
+                shell.events.unregister("post_run_cell", self._on_cell_end)
+            except ValueError:
+                pass
+
+    def _on_cell_end(self, result: object = None) -> None:
+        if self.comm is None:
+            self._unhook()
+            return
+        self._push()
+
+    # ------------------------------------------------------------------ helpers
+
+    def _check_step(self, step: object) -> int:
+        if isinstance(step, bool) or not isinstance(step, numbers.Integral):
+            raise TypeError(f"log(step=...) takes a whole number (int), got {type(step).__name__}: {step!r:.60}")
+        return int(step)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        self._shown = True
+        return super()._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        n = len(self._losses)
+        last = f", last loss {self._losses[-1]!r} at step {self._steps[-1]}" if n else ""
+        return f"TrainingWidget({len(self._params)} parameters, {n} step{'s' * (n != 1)} logged{last})"
+
+
+def _float_or_nan(x: object) -> float:
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _parameters_of(model: object) -> list[Any]:
+    """``model.parameters()`` as a list, checked: a clear error for a loss, a non-module or no parameters."""
+    if isinstance(model, Value):
+        raise TypeError("watch() takes the model (e.g. MLP(2, [16, 16, 1])), not a Value: pass the model, "
+                        "then call w.log(loss) in your loop")
+    method = getattr(model, "parameters", None)
+    if not callable(method):
+        raise TypeError(f"watch() takes a model with a parameters() method, such as MLP(2, [16, 16, 1]); "
+                        f"got {type(model).__name__}: {model!r:.60}")
+    params = method()
+    try:
+        params = list(params)
+    except TypeError:
+        raise TypeError(f"{type(model).__name__}.parameters() must return a list of Values, "
+                        f"got {type(params).__name__}") from None
+    if not params:
+        raise ValueError(f"watch() needs a model with parameters; {type(model).__name__}.parameters() is empty")
+    for k, p in enumerate(params):
+        for attr in ("data", "grad"):
+            x = getattr(p, attr, None)
+            if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                raise TypeError(f"{type(model).__name__}.parameters() must return Values with number .data and "
+                                f".grad; parameter {k} is {type(p).__name__} with .{attr} = {x!r:.40}")
+    return params
+
+
+def watch(model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,
+          clock: Callable[[], float] = time.monotonic) -> TrainingWidget:
+    """The training view of ``model``: show it, then call ``w.log(loss)`` after each ``loss.backward()``.
+
+    ``every``: seconds between updates of the view (>= 0.05); ``precision``: decimals of the boxes' numbers;
+    ``log_scale``: start with a logarithmic loss axis; ``clock``: the time source (tests pass a fake one)."""
+    return TrainingWidget(model, every=every, precision=precision, log_scale=log_scale, clock=clock)

@@ -1,0 +1,463 @@
+"""watch() / TrainingWidget without a kernel: outgoing messages recorded from ``w.comm.send``, time from a fake
+clock the test moves. Throttling, the final flushes, what a push carries, the model's boxes and bad input."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from typing import Any
+
+import pytest
+
+from micrograd_widget import dot as dot_module
+from micrograd_widget.engine import Value, scope
+from micrograd_widget.nn import MLP, Layer, Module, Neuron
+from micrograd_widget.tape import decode_number
+from micrograd_widget.training import (MAX_BOXES, MAX_BUCKETS, MIN_EVERY, TrainingWidget, model_dot, model_units,
+                                       neuron_norms, watch)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Recorder:
+    """Patches ``w.comm.send`` and keeps every state update the widget sent."""
+
+    def __init__(self, widget: TrainingWidget, on_send: Any = None) -> None:
+        self.states: list[dict[str, Any]] = []
+        self.on_send = on_send
+        widget.comm.send = self._send  # type: ignore[method-assign]
+
+    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        if data.get("method") == "update":
+            self.states.append(data["state"])
+        if self.on_send:
+            self.on_send()
+
+    def curves(self) -> list[dict[str, Any]]:
+        return [s["curve"] for s in self.states if "curve" in s]
+
+
+def lecture_data() -> tuple[list[list[float]], list[float]]:
+    return [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]], [1.0, -1.0, -1.0, 1.0]
+
+
+def train_step(model: MLP, xs, ys, lr: float = 0.05) -> Value:
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data -= lr * p.grad
+    return loss
+
+
+@pytest.fixture
+def model() -> MLP:
+    random.seed(11)
+    return MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+# ---------------------------------------------------------------- throttling and flushing
+
+def test_many_logs_give_few_pushes_at_the_chosen_rate(model, clock):
+    w = watch(model, every=0.5, clock=clock)
+    rec = Recorder(w)
+    for k in range(1024):
+        w.log(1.0 / (k + 1))
+        clock.now += 1 / 64        # 64 steps a second (exact in binary) for 16 s
+    # The first log pushes at once, then the first log at least 0.5 s (32 steps) after each push.
+    assert [c["count"] for c in rec.curves()] == [1 + 32 * j for j in range(32)]
+
+
+def test_a_push_never_comes_sooner_than_every(model, clock):
+    w = watch(model, every=0.25, clock=clock)
+    rec = Recorder(w)
+    times = []
+    rec.on_send = lambda: times.append(clock.now)
+    rng = random.Random(1)
+    for _ in range(500):
+        w.log(rng.random())
+        clock.now += rng.uniform(0.0, 0.05)
+    assert len(times) > 10
+    assert all(b - a >= 0.25 for a, b in zip(times, times[1:]))
+
+
+def test_log_between_pushes_sends_nothing_and_reads_no_grads(clock):
+    class Counting(Value):
+        reads = 0
+
+        @property  # type: ignore[override]
+        def grad(self) -> float:
+            Counting.reads += 1
+            return 0.5
+
+        @grad.setter
+        def grad(self, value: float) -> None:
+            pass
+
+    class Tiny(Module):
+        def __init__(self) -> None:
+            self.p = [Counting(1.0), Counting(2.0)]
+
+        def parameters(self) -> list[Value]:
+            return self.p
+
+    w = watch(Tiny(), clock=clock)
+    rec = Recorder(w)
+    w.log(1.0)
+    reads_after_first_push = Counting.reads
+    for k in range(100):
+        w.log(float(k))
+    assert len(rec.states) == 1, "logging inside the throttle window sent messages"
+    assert Counting.reads == reads_after_first_push, "log() read the parameters' grads without pushing"
+
+
+def test_finish_flushes_the_last_steps_and_marks_the_view_finished(model, clock):
+    w = watch(model, clock=clock)
+    rec = Recorder(w)
+    xs, ys = lecture_data()
+    for _ in range(7):
+        loss = train_step(model, xs, ys)
+        w.log(loss)
+    assert rec.curves()[-1]["count"] == 1
+    w.finish()
+    last = rec.states[-1]
+    assert last["curve"]["count"] == 7 and last["curve"]["step"] == 6
+    assert decode_number(last["curve"]["loss"]) == loss.data
+    assert last["finished"] is True
+    assert [decode_number(g) for g in last["grad"]] == [p.grad for p in model.parameters()]
+    w.log(0.5)                     # a later log resumes
+    w.flush()
+    assert rec.states[-1]["finished"] is False and rec.states[-1]["curve"]["count"] == 8
+
+
+def test_with_block_flushes_on_exit_even_when_the_loop_raises(model, clock):
+    w = watch(model, clock=clock)
+    rec = Recorder(w)
+    with pytest.raises(KeyboardInterrupt):
+        with w:
+            for k in range(5):
+                w.log(float(k))
+            raise KeyboardInterrupt
+    assert rec.states[-1]["curve"]["count"] == 5
+    assert w.finished
+
+
+def test_close_flushes_then_closes(model, clock):
+    w = watch(model, clock=clock)
+    rec = Recorder(w)
+    for k in range(3):
+        w.log(float(k))
+    w.close()
+    assert rec.curves()[-1]["count"] == 3
+    assert w.comm is None
+
+
+def test_the_end_of_an_ipython_cell_flushes(model, clock, tmp_path, monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    InteractiveShell.clear_instance()
+    cfg = Config()
+    cfg.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=cfg)
+    try:
+        w = watch(model, clock=clock)
+        rec = Recorder(w)
+        shell.user_ns["w"] = w
+        result = shell.run_cell("for k in range(9):\n    w.log(1.0 / (k + 1))\n")
+        assert result.success, result.error_in_exec
+        assert rec.curves()[-1]["count"] == 9, "the cell ended without a final push"
+        w.finish()
+        assert w._on_cell_end not in shell.events.callbacks["post_run_cell"], "finish() left the cell hook"
+        shell.run_cell("w.log(0.25)")
+        assert rec.curves()[-1]["count"] == 10
+        w.close()
+        assert w._on_cell_end not in shell.events.callbacks["post_run_cell"]
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_an_expensive_push_spaces_the_next_ones_out(model, clock):
+    w = watch(model, every=0.25, clock=clock)
+    times = []
+
+    def slow_send() -> None:
+        times.append(clock.now)
+        clock.now += 0.1           # each push takes 0.1 s: the next may come 20 x 0.1 = 2 s later, not 0.25 s
+
+    Recorder(w, on_send=slow_send)
+    for _ in range(400):
+        w.log(1.0)
+        clock.now += 0.01
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert gaps and min(gaps) >= 2.0 - 1e-9, gaps
+
+
+# ---------------------------------------------------------------- what a push carries
+
+def test_a_push_carries_the_losses_and_every_parameters_grad_and_data(model, clock):
+    w = watch(model, clock=clock)
+    rec = Recorder(w)
+    xs, ys = lecture_data()
+    losses = []
+    for _ in range(12):
+        losses.append(train_step(model, xs, ys).data)
+        w.log(losses[-1])
+    w.flush()
+    state = rec.states[-1]
+    curve = state["curve"]
+    assert curve["steps"] == list(range(12)) and [decode_number(x) for x in curve["losses"]] == losses
+    assert curve["count"] == 12 and curve["nonfinite"] == 0
+    params = model.parameters()
+    assert [decode_number(g) for g in state["grad"]] == [p.grad for p in params]
+    assert [decode_number(d) for d in state["data"]] == [p.data for p in params]
+    assert w.losses == losses and w.steps == list(range(12))
+
+
+def test_each_box_holds_its_neurons_parameters(model):
+    w = watch(model)
+    params = model.parameters()
+    units = w.structure["units"]
+    assert [u["id"] for u in units] == [f"layers.{i}.neurons.{j}" for i, n in enumerate((4, 4, 1)) for j in range(n)]
+    for u in units:
+        i, j = map(int, re.findall(r"\d+", u["id"]))
+        neuron = model.layers[i].neurons[j]
+        assert [params[k] for k in u["params"]] == neuron.w + [neuron.b]
+        assert u["names"] == [f"w{k}" for k in range(len(neuron.w))] + ["b"]
+        assert w.structure["groups"][u["group"]]["id"] == f"layers.{i}"
+    assert sorted(k for u in units for k in u["params"]) == list(range(len(params)))
+
+
+def test_neuron_norms_are_the_norms_of_the_parameter_grads(model):
+    xs, ys = lecture_data()
+    train_step(model, xs, ys)
+    w = watch(model)
+    norms = neuron_norms([p.grad for p in model.parameters()], w.units)
+    for u, norm in zip(w.units, norms):
+        i, j = map(int, re.findall(r"\d+", u.id))
+        assert norm == pytest.approx(math.sqrt(sum(p.grad ** 2 for p in model.layers[i].neurons[j].parameters())),
+                                     rel=1e-15)
+
+
+def test_log_takes_values_numbers_and_explicit_steps(model, clock):
+    w = watch(model, clock=clock)
+    w.log(Value(2.5))
+    w.log(3)
+    w.log(1.5, step=10)
+    w.log(0.5)
+    assert w.steps == [0, 1, 10, 11] and w.losses == [2.5, 3.0, 1.5, 0.5]
+
+
+def test_micrograds_own_mlp_and_value_work(micrograd, clock):
+    random.seed(2)
+    model = micrograd.nn.MLP(2, [3, 1])
+    w = watch(model, clock=clock)
+    assert [u.id for u in w.units] == ["layers.0.neurons.0", "layers.0.neurons.1", "layers.0.neurons.2",
+                                       "layers.1.neurons.0"]
+    loss = model([micrograd.engine.Value(1.0), micrograd.engine.Value(-1.0)])
+    loss.backward()
+    w.log(loss)
+    assert w.losses == [loss.data]
+    assert [decode_number(g) for g in w.grad] == [p.grad for p in model.parameters()]
+
+
+def test_non_finite_losses_are_kept_and_counted(model, clock):
+    w = watch(model, clock=clock)
+    for x in (1.0, math.nan, math.inf, 0.5, -math.inf):
+        w.log(x)
+    w.flush()
+    assert w.curve["losses"] == [1.0, "NaN", "Infinity", 0.5, "-Infinity"]
+    assert w.curve["nonfinite"] == 3 and w.curve["loss"] == "-Infinity"
+
+
+def test_non_finite_and_non_number_grads_travel_as_strings(clock):
+    n = Neuron(2)
+    n.w[0].grad = math.nan
+    n.w[1].grad = math.inf
+    w = watch(n, clock=clock)
+    assert w.grad == ["NaN", "Infinity", 0.0]
+    n.b.grad = None  # a user's mistake mid-training must not break the push
+    w.flush()
+    assert w.grad == ["NaN", "Infinity", "NaN"]
+
+
+def test_a_long_run_is_drawn_with_bounded_points_keeping_extremes_and_nans(clock):
+    w = watch(Neuron(1), clock=clock)
+    rng = random.Random(5)
+    losses = [rng.uniform(1.0, 2.0) for _ in range(20_000)]
+    losses[12_345] = 0.001
+    losses[777] = 50.0
+    losses[15_000] = math.nan
+    for x in losses:
+        w.log(x)
+    w.flush()
+    curve = w.curve
+    assert curve["count"] == 20_000
+    assert len(curve["steps"]) <= 3 * MAX_BUCKETS + 2
+    assert curve["steps"] == sorted(set(curve["steps"]))
+    drawn = dict(zip(curve["steps"], curve["losses"]))
+    assert drawn[12_345] == 0.001 and drawn[777] == 50.0 and drawn[15_000] == "NaN"
+    assert curve["steps"][0] == 0 and curve["steps"][-1] == 19_999
+
+
+def test_every_step_is_drawn_below_the_bucket_limit(clock):
+    w = watch(Neuron(1), clock=clock)
+    for k in range(MAX_BUCKETS - 1):
+        w.log(float(k))
+    w.flush()
+    assert w.curve["steps"] == list(range(MAX_BUCKETS - 1))
+
+
+# ---------------------------------------------------------------- the picture of the model
+
+def test_the_dot_has_one_box_per_neuron_in_a_cluster_per_layer(model):
+    w = watch(model)
+    source = w.dot
+    assert len(re.findall(r'class="mgw-neuron"', source)) == 9
+    assert len(re.findall(r"subgraph cluster_\d", source)) == 3
+    assert all(f"id=in{i}" in source for i in range(3))
+    assert source.count("->") - source.count("style=invis") == 3 * 4 + 4 * 4 + 4 * 1
+
+
+def test_the_dot_colours_and_numbers_come_from_dot_py(model):
+    xs, ys = lecture_data()
+    train_step(model, xs, ys)
+    w = watch(model, precision=3)
+    norms = neuron_norms([p.grad for p in model.parameters()], w.units)
+    scale = dot_module.grad_scale(norms)
+    for k, norm in enumerate(norms):
+        node = re.search(rf"\bu{k} \[label=<(.*?)> .*fillcolor=\"([^\"]+)\"", w.dot)
+        assert node, f"no box u{k}"
+        assert dot_module.format_number(norm, 3) in node.group(1)
+        assert node.group(2) == dot_module.grad_color(norm, scale)
+
+
+def test_hostile_names_are_escaped_by_dot_escape():
+    hostile = '<b>"x"</b> & {y}|'
+
+    class Odd(Module):
+        def __init__(self) -> None:
+            with scope(f"{hostile}.neurons.0"):
+                self.a = Value(1.0)
+
+        def parameters(self) -> list[Value]:
+            return [self.a]
+
+    source = watch(Odd()).dot
+    assert hostile not in source
+    assert dot_module.escape(hostile, "dot") in source
+
+
+def test_layer_neuron_and_other_modules_get_boxes():
+    random.seed(1)
+    layer = Layer(2, 3)
+    assert [u.id for u in model_units(layer, layer.parameters()).units] == ["neurons.0", "neurons.1", "neurons.2"]
+    neuron = Neuron(4)
+    boxes = model_units(neuron, neuron.parameters())
+    assert [u.id for u in boxes.units] == ["neuron"] and boxes.units[0].params == (0, 1, 2, 3, 4)
+
+    class Two(Module):
+        def __init__(self) -> None:
+            with scope("enc"):
+                self.enc = MLP(2, [3])
+            self.extra = Value(0.5, label="temperature")
+
+        def parameters(self) -> list[Value]:
+            return self.enc.parameters() + [self.extra]
+
+    two = Two()
+    boxes = model_units(two, two.parameters())
+    assert [u.id for u in boxes.units] == ["enc.layers.0.neurons.0", "enc.layers.0.neurons.1",
+                                          "enc.layers.0.neurons.2", "parameters"]
+    assert boxes.units[-1].names == ("temperature",)
+    assert boxes.nin == 0
+
+
+def test_a_huge_model_gets_one_box_per_layer(clock):
+    random.seed(0)
+    big = MLP(1, [MAX_BOXES, 2])
+    w = watch(big, clock=clock)
+    assert [u["id"] for u in w.structure["units"]] == ["layers.0", "layers.1"]
+    assert "one box per layer" in w.structure["message"]
+    assert sum(len(u["params"]) for u in w.structure["units"]) == len(big.parameters())
+    model_dot([], [], 0, [])  # an empty picture is still valid DOT
+
+
+# ---------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("bad, error, words", [
+    (42, TypeError, "parameters() method"),
+    (Value(1.0), TypeError, "not a Value"),
+    ("MLP", TypeError, "parameters() method"),
+])
+def test_watch_refuses_what_is_not_a_model(bad, error, words):
+    with pytest.raises(error, match=re.escape(words)):
+        watch(bad)
+
+
+def test_watch_refuses_a_model_without_parameters():
+    class Empty(Module):
+        def parameters(self) -> list[Value]:
+            return []
+
+    with pytest.raises(ValueError, match="needs a model with parameters"):
+        watch(Empty())
+
+
+def test_watch_refuses_parameters_that_are_not_values():
+    class Strange(Module):
+        def parameters(self) -> list[Any]:
+            return [1.0, 2.0]
+
+    with pytest.raises(TypeError, match=r"parameter 0 is float"):
+        watch(Strange())
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"every": 0.0}, "at least"), ({"every": MIN_EVERY / 2}, "at least"), ({"every": "fast"}, "at least"),
+    ({"every": math.nan}, "at least"), ({"precision": 99}, "precision"), ({"log_scale": "yes"}, "log_scale"),
+])
+def test_watch_refuses_bad_options(model, options, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        watch(model, **options)
+
+
+@pytest.mark.parametrize("loss", ["0.5", None, True, [1.0], object()])
+def test_log_refuses_a_loss_that_is_not_a_number_and_changes_nothing(model, clock, loss):
+    w = watch(model, clock=clock)
+    w.log(1.0)
+    with pytest.raises(TypeError, match=r"log\(loss\) takes the loss as a Value or a number"):
+        w.log(loss)
+    assert w.steps == [0] and w.losses == [1.0]
+    w.log(2.0)
+    assert w.steps == [0, 1]
+
+
+@pytest.mark.parametrize("step, error", [(3, ValueError), (2, ValueError), (4.5, TypeError), ("5", TypeError),
+                                         (True, TypeError)])
+def test_log_refuses_steps_that_do_not_increase_or_are_not_whole(model, clock, step, error):
+    w = watch(model, clock=clock)
+    w.log(1.0, step=3)
+    with pytest.raises(error, match="step"):
+        w.log(0.5, step=step)
+    assert w.steps == [3]
+
+
+def test_repr_says_what_was_logged(model, clock):
+    w = watch(model, clock=clock)
+    assert "0 steps logged" in repr(w)
+    w.log(0.25)
+    assert repr(w) == f"TrainingWidget({len(model.parameters())} parameters, 1 step logged, last loss 0.25 at step 0)"
