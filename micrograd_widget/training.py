@@ -357,6 +357,21 @@ class _Curve:
         return [p[0] for p in points], [p[1] for p in points]
 
 
+class _Log:
+    """What ``log()`` touches, in slots: attribute access on a widget (a deep traitlets class) costs
+    about three times as much, and ``log()`` runs once per training step."""
+
+    __slots__ = ("steps", "losses", "last", "due", "finished", "clock")
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.steps: list[int] = []
+        self.losses: list[float] = []
+        self.last = -1               # the last step logged
+        self.due = -_INF             # the clock time from which the next log() pushes
+        self.finished = False
+        self.clock = clock
+
+
 # ---------------------------------------------------------------- the widget
 
 class TrainingWidget(anywidget.AnyWidget):
@@ -385,18 +400,13 @@ class TrainingWidget(anywidget.AnyWidget):
         if not callable(clock):
             raise TypeError(f"clock must be a function returning seconds (such as time.monotonic), got {clock!r}")
         self._params = params
-        self._clock = clock
         self.every = every
         boxes = model_units(model, params)
         groups, units, nin = boxes.groups, boxes.units, boxes.nin
         self._units = units
         grads = [_float_or_nan(p.grad) for p in params]
-        self._steps: list[int] = []
-        self._losses: list[float] = []
-        self._last = -1
+        self._log = _Log(clock)
         self._curve = _Curve()
-        self._due = -_INF
-        self._finished = False
         self._shown = False
         super().__init__(
             dot=model_dot(groups, units, nin, neuron_norms(grads, units), precision),
@@ -423,21 +433,22 @@ class TrainingWidget(anywidget.AnyWidget):
         """Record this step's loss (a Value or a number; non-finite is allowed and shown as a gap). ``step``
         defaults to the previous step + 1 (0 first); given, it must be a whole number above the previous.
         Call it after ``loss.backward()``: a push reads the parameters' grads at that moment."""
+        r = self._log
         if type(loss) is not float:
             loss = _loss_number(loss)
         if step is None:
-            step = self._last + 1
+            step = r.last + 1
         elif type(step) is not int:
             step = self._check_step(step)
-        if step <= self._last:
-            raise ValueError(f"log(step={step}): steps must increase; the last one logged was {self._last}")
-        self._steps.append(step)
-        self._losses.append(loss)
-        self._last = step
-        if self._finished:
-            self._finished = False
+        if step <= r.last:
+            raise ValueError(f"log(step={step}): steps must increase; the last one logged was {r.last}")
+        r.steps.append(step)
+        r.losses.append(loss)
+        r.last = step
+        if r.finished:
+            r.finished = False
             self._hook()
-        if self._clock() >= self._due:
+        if r.clock() >= r.due:
             self._push()
 
     def flush(self) -> None:
@@ -446,7 +457,7 @@ class TrainingWidget(anywidget.AnyWidget):
 
     def finish(self) -> None:
         """The loop is over: send the final state and mark the view finished (a later ``log()`` resumes)."""
-        self._finished = True
+        self._log.finished = True
         self._push()
         self._unhook()
 
@@ -487,12 +498,12 @@ class TrainingWidget(anywidget.AnyWidget):
     @property
     def steps(self) -> list[int]:
         """Every logged step (a copy)."""
-        return list(self._steps)
+        return list(self._log.steps)
 
     @property
     def losses(self) -> list[float]:
         """Every logged loss (a copy), in ``steps`` order."""
-        return list(self._losses)
+        return list(self._log.losses)
 
     @property
     def parameters(self) -> list[Any]:
@@ -508,22 +519,23 @@ class TrainingWidget(anywidget.AnyWidget):
 
     def _push(self) -> None:
         """Gather the grads and the new losses and send them in one message; schedule the next push."""
-        clock = self._clock
-        start = clock()
+        r = self._log
+        start = r.clock()
         params = self._params
         with self.hold_sync():
             self.curve = self._curve_state()
             self.grad = _encode([p.grad for p in params])
             self.data = _encode([p.data for p in params])
-            self.finished = self._finished
-        end = clock()
-        self._due = end + max(self._every, COST_FACTOR * (end - start))
+            self.finished = r.finished
+        end = r.clock()
+        r.due = end + max(self._every, COST_FACTOR * (end - start))
 
     def _curve_state(self) -> dict[str, Any]:
-        steps, losses = self._curve.update(self._steps, self._losses)
-        n = len(self._losses)
+        r = self._log
+        steps, losses = self._curve.update(r.steps, r.losses)
+        n = len(r.losses)
         return {"steps": steps, "losses": _encode(losses), "count": n, "nonfinite": self._curve.nonfinite,
-                "step": self._steps[-1] if n else None, "loss": encode_number(self._losses[-1]) if n else None}
+                "step": r.steps[-1] if n else None, "loss": encode_number(r.losses[-1]) if n else None}
 
     # ------------------------------------------------------------------ the cell end (IPython)
 
@@ -566,8 +578,9 @@ class TrainingWidget(anywidget.AnyWidget):
         return super()._repr_mimebundle_(**kwargs)
 
     def __repr__(self) -> str:
-        n = len(self._losses)
-        last = f", last loss {self._losses[-1]!r} at step {self._steps[-1]}" if n else ""
+        r = self._log
+        n = len(r.losses)
+        last = f", last loss {r.losses[-1]!r} at step {r.steps[-1]}" if n else ""
         return f"TrainingWidget({len(self._params)} parameters, {n} step{'s' * (n != 1)} logged{last})"
 
 
