@@ -1,0 +1,93 @@
+"""Writes the README's screenshots to examples/images/ with the browser-test harness (Debian's Chromium).
+
+Run from the repository root: ``.venv/bin/python -m tests.browser.screenshots [name ...]``. Not a test: the
+pictures are committed so the README shows what a user sees; re-run it after changing the view.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from micrograd_widget import MLP, Value
+from micrograd_widget.display import value_mimebundle
+
+from .mgw_browser.chromium import launch
+from .mgw_browser.dom import WidgetDom
+from .mgw_browser.fake_model import open_view
+from .mgw_browser.graphs import lecture_L, moons_loss
+from .mgw_browser.http import StaticServer
+from .mgw_browser.jupyter import JupyterServer, write_notebook
+from .mgw_browser.lab import open_notebook, run_all
+
+OUT = Path(__file__).resolve().parents[2] / "examples" / "images"
+
+LECTURE = """%load_ext micrograd_widget
+from micrograd_widget import Value
+a = Value(2.0, label='a'); b = Value(-3.0, label='b'); c = Value(10.0, label='c'); f = Value(-2.0, label='f')
+e = a * b; e.label = 'e'
+d = e + c; d.label = 'd'
+L = d * f; L.label = 'L'
+L"""
+
+
+def static_graph(page, server) -> None:
+    """The inline picture of the lecture's L after backward (the SVG a notebook shows)."""
+    L = lecture_L()["L"]
+    L.backward()
+    (server.root / "graph.html").write_text(
+        "<html><body style='margin:0;background:#fff'>" + value_mimebundle(L)["image/svg+xml"] + "</body></html>")
+    page.set_viewport_size({"width": 1100, "height": 260})
+    page.goto(f"{server.url}/graph.html")
+    page.locator("svg").first.screenshot(path=str(OUT / "graph.png"))
+    page.set_viewport_size({"width": 1400, "height": 900})
+
+
+def folded_graph(page, server) -> None:
+    """micrograd's moons training loss (~65,800 nodes) folded by module in the live widget."""
+    view = open_view(page, server, moons_loss())
+    view.wait_ready()
+    page.locator(".mgw-root").first.screenshot(path=str(OUT / "folded.png"))
+
+
+def widget_in_lab(page, lab: JupyterServer) -> None:
+    """The live widget in JupyterLab after dragging leaf ``a``."""
+    write_notebook(lab.notebooks / "screenshot.ipynb", [LECTURE])
+    open_notebook(page, lab, "screenshot.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+    run_all(page, "lab")
+    view = WidgetDom(page)
+    view.wait_ready(60)
+    view.set_slider("a", 3.0)
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(OUT / "widget-jupyterlab.png"))
+
+
+SHOTS = {"graph": static_graph, "folded": folded_graph}
+
+
+def main(names: list[str]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    wanted = names or [*SHOTS, "lab"]
+    with tempfile.TemporaryDirectory() as tmp, StaticServer(Path(tmp)) as server, sync_playwright() as pw:
+        browser = launch(pw)
+        page = browser.new_context(viewport={"width": 1400, "height": 900}, device_scale_factor=1).new_page()
+        for name in wanted:
+            if name in SHOTS:
+                SHOTS[name](page, server)
+        if "lab" in wanted:
+            lab = JupyterServer(Path(tmp) / "lab")
+            lab.start()
+            try:
+                widget_in_lab(page, lab)
+            finally:
+                lab.stop()
+        browser.close()
+    print("wrote", ", ".join(sorted(p.name for p in OUT.glob("*.png"))))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
