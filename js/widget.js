@@ -1,33 +1,29 @@
 // The anywidget view: the graph (laid out once by Graphviz-WASM from the kernel's DOT), one slider per
-// leaf, reset, output chooser, inspector. A slider frame replays the tape in JS (tape.js) and touches
-// only cached text nodes and fills; settled leaf values go to the kernel (trait `leaf_values`).
+// leaf, reset, output chooser, inspector (with the numerical gradient check, gradcheck.js), and the
+// backprop stepper (stepper.js). A slider frame replays the tape in JS (tape.js) and touches only cached
+// text nodes and fills; settled leaf values go to the kernel (trait `leaf_values`).
 // No user string reaches innerHTML: controls are built with createElement/textContent, and the only
 // markup parsed is Graphviz's SVG of the DOT in which micrograd_widget/dot.py escaped every user string.
 // Leaves: up to MAX_LEAF_ROWS get a slider row each; a graph with more (an MLP's loss has hundreds) gets a
 // filter box and the first MAX_LEAF_ROWS matching rows, leaves drawn in the picture first, so the DOM stays
 // small whatever the graph. Hooks: data-leaf / data-node = the node's label if no other node has it, else
-// its node id.
+// its node id. Every box of the picture is focusable (Tab) and Enter opens it in the inspector. A graph
+// wider than its box is fitted to the width unless that would shrink it below MIN_FIT_SCALE.
 
 import { backward, compileTape, decodeNumber, encodeNumber, forward, leafValuesOf } from "./tape.js";
 import { layoutSVG } from "./graphviz.js";
 import { formatNumber, gradColor, pyRepr } from "./format.js";
+import { h } from "./dom.js";
+import { GradCheck } from "./gradcheck.js";
+import { Stepper } from "./stepper.js";
 
 const SETTLE_MS = 150;
 const MAX_LEAF_ROWS = 40;
 const MAX_OUTPUT_OPTIONS = 300;
 const KERNEL_TIMEOUT_MS = 8000;
 const NS = "http://www.w3.org/2000/svg";
-
-function h(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "className") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (value !== undefined && value !== null && value !== false) node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
+const MIN_FIT_SCALE = 0.5;
+const NOT_REACHED = "\u00b7"; // a grad the stepped backward pass has not written yet
 
 function decodeList(values, n) {
   if (!Array.isArray(values) || values.length !== n) return null;
@@ -56,6 +52,19 @@ export function sliderStep(lo, hi) {
   return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+/** The picture's natural width in CSS pixels, from the SVG's width attribute ("620pt") or its viewBox. */
+export function svgWidthPx(width, viewBox) {
+  const m = /^\s*([0-9.]+)\s*(pt|px)?\s*$/.exec(width || "");
+  if (m) return Number(m[1]) * (m[2] === "pt" ? 4 / 3 : 1);
+  const box = String(viewBox || "").trim().split(/[\s,]+/).map(Number);
+  return box.length === 4 && Number.isFinite(box[2]) ? box[2] : 0;
+}
+
+/** Whether a picture `natural` px wide is fitted to a box `box` px wide: only when wider, and not below `minScale`. */
+export function shouldFit(natural, box, minScale = MIN_FIT_SCALE) {
+  return box > 0 && natural > box && box >= natural * minScale;
+}
+
 /** Stable names for the test hooks and the UI: the label when no other node has it, else the node id. */
 export function nodeKeys(labels) {
   const count = new Map();
@@ -78,6 +87,12 @@ class GraphView {
     this.rows = new Map();
     this.inspected = null;
     this.layoutGeneration = 0;
+    this.stepper = null;
+    this.gradcheck = null;
+    this.lit = [];
+    this.fit = false;
+    this.fitChosen = false;
+    this.resizeObserver = null;
 
     this.root = h("div", { className: "mgw-root", "data-state": "loading" });
     host.append(this.root);
@@ -155,18 +170,40 @@ class GraphView {
     this.resetButton.addEventListener("click", () => this.reset());
     this.fitButton = h("button", { type: "button", className: "mgw-button", "data-role": "fit", "aria-pressed": "false", text: "Fit width" });
     this.fitButton.addEventListener("click", () => this.toggleFit());
+    this.stepButton = h("button", { type: "button", className: "mgw-button", "data-role": "step-mode", "aria-pressed": "false", text: "Step through backprop" });
+    this.stepButton.addEventListener("click", () => this.toggleStepper());
+    this.gradcheckButton = h("button", { type: "button", className: "mgw-button", "data-role": "gradcheck", text: "Check gradients" });
+    this.gradcheckButton.addEventListener("click", () => this.openGradcheck());
+    if (this.mode === "browser") {
+      this.stepButton.title = "Run the backward pass one node at a time: see each chain-rule product added to the grads";
+      this.gradcheckButton.title = "Compare every leaf's grad with a finite-difference estimate";
+    } else {
+      this.stepButton.disabled = true;
+      this.stepButton.title = `The stepper needs every op's local derivative in the browser: ${this.tape.reason}`;
+      this.gradcheckButton.title = "Compare every leaf's grad with a finite-difference estimate (computed by the kernel)";
+    }
+    if (this.mode === "readonly") {
+      this.gradcheckButton.disabled = true;
+      this.gradcheckButton.title = `Nothing can replay this graph: ${this.tape.reason}`;
+    }
     this.status = h("span", { className: "mgw-status", "data-role": "status" });
 
     const toolbar = h("div", { className: "mgw-toolbar" },
       h("label", { className: "mgw-field" }, h("span", { text: "Differentiate" }), this.outputSelect),
-      this.resetButton, this.fitButton, this.status);
-    this.graphBox = h("div", { className: "mgw-graph", "data-role": "graph" },
+      this.resetButton, this.fitButton, this.stepButton, this.gradcheckButton, this.status);
+    this.stepperSlot = h("div", { className: "mgw-stepper-slot" });
+    this.graphBox = h("div", { className: "mgw-graph", "data-role": "graph", "data-lm-suppress-shortcuts": "true" },
       h("div", { className: "mgw-placeholder", text: "Laying out the graph\u2026" }));
     this.graphBox.addEventListener("click", (event) => this.onGraphClick(event));
+    this.graphBox.addEventListener("keydown", (event) => this.onGraphKey(event));
+    if (typeof ResizeObserver !== "undefined") {
+      this.resizeObserver = new ResizeObserver(() => this.autoFit());
+      this.resizeObserver.observe(this.graphBox);
+    }
     this.leavesBox = h("div", { className: "mgw-leaves", "data-role": "leaves" });
     this.inspector = h("div", { className: "mgw-inspector", "data-role": "inspector", hidden: true });
     this.legend = this.buildLegend();
-    root.append(toolbar, this.errorBox, this.graphBox, h("div", { className: "mgw-panels" }, this.leavesBox, this.inspector), this.legend);
+    root.append(toolbar, this.stepperSlot, this.errorBox, this.graphBox, h("div", { className: "mgw-panels" }, this.leavesBox, this.inspector), this.legend);
     this.fillOutputOptions([]);
     if (this.mode === "readonly") this.showError("readonly", `Sliders are off: ${this.tape.reason}.`);
     if (this.mode === "kernel") this.setStatus(`${this.tape.reason}.`);
@@ -191,7 +228,7 @@ class GraphView {
         swatch("zero"), h("span", { text: " 0  " }), swatch("positive"),
         h("span", { text: " grad > 0, stronger for larger |grad|. " }));
     }
-    parts.push(h("span", { text: "Click a box to inspect it; rounded boxes are leaves." }));
+    parts.push(h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves." }));
     legend.replaceChildren(...parts);
   }
 
@@ -215,6 +252,28 @@ class GraphView {
     const label = this.spec.label[i];
     const what = this.spec.symbol[i] || (this.spec.inputs[i].length ? "node" : "leaf");
     return label ? `${label} (#${i})` : `#${i} ${what}`;
+  }
+
+  /** A node's short name: its label, else #id. */
+  nodeName(i) {
+    return this.spec.label[i] || `#${i}`;
+  }
+
+  /** How node i is computed from its inputs, e.g. "e + c", "tanh(n)", "x**2". */
+  formula(i) {
+    const names = this.spec.inputs[i].map((j) => this.nodeName(j));
+    const symbol = this.spec.symbol[i] || (this.spec.op[i] >= 0 ? this.spec.ops[this.spec.op[i]].symbol : "?");
+    if (names.length === 2) return `${names[0]} ${symbol} ${names[1]}`;
+    if (symbol.startsWith("**")) return `${names[0]}${symbol}`;
+    return `${symbol}(${names.join(", ")})`;
+  }
+
+  precision() {
+    return this.get("precision");
+  }
+
+  send(msg) {
+    this.model.send(msg);
   }
 
   // ------------------------------------------------------------------ leaf sliders
@@ -340,6 +399,7 @@ class GraphView {
 
   setLeaf(j, v, source) {
     if (this.mode === "readonly" || !Number.isFinite(v)) return;
+    this.exitStepper();
     this.leafVals[j] = v;
     const entry = this.rows.get(j);
     if (entry) this.syncRow(entry, source);
@@ -350,6 +410,7 @@ class GraphView {
 
   reset() {
     if (this.mode === "readonly") return;
+    this.exitStepper();
     this.leafVals.set(this.initial);
     for (const entry of this.rows.values()) this.syncRow(entry);
     this.clearError("input");
@@ -363,6 +424,7 @@ class GraphView {
     this.outputSelect.value = String(i);
     if (this.mode === "readonly") return;
     this.update();
+    this.restartStepper();
     this.model.set("output", i);
     this.model.save_changes();
   }
@@ -391,6 +453,7 @@ class GraphView {
   onLeafValues() {
     const vals = decodeList(this.get("leaf_values"), this.tape.leaves.length);
     if (!vals || sameValues(vals, this.leafVals)) return;
+    this.exitStepper();
     this.leafVals.set(vals);
     for (let j = 0; j < vals.length; j++) this.widenRange(j, vals[j]);
     for (const entry of this.rows.values()) this.syncRow(entry);
@@ -404,6 +467,7 @@ class GraphView {
     this.outputSelect.value = String(i);
     if (!this.outputSelect.value) this.fillOutputOptions(this.bound ? this.bound.shown : []);
     this.update();
+    this.restartStepper();
   }
 
   onKernelNumbers() {
@@ -423,6 +487,7 @@ class GraphView {
   }
 
   onCustom(msg) {
+    if (this.gradcheck && this.gradcheck.onMessage(msg)) return;
     if (!msg || msg.type !== "replay" || msg.seq !== this.kernel.seq) return;
     this.kernel.inflight = false;
     clearTimeout(this.kernel.timer);
@@ -466,6 +531,7 @@ class GraphView {
   update() {
     if (this.mode === "browser") this.recompute();
     else if (this.mode === "kernel") this.askKernel();
+    if (this.gradcheck) this.gradcheck.rerunSoon(SETTLE_MS);
   }
 
   recompute() {
@@ -492,22 +558,35 @@ class GraphView {
     if (b) {
       const precision = this.get("precision");
       const colored = this.get("color") !== false && !!b.palette;
-      const { data, grad } = this;
+      const { data } = this;
+      // Stepping: the partial grads after step k, and which nodes the backward pass has not written yet.
+      const st = this.stepper;
+      const grad = st ? st.grad : this.grad;
+      const reachedAt = st ? st.steps.reachedAt : null;
+      const step = st ? st.k : 0;
       let scale = 0;
       if (colored) {
         for (const i of b.shown) {
           const g = Math.abs(grad[i]);
-          if (g > scale && g !== Infinity) scale = g;
+          if (g > scale && g !== Infinity && (!reachedAt || reachedAt[i] <= step)) scale = g;
         }
       }
       for (let k = 0; k < b.shown.length; k++) {
         const i = b.shown[k];
         const d = formatNumber(data[i], precision);
         if (d !== b.dataText[k]) b.dataNodes[k].nodeValue = b.dataText[k] = d;
-        const g = formatNumber(grad[i], precision);
+        const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
+        if (reached !== b.reached[k]) {
+          b.reached[k] = reached;
+          const span = b.gradNodes[k].parentNode;
+          if (reached) span.setAttribute("data-reached", reached);
+          else span.removeAttribute("data-reached");
+          b.groups[k].classList.toggle("mgw-unreached", reached === "false");
+        }
+        const g = reached === "false" ? NOT_REACHED : formatNumber(grad[i], precision);
         if (g !== b.gradText[k]) b.gradNodes[k].nodeValue = b.gradText[k] = g;
         if (colored && b.shapes[k]) {
-          const fill = gradColor(grad[i], scale, b.palette);
+          const fill = reached === "false" ? b.palette.zero : gradColor(grad[i], scale, b.palette);
           if (fill !== b.fills[k]) b.shapes[k].setAttribute("fill", (b.fills[k] = fill));
         }
       }
@@ -530,6 +609,8 @@ class GraphView {
       this.bound.fills.fill("");
     }
     this.paint();
+    if (this.stepper) this.stepper.sync();
+    if (this.gradcheck && this.gradcheck.rows) this.gradcheck.renderPage();
   }
 
   // ------------------------------------------------------------------ the graph: layout once, then bind
@@ -547,7 +628,9 @@ class GraphView {
       const node = document.importNode(svg, true);
       this.bind(node, view);
       this.graphBox.replaceChildren(node);
+      this.autoFit();
       this.applyFit();
+      this.highlight();
       this.fillOutputOptions(this.bound.shown);
       if (this.filter) this.renderLeafRows();
       this.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
@@ -565,9 +648,15 @@ class GraphView {
     const m = shown.length;
     const b = {
       svg, shown, shownSet: new Set(shown), palette: view.palette || null,
-      dataNodes: new Array(m), gradNodes: new Array(m), shapes: new Array(m),
-      dataText: new Array(m).fill(""), gradText: new Array(m).fill(""), fills: new Array(m).fill(""),
+      dataNodes: new Array(m), gradNodes: new Array(m), shapes: new Array(m), groups: new Array(m),
+      dataText: new Array(m).fill(""), gradText: new Array(m).fill(""), fills: new Array(m).fill(""), reached: new Array(m).fill(""),
       legendNodes: [], legendText: new Array(5).fill(""), nodeOf: new Map(), folds: new Map(),
+      groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [], edges: new Map(),
+    };
+    const focusable = (g, label) => {
+      g.setAttribute("tabindex", "0");
+      g.setAttribute("role", "button");
+      g.setAttribute("aria-label", label);
     };
     for (let k = 0; k < m; k++) {
       const i = shown[k];
@@ -580,14 +669,25 @@ class GraphView {
       b.dataNodes[k] = splitNumber(texts[1], key, "data");
       b.gradNodes[k] = splitNumber(texts[2], key, "grad");
       b.shapes[k] = g.querySelector("polygon, path");
+      b.groups[k] = g;
+      b.groupOf.set(i, g);
       b.nodeOf.set(g, i);
+      focusable(g, `${this.describe(i)}: press Enter to inspect`);
       const op = groups.get(`n${i}_op`);
-      if (op) b.nodeOf.set(op, i);
+      if (op) {
+        b.nodeOf.set(op, i);
+        b.opGroupOf.set(i, op);
+      }
     }
     for (const fold of view.folds || []) {
       const g = groups.get(fold.id);
-      if (g) b.folds.set(g, fold);
+      b.foldGroups.push(g || null);
+      if (g) {
+        b.folds.set(g, fold);
+        focusable(g, `${fold.title}, ${fold.count} nodes folded: press Enter to inspect`);
+      }
     }
+    for (const g of svg.querySelectorAll("g.edge")) b.edges.set(g.id, g);
     const legend = groups.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
@@ -600,8 +700,20 @@ class GraphView {
   }
 
   toggleFit() {
+    this.fitChosen = true;
     this.fit = !this.fit;
     this.applyFit();
+  }
+
+  /** Fit a picture wider than its box to the width (until the user chooses with the Fit button). */
+  autoFit() {
+    if (this.fitChosen || !this.bound || this.destroyed) return;
+    const svg = this.bound.svg;
+    const fit = shouldFit(svgWidthPx(svg.getAttribute("width"), svg.getAttribute("viewBox")), this.graphBox.clientWidth);
+    if (fit !== this.fit) {
+      this.fit = fit;
+      this.applyFit();
+    }
   }
 
   applyFit() {
@@ -627,7 +739,17 @@ class GraphView {
     }
   }
 
+  onGraphKey(event) {
+    if ((event.key !== "Enter" && event.key !== " ") || !this.bound) return;
+    const el = event.target;
+    if (this.bound.nodeOf.has(el)) this.inspect(this.bound.nodeOf.get(el));
+    else if (this.bound.folds.has(el)) this.inspectFold(this.bound.folds.get(el));
+    else return;
+    event.preventDefault();
+  }
+
   inspect(i) {
+    this.dropGradcheck();
     this.inspected = i;
     const spec = this.spec;
     const close = h("button", { type: "button", className: "mgw-close", "aria-label": "close the inspector", text: "\u00d7" });
@@ -676,11 +798,15 @@ class GraphView {
     const i = this.inspected;
     if (i === null || !this.inspectorData) return;
     this.inspectorData.textContent = pyRepr(this.data[i]);
-    this.inspectorGrad.textContent = pyRepr(this.grad[i]);
-    this.inspectorOf.textContent = `d ${this.describe(this.output)} / d ${this.describe(i)}`;
+    const st = this.stepper;
+    if (st && st.steps.reachedAt[i] > st.k) this.inspectorGrad.textContent = "not reached yet";
+    else this.inspectorGrad.textContent = pyRepr((st ? st.grad : this.grad)[i]);
+    this.inspectorOf.textContent = `d ${this.describe(this.output)} / d ${this.describe(i)}`
+      + (st ? ` after step ${st.k} of ${st.count} of the backward pass` : "");
   }
 
   inspectFold(fold) {
+    this.dropGradcheck();
     this.inspected = null;
     this.inspectorData = null;
     const close = h("button", { type: "button", className: "mgw-close", "aria-label": "close the inspector", text: "\u00d7" });
@@ -694,10 +820,140 @@ class GraphView {
   }
 
   closeInspector() {
+    this.dropGradcheck();
     this.inspected = null;
     this.inspectorData = null;
     this.inspector.hidden = true;
     this.inspector.replaceChildren();
+  }
+
+  // ------------------------------------------------------------------ numerical gradient check (in the inspector)
+
+  openGradcheck() {
+    if (this.mode === "readonly") return;
+    this.closeInspector();
+    const check = new GradCheck(this);
+    check.close.addEventListener("click", () => this.closeInspector());
+    this.gradcheck = check;
+    this.inspector.replaceChildren(check.el);
+    this.inspector.removeAttribute("data-node");
+    this.inspector.hidden = false;
+    check.run();
+  }
+
+  dropGradcheck() {
+    if (!this.gradcheck) return;
+    this.gradcheck.destroy();
+    this.gradcheck = null;
+  }
+
+  // ------------------------------------------------------------------ backprop stepper
+
+  toggleStepper() {
+    if (this.stepper) this.exitStepper(true);
+    else this.enterStepper();
+  }
+
+  enterStepper(focus = true) {
+    if (this.mode !== "browser" || this.stepper) return;
+    const stepper = new Stepper(this.tape, this.data, this.output, {
+      onChange: () => this.showStep(),
+      onExit: () => this.exitStepper(true),
+      describe: (st) => this.describeStep(st),
+    });
+    this.stepper = stepper;
+    this.stepperSlot.replaceChildren(stepper.el);
+    this.stepButton.setAttribute("aria-pressed", "true");
+    this.showStep();
+    if (focus) stepper.el.focus({ preventScroll: true });
+  }
+
+  /** Leave the stepper: every grad complete again. */
+  exitStepper(refocus = false) {
+    if (!this.stepper) return;
+    const hadFocus = this.stepper.el.contains(document.activeElement);
+    this.stepper.destroy();
+    this.stepper = null;
+    this.stepButton.setAttribute("aria-pressed", "false");
+    this.highlight();
+    this.paint();
+    if (refocus || hadFocus) this.stepButton.focus({ preventScroll: true });
+  }
+
+  /** Start the stepper again from step 0 (the output or the data changed under it). */
+  restartStepper() {
+    if (!this.stepper) return;
+    const focus = this.stepper.el.contains(document.activeElement);
+    this.stepper.destroy();
+    this.stepper = null;
+    this.enterStepper(focus);
+  }
+
+  showStep() {
+    this.highlight();
+    this.paint();
+  }
+
+  /** Outline the node whose local derivative fired at the current step (its fold box when folded), its op
+   * and the inputs that received a contribution, with the edges between them. */
+  highlight() {
+    for (const [el, cls] of this.lit) el.classList.remove(cls);
+    this.lit = [];
+    const st = this.stepper;
+    const b = this.bound;
+    if (!st || !b || st.k === 0) return;
+    const steps = st.steps;
+    const s = st.k - 1;
+    const i = steps.node[s];
+    const mark = (el, cls) => {
+      if (!el) return;
+      el.classList.add(cls);
+      this.lit.push([el, cls]);
+    };
+    const boxName = (j) => {
+      if (b.groupOf.has(j)) return `n${j}`;
+      const f = b.foldOf[j];
+      return f >= 0 && b.foldGroups[f] ? b.foldGroups[f].id : "";
+    };
+    const boxOf = (j) => b.groupOf.get(j) || (b.foldOf[j] >= 0 ? b.foldGroups[b.foldOf[j]] : null);
+    mark(boxOf(i), "mgw-step-current");
+    const op = b.opGroupOf.get(i);
+    mark(op, "mgw-step-op");
+    const head = op ? `n${i}_op` : boxName(i);
+    if (op) mark(b.edges.get(`e_${head}_n${i}`), "mgw-step-edge");
+    for (const j of [steps.inputA[s], steps.inputB[s]]) {
+      if (j < 0) continue;
+      mark(boxOf(j), "mgw-step-target");
+      const tail = boxName(j);
+      if (tail && tail !== head) mark(b.edges.get(`e_${tail}_${head}`), "mgw-step-edge");
+    }
+  }
+
+  /** The stepper's detail lines: what fired and each chain-rule product added to an input's grad. */
+  describeStep(st) {
+    const steps = st.steps;
+    const precision = this.get("precision");
+    const fmt = (x) => formatNumber(x, precision);
+    const out = this.nodeName(steps.output);
+    if (st.count === 0) return [`${out} is a leaf: its grad is 1 and there is nothing to propagate.`];
+    if (st.k === 0) {
+      return [`Start: ${out}.grad = 1 (d${out}/d${out}); every other grad is empty (\u00b7).`,
+        `Step forward: ${this.nodeName(steps.node[0])} fires first, then each node in reverse topological order, `
+        + "once every node that uses it has added its part."];
+    }
+    const s = st.k - 1;
+    const i = steps.node[s];
+    const name = this.nodeName(i);
+    const g = steps.upstream[s];
+    const lines = [`Step ${st.k} of ${st.count}: ${name} = ${this.formula(i)}. `
+      + `Each input's grad += ${name}.grad \u00d7 \u2202${name}/\u2202input:`];
+    for (const [j, local] of [[steps.inputA[s], steps.localA[s]], [steps.inputB[s], steps.localB[s]]]) {
+      if (j < 0) continue;
+      const input = this.nodeName(j);
+      lines.push(`${name}: ${fmt(g)} \u00d7 ${fmt(local)} = ${fmt(local * g)} \u2192 ${input} (${input}.grad now ${fmt(st.grad[j])})`);
+    }
+    if (st.k === st.count) lines.push(`Done: every grad d${out}/d(node) is complete, as backward() leaves it.`);
+    return lines;
   }
 
   // ------------------------------------------------------------------ messages
@@ -734,6 +990,10 @@ class GraphView {
   destroy() {
     this.settleNow();
     this.destroyed = true;
+    if (this.stepper) this.stepper.destroy();
+    this.stepper = null;
+    this.dropGradcheck();
+    if (this.resizeObserver) this.resizeObserver.disconnect();
     clearTimeout(this.settleTimer);
     clearTimeout(this.kernel.timer);
     for (const [event, fn] of this.listeners) this.model.off(event, fn);

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { nodeKeys, sliderRange, sliderStep } from "./widget.js";
+import { nodeKeys, shouldFit, sliderRange, sliderStep, svgWidthPx } from "./widget.js";
 
 test("slider range is [v - |v| - 1, v + |v| + 1] widened to whole numbers", () => {
   assert.deepEqual(sliderRange(2), [-1, 5]);
@@ -32,4 +32,21 @@ test("slider step is a round number giving about 200 positions", () => {
 test("node keys: the label when unique, else the node id", () => {
   assert.deepEqual(nodeKeys(["a", "", "w", "w", "out"]), ["a", "1", "2", "3", "out"]);
   assert.deepEqual(nodeKeys(["<img src=x>", "x"]), ["<img src=x>", "x"]);
+});
+
+test("the picture's width in CSS pixels: points are 4/3 px, else the viewBox", () => {
+  assert.equal(svgWidthPx("600pt", "0 0 600 200"), 800);
+  assert.equal(svgWidthPx("321px", null), 321);
+  assert.equal(svgWidthPx("250", null), 250);
+  assert.equal(svgWidthPx(null, "0 0 412.5 80"), 412.5);
+  assert.equal(svgWidthPx("100%", "junk"), 0);
+});
+
+test("fit to the width only a picture wider than its box, and not below half size", () => {
+  assert.equal(shouldFit(1500, 1350), true);
+  assert.equal(shouldFit(1350, 1350), false, "as wide as the box: nothing to fit");
+  assert.equal(shouldFit(800, 1350), false, "narrower: never enlarged by default");
+  assert.equal(shouldFit(3000, 1350), false, "fitting would shrink the text below half size: scroll instead");
+  assert.equal(shouldFit(2700, 1350), true);
+  assert.equal(shouldFit(1500, 0), false, "a box not laid out yet decides nothing");
 });

@@ -1,0 +1,200 @@
+// The backprop stepper panel: steps through tape.js's backwardSteps (the engine's order) forward and back,
+// plays them at an adjustable speed (one requestAnimationFrame per frame, a few steps per frame at most:
+// the page never blocks) and keeps the partial grads after step k in `grad`. The view (widget.js) paints
+// the graph from `grad`, `k` and `steps.reachedAt`; this file owns only the panel and the stepping.
+
+import { h } from "./dom.js";
+import { applyStep, backwardSteps, gradsAfter } from "./tape.js";
+
+/** The speeds offered, in steps per second. */
+export const SPEEDS = [0.5, 1, 2, 5, 10, 30, 100, 300, 1000];
+const MAX_FRAME_S = 0.25; // a frame later than this (a hidden tab) counts as this long: no sudden jump to the end
+
+/** The starting speed: the slowest of at least 2 steps/s that plays the whole pass in about 15 s. */
+export function defaultSpeed(count) {
+  for (const s of SPEEDS) if (s >= 2 && count / s <= 15) return s;
+  return SPEEDS[SPEEDS.length - 1];
+}
+
+/** What a key pressed in the stepper panel does ("forward", "back", "start", "end", "play", "exit"), or null. */
+export function stepperAction(key) {
+  switch (key) {
+    case "ArrowRight":
+    case ".":
+      return "forward";
+    case "ArrowLeft":
+    case ",":
+      return "back";
+    case "Home":
+      return "start";
+    case "End":
+      return "end";
+    case " ":
+    case "p":
+      return "play";
+    case "Escape":
+      return "exit";
+    default:
+      return null;
+  }
+}
+
+export class Stepper {
+  /**
+   * The backward pass of `output` over `data` (a replayable compiled tape). `onChange()` is called after
+   * every move, `onExit()` when the user leaves; `describe(stepper)` gives the detail lines to show.
+   */
+  constructor(tape, data, output, { onChange, onExit, describe }) {
+    this.steps = backwardSteps(tape, data, output);
+    this.k = 0;
+    this.grad = gradsAfter(this.steps, 0);
+    this.speed = defaultSpeed(this.steps.count);
+    this.playing = false;
+    this.raf = 0;
+    this.last = 0;
+    this.acc = 0;
+    this.onChange = onChange;
+    this.onExit = onExit;
+    this.describe = describe;
+    this.tick = (now) => this.frame(now);
+    this.el = this.build();
+    this.sync();
+  }
+
+  get count() {
+    return this.steps.count;
+  }
+
+  build() {
+    const button = (step, text, label) => {
+      const b = h("button", { type: "button", className: "mgw-button", "data-step": step, "aria-label": label, title: label, text });
+      b.addEventListener("click", () => this.act(step));
+      return b;
+    };
+    this.buttons = {
+      start: button("start", "\u21e4", "back to the start (Home)"),
+      back: button("back", "\u25c0 Back", "step back (\u2190 or ,)"),
+      play: button("play", "Play", "play or pause (Space)"),
+      forward: button("forward", "Forward \u25b6", "step forward (\u2192 or .)"),
+      end: button("end", "\u21e5", "jump to the end (End)"),
+    };
+    this.buttons.play.setAttribute("aria-pressed", "false");
+    const exit = button("exit", "\u00d7", "leave the stepper: every grad complete again (Esc)");
+    exit.className = "mgw-close";
+    this.counter = h("span", { className: "mgw-step-index", "data-role": "step-index", "aria-live": "off" });
+    this.speedSelect = h("select", { "data-role": "step-speed", "aria-label": "steps per second" });
+    for (const s of SPEEDS) this.speedSelect.append(h("option", { value: s, text: `${s} steps/s` }));
+    this.speedSelect.value = String(this.speed);
+    this.speedSelect.addEventListener("change", () => {
+      this.speed = Number(this.speedSelect.value);
+    });
+    this.detail = h("div", { className: "mgw-step-detail", "data-role": "step-detail", "aria-live": "polite" });
+    const el = h("div", {
+      className: "mgw-stepper", "data-role": "stepper", tabindex: "0", role: "group",
+      "aria-label": "backward pass, step by step", "data-lm-suppress-shortcuts": "true",
+    },
+    h("div", { className: "mgw-stepper-controls" },
+      h("span", { className: "mgw-panel-title", text: "Backward pass" }),
+      this.buttons.start, this.buttons.back, this.buttons.play, this.buttons.forward, this.buttons.end,
+      h("span", { className: "mgw-note", text: "step" }), this.counter,
+      h("label", { className: "mgw-field" }, h("span", { text: "speed" }), this.speedSelect),
+      exit),
+    this.detail,
+    h("div", { className: "mgw-note", text: "Keys here: \u2190 \u2192 (or , .) step, Home/End, Space play/pause, Esc leave. "
+      + "Grads not reached yet show \u00b7; the node whose local derivative fires is outlined." }));
+    el.addEventListener("keydown", (event) => this.onKey(event));
+    return el;
+  }
+
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.target;
+    const action = stepperAction(event.key);
+    if (!action) return;
+    if (target.tagName === "SELECT" && action !== "exit") return;
+    if (action === "play" && target !== this.el) return; // Space on a button presses that button
+    event.preventDefault();
+    event.stopPropagation();
+    this.act(action);
+  }
+
+  act(action) {
+    if (action === "play") {
+      if (this.playing) this.pause();
+      else this.play();
+      return;
+    }
+    if (action === "exit") {
+      this.onExit();
+      return;
+    }
+    this.pause();
+    if (action === "forward") this.go(this.k + 1);
+    else if (action === "back") this.go(this.k - 1);
+    else if (action === "start") this.go(0);
+    else if (action === "end") this.go(this.count);
+  }
+
+  /** Show the grads after `k` steps: forward by applying the next steps, back by recomputing from the start. */
+  go(k) {
+    const target = Math.max(0, Math.min(this.count, k));
+    if (target === this.k) return;
+    if (target > this.k) for (let s = this.k; s < target; s++) applyStep(this.steps, s, this.grad);
+    else gradsAfter(this.steps, target, this.grad);
+    this.k = target;
+    this.sync();
+    this.onChange();
+  }
+
+  play() {
+    if (this.count === 0) return;
+    if (this.k >= this.count) this.go(0);
+    this.playing = true;
+    this.go(this.k + 1);
+    this.last = performance.now();
+    this.acc = 0;
+    if (this.k >= this.count) this.pause();
+    else this.raf = requestAnimationFrame(this.tick);
+    this.sync();
+  }
+
+  pause() {
+    if (!this.playing) return;
+    this.playing = false;
+    cancelAnimationFrame(this.raf);
+    this.raf = 0;
+    this.sync();
+  }
+
+  frame(now) {
+    if (!this.playing) return;
+    this.acc += Math.min(MAX_FRAME_S, Math.max(0, now - this.last) / 1000) * this.speed;
+    this.last = now;
+    const due = Math.floor(this.acc);
+    if (due > 0) {
+      this.acc -= due;
+      this.go(this.k + due);
+    }
+    if (this.k >= this.count) this.pause();
+    else this.raf = requestAnimationFrame(this.tick);
+  }
+
+  sync() {
+    const { k, count, buttons } = this;
+    this.counter.textContent = `${k} / ${count}`;
+    const atStart = k === 0;
+    const atEnd = k >= count;
+    // aria-disabled, not disabled: a disabled button would drop the keyboard focus out of the panel.
+    for (const [name, off] of [["start", atStart], ["back", atStart], ["forward", atEnd], ["end", atEnd], ["play", count === 0]]) {
+      buttons[name].setAttribute("aria-disabled", String(off));
+    }
+    buttons.play.textContent = this.playing ? "Pause" : atEnd && count > 0 ? "Replay" : "Play";
+    buttons.play.setAttribute("aria-pressed", String(this.playing));
+    this.detail.replaceChildren(...this.describe(this).map((line, n) => h("div", { className: n ? "mgw-step-line" : "mgw-step-head", text: line })));
+  }
+
+  destroy() {
+    this.pause();
+    this.el.remove();
+  }
+}
