@@ -1,0 +1,312 @@
+"""The backprop stepper in Chromium (fake model, static export, one JupyterLab session): step by step, the grads
+shown are the engine's partial sums (replayed in Python in the engine's order), grads not reached yet are empty,
+the node that fires is highlighted and its chain-rule products are spelled out; keyboard, play, leaving.
+Also the view fixes made alongside: boxes reachable by keyboard, wide pictures fitted to the width."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from micrograd_widget.dot import format_number
+from micrograd_widget.tape import Tape
+from micrograd_widget.widget import GraphWidget
+
+from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
+from .mgw_browser.fake_model import open_view
+from .mgw_browser.graphs import lecture_L, moons_loss
+from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def show(guarded, static_server, widget_bundle):
+    """show(root_or_widget, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
+    def _show(root, **options) -> WidgetDom:
+        return open_view(guarded.page, static_server, root, **options)
+    return _show
+
+
+def _name(tape: Tape, i: int) -> str:
+    return tape.labels[i] or f"#{i}"
+
+
+def expect_step(stepper: StepperDom, tape: Tape, steps, states, k: int) -> None:
+    """The view shows step ``k`` of ``steps``: counter, highlighted node, chain-rule products, and every drawn
+    grad = the engine's partial sum after k steps, or the empty marker with data-reached="false"."""
+    n = len(steps)
+    assert stepper.index() == (k, n)
+    shown = stepper.grads()
+    for key, cell in shown.items():
+        i = tape.labels.index(key) if key in tape.labels else int(key)
+        if i in states[k]:
+            assert cell["reached"] == "true", f"step {k}: {key} has a grad but data-reached={cell['reached']!r}"
+            assert shown_equals(cell["text"], states[k][i]), f"step {k}: {key} shows {cell['text']!r}, engine {states[k][i]!r}"
+        else:
+            assert cell["reached"] == "false", f"step {k}: {key} is not reached yet but data-reached={cell['reached']!r}"
+            assert cell["text"] == NOT_REACHED, f"step {k}: {key} is not reached yet but shows {cell['text']!r}"
+    if k == 0:
+        assert stepper.current() == []
+        return
+    step = steps[k - 1]
+    assert stepper.current() == [_name(tape, step.node)]
+    detail = stepper.detail()
+    for j, local, contribution in step.contributions:
+        line = (f"{_name(tape, step.node)}: {format_number(step.upstream, 4)} \u00d7 {format_number(local, 4)} = "
+                f"{format_number(contribution, 4)} \u2192 {_name(tape, j)}")
+        assert line in detail, f"step {k}: {line!r} not in the detail:\n{detail}"
+
+
+def test_stepping_the_lecture_L_shows_the_engines_partial_sums_forward_and_back(show):
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    steps, states = engine_steps(tape)
+    assert [_name(tape, s.node) for s in steps] == ["L", "d", "e"]
+    assert states[-1] == {tape.index(v): v.grad for v in nodes.values()}, "the replay ends with the engine's grads"
+    assert states[1] == {tape.index(nodes["L"]): 1.0, tape.index(nodes["d"]): -2.0, tape.index(nodes["f"]): 4.0}
+
+    view = show(nodes["L"])
+    stepper = StepperDom(view)
+    stepper.open()
+    for k in range(len(steps) + 1):
+        expect_step(stepper, tape, steps, states, k)
+        if k < len(steps):
+            stepper.click("forward")
+    assert "Done" in stepper.detail()
+    for k in range(len(steps) - 1, -1, -1):
+        stepper.click("back")
+        expect_step(stepper, tape, steps, states, k)
+    stepper.click("end")
+    expect_step(stepper, tape, steps, states, len(steps))
+    stepper.click("start")
+    expect_step(stepper, tape, steps, states, 0)
+
+    # Leaving stepper mode brings back every full grad, without data-reached marks.
+    view.root.locator('button[data-role="step-mode"]').click()
+    expect(stepper.panel).to_have_count(0)
+    view.expect_numbers(expected_numbers(nodes), timeout_s=0)
+    assert all(cell["reached"] is None for cell in stepper.grads().values())
+    assert view.root.locator(".mgw-step-current").count() == 0
+
+
+def test_the_stepper_is_keyboard_operable(show, guarded):
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    steps, states = engine_steps(tape)
+    view = show(nodes["L"])
+    stepper = StepperDom(view)
+    stepper.open()
+    panel = stepper.panel
+    expect(panel).to_have_attribute("data-lm-suppress-shortcuts", "true")
+    expect(panel).to_be_focused()
+    for key, k in (("ArrowRight", 1), (".", 2), ("ArrowLeft", 1), (",", 0), ("End", 3), ("Home", 0)):
+        panel.press(key)
+        expect_step(stepper, tape, steps, states, k)
+    # The buttons are focusable and Enter presses them.
+    stepper.button("forward").focus()
+    stepper.button("forward").press("Enter")
+    expect_step(stepper, tape, steps, states, 1)
+    panel.focus()
+    panel.press("Escape")
+    expect(panel).to_have_count(0)
+    expect(view.root.locator('button[data-role="step-mode"]')).to_be_focused()
+    view.expect_numbers(expected_numbers(nodes), timeout_s=0)
+
+
+def test_play_runs_to_the_end_and_stops(show):
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    steps, states = engine_steps(tape)
+    view = show(nodes["L"])
+    stepper = StepperDom(view)
+    stepper.open()
+    stepper.panel.locator('select[data-role="step-speed"]').select_option("30")
+    stepper.click("play")
+    poll(stepper.index, lambda kn: kn == (3, 3), "play to reach the last step")
+    expect(stepper.button("play")).to_have_attribute("aria-pressed", "false")
+    expect_step(stepper, tape, steps, states, 3)
+    # Space on the panel plays again from the start.
+    stepper.panel.focus()
+    stepper.panel.press(" ")
+    poll(stepper.index, lambda kn: kn == (3, 3), "Space to play the pass again to its end")
+
+
+def test_moving_a_slider_or_choosing_another_output_while_stepping(show):
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    view = show(nodes["L"])
+    stepper = StepperDom(view)
+    stepper.open()
+    stepper.click("forward")
+    # Another output restarts the stepper on that node's backward pass.
+    d = tape.index(nodes["d"])
+    view.root.locator('select[data-role="output"]').select_option(value=str(d))
+    steps, states = engine_steps(tape, d)
+    assert [_name(tape, s.node) for s in steps] == ["d", "e"]
+    expect_step(stepper, tape, steps, states, 0)
+    stepper.click("end")
+    expect_step(stepper, tape, steps, states, 2)
+    assert stepper.grads()["L"] == {"text": NOT_REACHED, "reached": "false"}, "L comes after d: never reached"
+    # A slider leaves stepper mode: every grad complete again, for the new value.
+    x = view.move_slider("a", 0.8)
+    expect(stepper.panel).to_have_count(0)
+    moved = lecture_L(a=x)
+    grads = Tape.from_value(moved["L"]).backward(output=d)
+    view.expect_numbers({label: {"data": v.data, "grad": grads[tape.index(nodes[label])]} for label, v in moved.items()})
+
+
+def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(show, guarded):
+    loss = moons_loss()
+    widget = GraphWidget(loss)
+    tape = widget.tape
+    fold_of = widget.view["fold_of"]
+    assert fold_of, "the moons graph should be folded"
+    view = show(widget)
+    stepper = StepperDom(view)
+    stepper.open()
+    k, n = stepper.index()
+    assert k == 0 and n > 60_000, f"{n} steps: one per op node the loss depends on"
+    stepper.click("end")
+    assert stepper.index() == (n, n)
+    full = tape.backward()
+    for key, cell in stepper.grads().items():
+        i = tape.labels.index(key) if key in tape.labels else int(key)
+        assert cell["reached"] == "true" and shown_equals(cell["text"], full[i]), f"{key}: {cell} vs {full[i]}"
+    # The last node to fire (the lowest op node) sits inside a fold: the fold box is highlighted.
+    last = min(i for i in range(len(tape)) if tape.ops[i] is not None)
+    assert fold_of[last] >= 0, "the first op node of the moons graph should be folded"
+    fold_id = widget.view["folds"][fold_of[last]]["id"]
+    assert view.root.evaluate(f"r => r.querySelector('g#{fold_id}').classList.contains('mgw-step-current')")
+    assert f"#{last}" in stepper.detail() or tape.labels[last] in stepper.detail()
+    # Play at the fastest speed: the counter keeps moving and the page keeps answering (no frame blocks it).
+    stepper.click("start")
+    stepper.panel.locator('select[data-role="step-speed"]').select_option("1000")
+    stepper.click("play")
+    seen = poll(stepper.index, lambda kn: kn[0] >= 200, "play to advance on the folded moons graph", timeout_s=20)
+    assert seen[1] == n
+    stepper.click("play")
+    expect(stepper.button("play")).to_have_attribute("aria-pressed", "false")
+    paused = stepper.index()
+    guarded.page.wait_for_timeout(200)
+    assert stepper.index() == paused, "pause did not stop the stepper"
+
+
+def test_the_exported_page_steps_the_backward_pass_without_a_kernel(guarded, static_server, widget_bundle, tmp_path):
+    from micrograd_widget import save_html
+
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    steps, states = engine_steps(tape)
+    out = save_html(nodes["L"], tmp_path / "page.html")
+    served = static_server.root / f"export-stepper-{tmp_path.name}"
+    served.mkdir()
+    shutil.copy(out, served / "page.html")
+    guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
+    view = WidgetDom(guarded.page)
+    view.wait_ready(60)
+    stepper = StepperDom(view)
+    stepper.open()
+    for k in range(len(steps) + 1):
+        expect_step(stepper, tape, steps, states, k)
+        if k < len(steps):
+            stepper.panel.press("ArrowRight")
+    assert not guarded.log.outside, f"the exported page asked the network: {guarded.log.outside}"
+
+
+# ---------------------------------------------------------------- view fixes made with the stepper
+
+
+def test_boxes_are_reachable_by_keyboard_and_enter_opens_the_inspector(show, guarded):
+    nodes = lecture_L()
+    view = show(nodes["L"])
+    box = view.root.locator('g[data-node="d"]')
+    expect(box).to_have_attribute("tabindex", "0")
+    box.focus()
+    expect(box).to_be_focused()
+    guarded.page.keyboard.press("Enter")
+    inspector = view.root.locator('[data-role="inspector"]')
+    expect(inspector).to_be_visible()
+    expect(inspector).to_have_attribute("data-node", "d")
+    expect(inspector.locator('[data-field="grad"]')).to_have_text(repr(nodes["d"].grad))
+    # Tab moves from box to box.
+    guarded.page.keyboard.press("Tab")
+    focused = guarded.page.evaluate("() => document.activeElement && document.activeElement.getAttribute('data-node')")
+    assert focused and focused != "d", f"Tab from box d went to {focused!r}, not another box"
+
+
+def test_a_picture_wider_than_its_box_is_fitted_to_the_width(show, guarded):
+    view = show(lecture_L()["L"])
+    fit = view.root.locator('button[data-role="fit"]')
+    graph = view.root.locator('[data-role="graph"]')
+    natural = view.root.evaluate("r => r.querySelector('[data-role=graph] svg').width.baseVal.value")
+    overflow = lambda: graph.evaluate("g => g.scrollWidth - g.clientWidth")  # noqa: E731
+    for width in (1400, 1000, 700):
+        guarded.page.set_viewport_size({"width": width, "height": 1000})
+        box = poll(lambda: graph.evaluate("g => g.clientWidth"), lambda w: w < width, f"the box to follow a {width} px page")
+        if natural > box >= natural / 2:
+            expect(fit).to_have_attribute("aria-pressed", "true")
+            poll(overflow, lambda o: o <= 1, f"the {natural:.0f} px picture to fit the {box} px box")
+        else:
+            # Fitting would shrink the text below half its size: the box scrolls instead.
+            assert natural > box / 2
+            expect(fit).to_have_attribute("aria-pressed", "false")
+    # Once the user chooses with the button, the view keeps that choice.
+    fit.click()
+    expect(fit).to_have_attribute("aria-pressed", "true")
+    guarded.page.set_viewport_size({"width": 1400, "height": 1000})
+    guarded.page.set_viewport_size({"width": 700, "height": 1000})
+    guarded.page.wait_for_timeout(100)
+    expect(fit).to_have_attribute("aria-pressed", "true")
+
+
+# ---------------------------------------------------------------- JupyterLab (one test: each costs ~20 s)
+
+CUBE_BAD_CELL = """\
+from micrograd_widget import Value, explore
+from micrograd_widget.ops import define_op
+cube_bad = define_op("cube_bad", lambda a: a ** 3, lambda a, out: 2 * a * a)  # wrong: d(a^3)/da is 3a^2
+x = Value(1.5, label="x"); y = Value.apply(cube_bad, x); y.label = "y"
+z = y * Value(0.5, label="h"); z.label = "z"
+explore(z)
+"""
+
+
+@pytest.mark.jupyterlab
+def test_jupyterlab_steps_by_keyboard_and_the_kernel_catches_a_wrong_custom_op(jupyterlab, guarded_lab, notebook_name):
+    from .mgw_browser.graphs import LECTURE_L_SOURCE
+    from .mgw_browser.jupyter import write_notebook
+    from .mgw_browser.lab import open_notebook, run_all
+    from .test_jupyterlab import _widget_in_cell
+
+    page = guarded_lab.page
+    explore_cell = LECTURE_L_SOURCE + "from micrograd_widget import explore\nexplore(L)\n"
+    write_notebook(jupyterlab.notebooks / notebook_name, [explore_cell, CUBE_BAD_CELL])
+    open_notebook(page, jupyterlab, notebook_name)
+    run_all(page, "lab")
+    view = _widget_in_cell(page, 0)
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    steps, states = engine_steps(tape)
+    stepper = StepperDom(view)
+    stepper.open()
+    # The keys reach the stepper (data-lm-suppress-shortcuts keeps Lab's command mode from taking them).
+    stepper.panel.press("ArrowRight")
+    expect_step(stepper, tape, steps, states, 1)
+    stepper.panel.press(".")
+    expect_step(stepper, tape, steps, states, 2)
+    stepper.panel.press("ArrowLeft")
+    expect_step(stepper, tape, steps, states, 1)
+    stepper.panel.press("Escape")
+    expect(stepper.panel).to_have_count(0)
+    view.expect_numbers(expected_numbers(nodes))
+
+    # A graph the browser cannot replay: the kernel runs gradcheck and the wrong local derivative shows as NO.
+    custom = _widget_in_cell(page, 1)
+    custom.root.locator('button[data-role="gradcheck"]').click()
+    table = custom.root.locator('[data-role="gradcheck-table"]')
+    expect(table.locator('tr[data-leaf="x"] [data-field="ok"]')).to_have_text("NO", timeout=30_000)
+    expect(table.locator('tr[data-leaf="h"] [data-field="ok"]')).to_have_text("yes")
+    expect(custom.root.locator('[data-role="gradcheck-summary"]')).to_contain_text("FAIL")
