@@ -31,6 +31,13 @@ export function niceTicks(lo, hi, count = TICKS, minStep = 0) {
   return ticks;
 }
 
+/** Ticks of a log axis spanning log10 values [lo, hi], as log10 values: whole decades when it spans one
+ * or more, else round numbers between 10^lo and 10^hi. */
+export function logTicks(lo, hi, count = TICKS) {
+  if (hi - lo >= 1) return niceTicks(lo, hi, count, 1);
+  return niceTicks(10 ** lo, 10 ** hi, count).filter((t) => t > 0).map(Math.log10);
+}
+
 /** Whether a loss can be drawn: finite, and positive on a log scale. */
 export function drawable(x, logScale) {
   return Number.isFinite(x) && (!logScale || x > 0);
@@ -299,10 +306,7 @@ class TrainingView {
     }
 
     let yValues = [];
-    if (yDomain) {
-      if (logScale && y1 - y0 >= 1) yValues = niceTicks(y0, y1, TICKS, 1);
-      else yValues = niceTicks(y0, y1, TICKS);
-    }
+    if (yDomain) yValues = logScale ? logTicks(y0, y1) : niceTicks(y0, y1, TICKS);
     this.placeTicks(this.yTicks, yValues, (v) => {
       const y = sy(v);
       return { line: [PLOT.left, y, PLOT.right, y], text: [PLOT.left - 6, y + 4], label: shortNumber(logScale ? 10 ** v : v) };

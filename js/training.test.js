@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { curvePath, drawable, lossDomain, neuronNorms, niceTicks, shortNumber } from "./training.js";
+import { curvePath, drawable, logTicks, lossDomain, neuronNorms, niceTicks, shortNumber } from "./training.js";
 
 test("nice ticks are round, evenly spaced and inside the range", () => {
   assert.deepEqual(niceTicks(0, 10), [0, 2, 4, 6, 8, 10]);
@@ -17,6 +17,12 @@ test("nice ticks are round, evenly spaced and inside the range", () => {
     assert.ok(ticks.length >= 2 && ticks.length <= 7, `${ticks.length} ticks on [${lo}, ${hi}]`);
     for (const t of ticks) assert.ok(t >= lo - 1e-12 && t <= hi + 1e-12, `${t} in [${lo}, ${hi}]`);
   }
+});
+
+test("log ticks are decades over a wide range, round numbers within one decade", () => {
+  assert.deepEqual(logTicks(-2.3, 1.2), [-2, -1, 0, 1]);
+  const within = logTicks(Math.log10(0.31), Math.log10(0.92)).map((v) => shortNumber(10 ** v));
+  assert.deepEqual(within, ["0.4", "0.6", "0.8"]);
 });
 
 test("the y domain covers the drawable losses only, padded", () => {
