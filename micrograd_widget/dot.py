@@ -6,12 +6,25 @@ kernel's ``dot`` (static SVG) or Graphviz compiled to WebAssembly in the browser
 
 Folding (``node_budget``)
 -------------------------
-A graph of more than ``node_budget`` nodes is drawn with at most ``node_budget`` boxes (value nodes
-plus fold boxes) and about ``EDGES_PER_BOX * node_budget`` edges. First choice: one box per nn module
-(the tape's scopes) at the deepest scope depth that fits, e.g. ``layers.0.neurons.3``, every other node
-in full. When the nodes outside modules alone are too many, or there are no scopes, the units nearest
-the root (breadth first over inputs) are kept and the rest go into one box titled "farther from the
-output". The root is always drawn in full; ``GraphView.message`` says what was folded.
+A graph of more than ``node_budget`` nodes is drawn as a summary: at most ``node_budget`` boxes (value
+nodes plus fold boxes), the structure a learner reads at a glance (inputs -> layers -> losses -> sum ->
+loss), and a message (``GraphView.message``) saying what was folded. The root is always drawn in full.
+
+- Repeated structure: a long sum (``MIN_SUM_TERMS`` terms or more; a tree of '+' nodes in one scope
+  where every node but the top feeds only the next '+', as ``sum()`` and a neuron's
+  ``b + w0*x0 + ...`` build) becomes one Σ box holding its partial sums, drawn in place of the '+' op
+  of the node that holds the total (that node stays drawn in full, so its numbers stay live); the
+  nodes only its terms use become one box ("101 terms: 100 ReLU, 1 leaf"); ``MIN_LEAF_GROUP`` or more
+  leaves that feed the same boxes (interchangeable in the picture) become one box.
+- Modules: one box per nn module (the tape's scopes) at the deepest scope depth that gives at most
+  ``node_budget`` boxes and at most ``node_budget`` edges between them. Dense wiring is what makes a
+  picture unreadable, so when every neuron of a layer feeds every neuron of the next the boxes are
+  whole layers (``layers.0``); failing that, the deepest depth within ``EDGES_PER_BOX * node_budget``
+  edges (a few thousand edges make Graphviz's layout take minutes).
+- When the nodes outside modules are still too many, or there are no scopes, the units nearest the
+  root (breadth first over inputs) are kept and the rest go into one box "farther from the output".
+- A folded picture stacks a box's fields across the direction of flow (top to bottom when
+  ``rankdir="LR"``) and sets ranks closer, so the summary fits a screen at a readable size.
 
 Ids, classes and how to find things in the SVG Graphviz makes of this DOT
 --------------------------------------------------------------------------
@@ -25,10 +38,13 @@ Every DOT node has ``id`` = its name, so Graphviz writes ``<g id="<id>" class="n
   ``<polygon>`` (``record``) or ``<path>`` (``Mrecord``); its ``fill`` is ``grad_color(grad, scale)``.
   The texts and the shape sit inside ``<g id="a_n<i>"><a xlink:title="...">`` (the full-precision
   tooltip), so look them up with ``group.querySelectorAll("text")``, not as direct children.
-- op node of tape node ``i`` (when the node has an op symbol): id ``n<i>_op``, class ``mgw-op``, one
-  ``<text>`` (the symbol).
+- op node of tape node ``i`` (when the node has an op symbol and is not the total of a Σ box): id
+  ``n<i>_op``, class ``mgw-op``, one ``<text>`` (the symbol). The total of a Σ box ``fold<k>`` has no
+  op node: the box stands in for its '+' (edges into ``fold<k>``, then ``e_fold<k>_n<i>``).
 - fold box: id ``fold<k>`` (k = 0, 1, ... in ``GraphView.folds`` order), class ``mgw-fold``, a record
-  with two ``<text>``: its title (the scope, or "farther from the output") and ``"<count> nodes"``.
+  with two ``<text>``: its title (``Fold.title``: the scope, "Σ sum of 101 terms", "101 terms: 100
+  ReLU, 1 leaf", "200 leaves" or "farther from the output") and ``"<count> nodes"``; its tooltip is
+  ``Fold.note``.
 - edges: ``<g id="e_<tail>_<head>" class="edge mgw-edge">``, e.g. ``e_n3_n5_op`` and ``e_n5_op_n5``;
   never two edges with the same tail and head.
 - legend (when colouring is on): ``<g id="mgw-legend" class="node mgw-legend">`` whose ``<text>``s are,
@@ -59,7 +75,8 @@ from .tape import Tape
 __all__ = [
     "trace", "draw_dot", "graph_view", "GraphView", "Fold", "escape", "clean_text", "format_number",
     "grad_color", "grad_scale", "check_option", "DEFAULT_OPTIONS", "RANKDIRS",
-    "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET", "MAX_LABEL_CHARS",
+    "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET", "MAX_LABEL_CHARS", "MIN_SUM_TERMS",
+    "MIN_LEAF_GROUP", "EDGES_PER_BOX",
     "NEGATIVE_COLOR", "POSITIVE_COLOR", "ZERO_COLOR", "NONFINITE_COLOR",
 ]
 
@@ -71,6 +88,8 @@ MAX_LABEL_CHARS = 40      # longer labels are shortened with '…' in the pictur
 MAX_TOOLTIP_CHARS = 300
 MAX_SYMBOL_CHARS = 24
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
+MIN_SUM_TERMS = 8          # beyond the budget, a sum of this many terms or more is drawn as one Σ box
+MIN_LEAF_GROUP = 8         # beyond the budget, this many leaves feeding the same boxes are drawn as one box
 
 # A colour-blind-safe diverging scale: blue for negative grads, white for zero, orange for positive.
 # Fills stay light enough for black text at full strength.
@@ -210,15 +229,22 @@ def draw_dot(root: Value, rankdir: str = "LR", format: str = "svg", *, precision
 
 # ---------------------------------------------------------------- folding
 
+FoldKind = Literal["scope", "sum", "terms", "leaves", "distance"]
+
+
 @dataclass(frozen=True)
 class Fold:
-    """Nodes drawn as one box: by module (``kind="scope"``, ``title`` the scope) or the nodes farthest
-    from the output (``kind="distance"``)."""
+    """Nodes drawn as one box: a module (``kind="scope"``, ``title`` the scope), the partial sums of a
+    long sum (``"sum"``), that sum's terms (``"terms"``), leaves feeding the same boxes (``"leaves"``),
+    or the nodes farthest from the output (``"distance"``). ``note`` says what the box holds; ``total``
+    is, for a Σ box, the tape node holding the sum (drawn in full, fed by the box in place of its '+')."""
 
     id: str
     title: str
     members: tuple[int, ...]
-    kind: Literal["scope", "distance"]
+    kind: FoldKind
+    note: str = ""
+    total: int | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -243,14 +269,26 @@ class GraphView:
         return len(self.tape)
 
 
+@dataclass
+class _Box:
+    """A fold box while planning: its members and how the picture names it."""
+
+    title: str
+    members: list[int]
+    kind: FoldKind
+    note: str = ""
+    terms: int = 0
+    total: int | None = None
+
+
 def _prefix(scope: str, depth: int) -> str:
     return ".".join(scope.split(".")[:depth])
 
 
-def _scope_levels(tape: Tape) -> list[tuple[int, list[tuple[str, list[int]]]]]:
-    """Per scope depth, deepest first, the module boxes at that depth: [(depth, [(title, members)])],
-    only depths giving at least two boxes (one box for everything would show nothing). The root is
-    never boxed; a box of one node is drawn as that node."""
+def _scope_levels(tape: Tape) -> list[tuple[int, list[_Box]]]:
+    """Per scope depth, deepest first, the module boxes at that depth: [(depth, boxes)], only depths
+    giving at least two boxes (one box for everything would show nothing). The root is never boxed;
+    a box of one node is drawn as that node."""
     distinct = {s for s in tape.scopes if s}
     if not distinct:
         return []
@@ -261,18 +299,139 @@ def _scope_levels(tape: Tape) -> list[tuple[int, list[tuple[str, list[int]]]]]:
         for i, s in enumerate(tape.scopes):
             if s and i != tape.root:
                 groups.setdefault(prefix[s], []).append(i)
-        boxes = [(title, members) for title, members in groups.items() if len(members) >= 2]
+        boxes = [_Box(title, members, "scope", f"{title}: {len(members):,} nodes made inside this module, folded")
+                 for title, members in groups.items() if len(members) >= 2]
         if len(boxes) >= 2:
             levels.append((depth, boxes))
     # Nested groupings with as many boxes are the same boxes: keep the shorter titles ('layers.0').
     return [lv for k, lv in enumerate(levels) if k + 1 == len(levels) or len(levels[k + 1][1]) != len(lv[1])]
 
 
-def _units(n: int, boxes: list[tuple[str, list[int]]]) -> list[int]:
+def _uses(tape: Tape) -> list[int]:
+    """How many times each node is an input (``x + x`` uses ``x`` twice)."""
+    uses = [0] * len(tape)
+    for ins in tape.inputs:
+        for c in ins:
+            uses[c] += 1
+    return uses
+
+
+def _sum_trees(tape: Tape, uses: list[int]) -> list[tuple[int, list[int], int]]:
+    """The long sums: maximal trees of '+' nodes in one scope where every node but the top feeds only
+    the next '+' (what ``sum()`` and a neuron's ``b + w0*x0 + ...`` build), with at least
+    ``MIN_SUM_TERMS`` terms. Each as (top, the other '+' nodes ascending, number of terms)."""
+    inputs, scopes = tape.inputs, tape.scopes
+    add = [op is not None and op.name == "add" for op in tape.ops]
+    inner = [False] * len(tape)
+    for i, ins in enumerate(inputs):
+        if add[i]:
+            for c in ins:
+                if add[c] and uses[c] == 1 and scopes[c] == scopes[i]:
+                    inner[c] = True
+    trees = []
+    for top in range(len(tape)):
+        if not add[top] or inner[top] or not any(inner[c] for c in inputs[top]):
+            continue
+        members, stack, terms = [], [top], 0
+        while stack:
+            for c in inputs[stack.pop()]:
+                if inner[c]:
+                    members.append(c)
+                    stack.append(c)
+                else:
+                    terms += 1
+        if terms >= MIN_SUM_TERMS:
+            trees.append((top, sorted(members), terms))
+    return trees
+
+
+def _term_nodes(tape: Tape, uses: list[int], tree: list[int], taken: list[bool]) -> list[int]:
+    """The nodes only a sum uses: its terms and, recursively, their inputs whose every use is inside
+    the sum or already collected (not ``taken`` by another box). Ascending."""
+    inputs = tape.inputs
+    left: dict[int, int] = {}
+    found: list[int] = []
+    stack = list(tree)
+    inside = set(tree)
+    while stack:
+        for c in inputs[stack.pop()]:
+            if taken[c] or c in inside:
+                continue
+            r = left.get(c, uses[c]) - 1
+            left[c] = r
+            if r == 0:
+                found.append(c)
+                stack.append(c)
+    return sorted(found)
+
+
+def _kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
+    """'100 ReLU, 1 leaf' or "337 '*'": the ops of ``nodes``, most common first (at most three kinds)."""
+    counts: dict[str, int] = {}
+    for i in nodes:
+        kind = tape.symbols[i] or ("leaf" if not tape.inputs[i] else "node")
+        counts[kind] = counts.get(kind, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    text = ", ".join(f"{c:,} {k}" if k[:1].isalnum() else f"{c:,} '{k}'" for k, c in ranked[:3])
+    return text + (", \u2026" if len(ranked) > 3 else "")
+
+
+def _structure(tape: Tape, uses: list[int], trees: list[tuple[int, list[int], int]],
+                scope_boxes: list[_Box]) -> list[_Box]:
+    """Fold boxes that keep a large graph's shape readable, on top of ``scope_boxes``: each long sum
+    outside them as a Σ box (its partial sums; the total stays a drawn node), the nodes only its terms
+    use as one box, and every ``MIN_LEAF_GROUP`` or more leaves feeding the same units as one (in the
+    picture they are interchangeable: a column of boxes with the same arrows)."""
+    n = len(tape)
+    taken = [False] * n
+    taken[tape.root] = True
+    for b in scope_boxes:
+        for i in b.members:
+            taken[i] = True
+    sums = [(top, members, terms) for top, members, terms in trees if not taken[members[0]]]
+    for top, members, _ in sums:
+        taken[top] = True
+        for i in members:
+            taken[i] = True
+    boxes = list(scope_boxes)
+    term_boxes = []
+    for top, members, terms in sums:
+        # A no-break space: Graphviz 2.43's record parser drops a space after a non-ASCII first character.
+        boxes.append(_Box(f"\u03a3\u00a0sum of {terms:,} terms", members, "sum",
+                          f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
+                          f"{len(members):,} partial sums are folded here, the total is the next box", terms, top))
+        found = _term_nodes(tape, uses, members + [top], taken)
+        if len(found) >= 2:
+            for i in found:
+                taken[i] = True
+            collected = set(found)
+            direct = [c for i in members + [top] for c in tape.inputs[i] if c in collected]
+            term_boxes.append(_Box(f"{len(direct):,} terms: {_kinds_of(tape, direct)}", found, "terms",
+                                   f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
+                                   f"they use: {len(found):,} nodes, folded"))
+    boxes += term_boxes
+    unit = _units(n, boxes)
+    consumers: dict[int, list[int]] = {}
+    for i, ins in enumerate(tape.inputs):
+        for c in ins:
+            if not tape.inputs[c] and not taken[c]:
+                consumers.setdefault(c, []).append(unit[i])
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for leaf, units in consumers.items():
+        groups.setdefault(tuple(sorted(set(units))), []).append(leaf)
+    for key, leaves in groups.items():
+        if len(leaves) >= MIN_LEAF_GROUP:
+            where = "box" if len(key) == 1 else f"{len(key):,} boxes"
+            boxes.append(_Box(f"{len(leaves):,} leaves", sorted(leaves), "leaves",
+                              f"{len(leaves):,} leaves (inputs or constants) that all feed the same {where}, folded"))
+    return boxes
+
+
+def _units(n: int, boxes: list[_Box]) -> list[int]:
     """The unit each node is drawn as: itself (its id), or box ``j`` (``n + j``)."""
     unit = list(range(n))
-    for j, (_, members) in enumerate(boxes):
-        for i in members:
+    for j, box in enumerate(boxes):
+        for i in box.members:
             unit[i] = n + j
     return unit
 
@@ -289,54 +448,88 @@ def _contract(tape: Tape, unit: list[int]) -> dict[tuple[int, int], None]:
 
 
 def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
-    """Which nodes to draw in full and which to fold: at most ``budget`` boxes and about
-    ``EDGES_PER_BOX * budget`` edges (a few thousand edges make Graphviz's layout take minutes)."""
+    """Which nodes to draw in full and which to fold (the rules are in the module docstring): at most
+    ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges."""
     n = len(tape)
     if budget is None or n <= budget:
         return list(range(n)), [], ""
     edge_budget = EDGES_PER_BOX * budget
+    uses = _uses(tape)
+    trees = _sum_trees(tape, uses)
     levels = _scope_levels(tape)
-    boxes: list[tuple[str, list[int]]] = []
-    kept: set[int] | None = None
-    for _, level_boxes in levels:
-        units = n - sum(len(m) for _, m in level_boxes) + len(level_boxes)
-        if units <= budget:
-            unit = _units(n, level_boxes)
-            if len(_contract(tape, unit)) <= edge_budget:
-                boxes, kept = level_boxes, set(unit)
-                break
-    if kept is None:
+    # Module boxes as deep as possible, giving at most ``budget`` boxes and at most ``budget`` edges
+    # between them: dense wiring (every neuron of a layer feeding every neuron of the next) is what
+    # makes a picture unreadable, and one box per layer reads better. Failing that, the deepest level
+    # within the edge budget that Graphviz lays out quickly.
+    chosen: tuple[list[_Box], list[int]] | None = None
+    fallback: tuple[list[_Box], list[int]] | None = None
+    for _, scope_boxes in levels or [(0, [])]:
+        boxes = _structure(tape, uses, trees, scope_boxes)
+        if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
+            continue
+        unit = _units(n, boxes)
+        edges = len(_contract(tape, unit))
+        if edges <= budget:
+            chosen = (boxes, unit)
+            break
+        if edges <= edge_budget and fallback is None:
+            fallback = (boxes, unit)
+    chosen = chosen or fallback
+    if chosen:
+        boxes, unit = chosen
+        kept = set(unit)
+    else:
         # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
         # at most half the budget in boxes, then the units nearest the root; fold the rest in one box.
-        boxes = next((b for _, b in levels if len(b) <= budget // 2), levels[-1][1] if levels else [])
+        scope_boxes = next((b for _, b in levels if len(b) <= budget // 2), levels[-1][1] if levels else [])
+        boxes = _structure(tape, uses, trees, scope_boxes)
         unit = _units(n, boxes)
         kept = _nearest_units(tape, unit, boxes, budget - 1, edge_budget)
     shown = [i for i in range(n) if unit[i] == i and i in kept]
-    folds = [Fold(f"fold{k}", title, tuple(members), "scope")
-             for k, (title, members) in enumerate(b for j, b in enumerate(boxes) if n + j in kept)]
+    drawn = [b for j, b in enumerate(boxes) if n + j in kept]
+    folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total if b.total in kept else None)
+             for k, b in enumerate(drawn)]
     rest = tuple(i for i in range(n) if unit[i] not in kept)
     if rest:
-        folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance"))
-    modules = len(folds) - bool(rest)
+        folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance",
+                          f"{len(rest):,} nodes farther from the output, folded"))
+    return shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + _what_was_folded(drawn, len(rest))
+
+
+def _what_was_folded(boxes: list[_Box], rest: int) -> str:
+    """The folding message after 'showing x of n nodes; ', one clause per kind of box."""
+    def of(kind: str) -> list[_Box]:
+        return [b for b in boxes if b.kind == kind]
+
+    def count(k: int, one: str, many: str) -> str:
+        return f"{k:,} {one if k == 1 else many}"
     parts = []
-    if modules:
-        by_module = sum(len(f.members) for f in folds[:modules])
-        parts.append(f"{by_module:,} folded by module into {modules} box{'es' if modules > 1 else ''}")
+    if modules := of("scope"):
+        parts.append(f"{sum(len(b.members) for b in modules):,} folded by module into {count(len(modules), 'box', 'boxes')}")
+    if sums := of("sum"):
+        sizes = [f"{b.terms:,}" for b in sums]
+        listed = " and ".join(sizes) if len(sizes) <= 2 else ", ".join(sizes[:3]) + (", \u2026" if len(sizes) > 3 else "")
+        drawn_as = "a \u03a3 box" if len(sums) == 1 else "\u03a3 boxes"
+        parts.append(f"{count(len(sums), 'long sum', 'long sums')} ({listed} terms) drawn as {drawn_as}")
+        if terms := of("terms"):
+            parts.append(f"{'their' if len(sums) > 1 else 'its'} terms ({sum(len(b.members) for b in terms):,} nodes) "
+                         f"folded into {count(len(terms), 'box', 'boxes')}")
+    if leaves := of("leaves"):
+        parts.append(f"{sum(len(b.members) for b in leaves):,} leaves folded into {count(len(leaves), 'box', 'boxes')}")
     if rest:
-        parts.append(f"the {len(rest):,} farthest from the output folded into one box")
-    return shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + ", ".join(parts)
+        parts.append(f"the {rest:,} farthest from the output folded into one box")
+    return ", ".join(parts)
 
 
-def _nearest_units(tape: Tape, unit: list[int], boxes: list[tuple[str, list[int]]], limit: int,
-                   edge_limit: int) -> set[int]:
+def _nearest_units(tape: Tape, unit: list[int], boxes: list[_Box], limit: int, edge_limit: int) -> set[int]:
     """Units met by a breadth-first walk from the root over inputs, up to ``limit`` units and
     ``edge_limit`` edges among them. A unit that would bring more edges than the budget can spare
     while keeping two per unit still to come (e.g. an input feeding every module) is left out."""
     n, inputs = len(tape), tape.inputs
     box_inputs: list[list[int]] = []
-    for j, (_, members) in enumerate(boxes):
+    for j, box in enumerate(boxes):
         seen: dict[int, None] = {}
-        for i in members:
+        for i in box.members:
             for c in inputs[i]:
                 if unit[c] != n + j:
                     seen[unit[c]] = None
@@ -374,16 +567,17 @@ def _nearest_units(tape: Tape, unit: list[int], boxes: list[tuple[str, list[int]
 
 # ---------------------------------------------------------------- DOT
 
-def _record(fields: Iterable[str], rankdir: str) -> str:
-    """A record label with its fields in one row in either direction."""
+def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
+    """A record label with its fields in one row, or with ``across`` stacked across the direction of
+    flow (a folded picture: a narrow box keeps the path from inputs to output short)."""
     body = " | ".join(fields)
-    return "{ " + body + " }" if rankdir == "LR" else body
+    return "{ " + body + " }" if rankdir == "LR" and not across else body
 
 
 def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", node_budget: int | None = 250,
                color: bool = True) -> GraphView:
     """The picture of ``tape`` (or of a Value's graph): at most ``node_budget`` boxes (value nodes and
-    fold boxes; ``None`` draws everything), folded by module or by distance from the root beyond it."""
+    fold boxes; ``None`` draws everything), folded beyond it by structure, module or distance from the root."""
     if isinstance(tape, Value):
         tape = Tape.from_value(tape)
     if not isinstance(tape, Tape):
@@ -392,10 +586,15 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
                "node_budget": check_option("node_budget", node_budget), "color": check_option("color", color)}
     precision, rankdir = options["precision"], options["rankdir"]
     shown, folds, message = _plan(tape, options["node_budget"])
+    across = bool(folds)
+    # Stacked numbers are left-aligned (DOT's \l) so a number growing a digit as a slider moves does
+    # not shift its row.
+    end = "\\l" if across and rankdir == "LR" else ""
 
     g = graphviz.Digraph(
         name="micrograd", format="svg",
-        graph_attr={"rankdir": rankdir, "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11"},
+        graph_attr={"rankdir": rankdir, "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11",
+                    **({"ranksep": "0.25", "nodesep": "0.2"} if folds else {})},
         node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "record", "style": "filled",
                    "fillcolor": ZERO_COLOR},
         edge_attr={"color": "#555555", "arrowsize": "0.7", "class": "mgw-edge"},
@@ -410,13 +609,14 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         for i in f.members:
             name[i] = f.id
     op_labels: dict[str, tuple[str, str]] = {}
+    sum_box = {f.total: f.id for f in folds if f.total is not None}   # a Σ box stands in for its total's '+'
 
     for i in shown:
         leaf = not inputs[i]
         attrs = {"id": name[i], "class": "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-root" if i == root else "")}
         text = clean_text(labels[i], MAX_TOOLTIP_CHARS)
-        label = _record((escape(clean_text(text, MAX_LABEL_CHARS)), f"data {format_number(data[i], precision)}",
-                         f"grad {format_number(grad[i], precision)}"), rankdir)
+        label = _record((escape(clean_text(text, MAX_LABEL_CHARS)), f"data {format_number(data[i], precision)}{end}",
+                         f"grad {format_number(grad[i], precision)}{end}"), rankdir, across)
         tip = [escape(text or "(no label)", "dot"),
                f"node n{i}" + (f", op {escape(symbols[i], 'dot')}" if symbols[i] else ", leaf" if leaf else ""),
                f"data = {data[i]!r}", f"grad = {grad[i]!r}"]
@@ -430,7 +630,7 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         if color:
             attrs["fillcolor"] = grad_color(grad[i], scale)
         g.node(name[i], graphviz.nohtml(label), **attrs)
-        if symbols[i]:
+        if symbols[i] and i not in sum_box:
             if symbols[i] not in op_labels:
                 op_labels[symbols[i]] = (graphviz.nohtml(escape(clean_text(symbols[i], MAX_SYMBOL_CHARS), "dot")),
                                          graphviz.nohtml(escape(clean_text(symbols[i], MAX_TOOLTIP_CHARS), "dot")))
@@ -439,19 +639,19 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
             g.node(op, op_label, tooltip=op_tip, shape="ellipse", margin="0.02", id=op, **{"class": "mgw-op"})
 
     for f in folds:
-        label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{len(f.members):,} nodes"), rankdir)
-        tip = f"{f.title}: {len(f.members):,} nodes folded" if f.kind == "scope" else \
-            f"{len(f.members):,} nodes farther from the output, folded"
+        label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{len(f.members):,} nodes"), rankdir, across)
+        tip = f.note or f"{f.title}: {len(f.members):,} nodes folded"
         g.node(f.id, graphviz.nohtml(label), shape="record", style="filled,dashed", fillcolor=_FOLD_COLOR,
                tooltip=graphviz.nohtml(escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")), id=f.id,
                **{"class": "mgw-fold"})
 
     edges: dict[tuple[str, str], None] = {}
     for i in shown:
-        head = f"n{i}_op" if symbols[i] else name[i]
+        head = sum_box.get(i) or (f"n{i}_op" if symbols[i] else name[i])
         for c in inputs[i]:
-            edges[(name[c], head)] = None
-        if symbols[i]:
+            if name[c] != head:
+                edges[(name[c], head)] = None
+        if head != name[i]:
             edges[(head, name[i])] = None
     for f in folds:
         for i in f.members:
