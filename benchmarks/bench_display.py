@@ -1,8 +1,9 @@
 """Displaying a Value: time and output size, against the lecture's draw_dot measured in the same run.
 
 Graphs: micrograd's moons training loss (MLP(2,[16,16,1]) on 100 points, SVM loss + L2, about 65,800
-nodes), shown folded (the default node budget), and a graph of about 1,000 nodes (the same MLP's squared
-error on one point) shown in full. Baseline: the lecture's ``draw_dot`` (nodes named by id(), sets)
+nodes), shown folded (the default node budget; also printed: how many boxes and edges the folded picture
+draws and its size in points, which says whether a screen shows it at a readable scale), and a graph of
+about 1,000 nodes (the same MLP's squared error on one point) shown in full. Baseline: the lecture's ``draw_dot`` (nodes named by id(), sets)
 followed by ``pipe('svg')`` on the same ~1,000-node graph; the lecture's draw_dot is not run on the moons graph
 (Graphviz needs many minutes to lay out 130,000 boxes). All timings include Graphviz's ``dot``.
 """
@@ -10,6 +11,7 @@ followed by ``pipe('svg')`` on the same ~1,000-node graph; the lecture's draw_do
 from __future__ import annotations
 
 import random
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -71,6 +73,14 @@ def thousand_nodes() -> Value:
     return total
 
 
+def svg_size(svg: str) -> tuple[float, float]:
+    """The width and height, in points, that Graphviz wrote on an SVG's root element."""
+    found = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg)
+    if found is None:
+        raise SystemExit("the folded picture's SVG has no width/height in points")
+    return float(found.group(1)), float(found.group(2))
+
+
 def main() -> None:
     if shutil.which("dot") is None:
         print("skipped: Graphviz's dot is not installed (apt-get install graphviz)")
@@ -105,6 +115,10 @@ def main() -> None:
     print(f"folded    value_mimebundle, moons loss {len(tape):,} nodes:   {ms(fold_t)}   {len(folded.encode()) / 1e6:6.2f} MB"
           f"   time x{fold_t / base_t:.2f}, size x{len(folded.encode()) / base_bytes:.2f} of baseline")
     print(f"          {view.message}")
+    width, height = svg_size(folded)
+    print(f"          picture: {len(view.shown) + len(view.folds)} boxes ({len(view.folds)} folded), "
+          f"{sum(' -> ' in line for line in view.graph.body)} edges, "
+          f"SVG {width:,.0f} x {height:,.0f} pt")
     print(f"          of which: freeze tape {ms(freeze_t)}, fold + DOT {ms(plan_t)}, dot layout {ms(layout_t)}")
     print(f"no dot    HTML table of the folded moons view:         {ms(table_t)}   {table_bytes / 1e6:6.2f} MB")
 
