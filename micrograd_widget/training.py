@@ -119,38 +119,11 @@ def model_units(model: object, params: Sequence[Any]) -> Boxes:
     parameter scope (nn.py's ``layers.0.neurons.3``), grouped by layer, with ``nin = 0`` (no known wiring).
     Parameters the structure does not name go in a last box, ``other``. Beyond ``MAX_BOXES`` boxes,
     one box per group."""
-    index = {id(p): k for k, p in enumerate(params)}
-    layers = getattr(model, "layers", None)
-    if isinstance(layers, (list, tuple)) and layers and all(_neurons(layer) for layer in layers):
-        plan = [(f"layers.{i}.", f"layers.{i}", _neurons(layer)) for i, layer in enumerate(layers)]
-    elif _neurons(model):
-        plan = [("", "layer", _neurons(model))]
-    elif _is_neuron(model):
-        plan = [("", "neuron", [model])]
+    structured = _units_by_structure(model, {id(p): k for k, p in enumerate(params)})
+    if structured is not None:
+        groups, units, nin = structured
     else:
-        plan = None
-
-    groups: list[Group] = []
-    units: list[Unit] = []
-    nin = 0
-    if plan is not None:
-        for gi, (prefix, gid, neurons) in enumerate(plan):
-            kinds = sorted({_kind(n) for n in neurons})
-            groups.append(Group(gid, f"{gid} \u00b7 {len(neurons)} {'/'.join(kinds)} neuron{'s' * (len(neurons) > 1)}"))
-            for j, n in enumerate(neurons):
-                members = list(n.w) + [n.b]
-                if any(id(p) not in index for p in members):
-                    plan = None
-                    break
-                uid = f"{prefix}neurons.{j}" if gid != "neuron" else "neuron"
-                units.append(Unit(uid, gi, str(j), tuple(index[id(p)] for p in members),
-                                  tuple(f"w{k}" for k in range(len(n.w))) + ("b",)))
-            if plan is None:
-                break
-        if plan is not None:
-            nin = len(plan[0][2][0].w)
-    if plan is None:
-        groups, units = _units_by_scope(params)
+        (groups, units), nin = _units_by_scope(params), 0
     covered = {k for u in units for k in u.params}
     rest = tuple(k for k in range(len(params)) if k not in covered)
     if rest:
@@ -163,6 +136,33 @@ def model_units(model: object, params: Sequence[Any]) -> Boxes:
                       tuple(f"{u.id}.{name}" for u in units if u.group == gi for name in u.names))
                  for gi, g in enumerate(groups)]
     return Boxes(groups, units, nin, message)
+
+
+def _units_by_structure(model: object, index: dict[int, int]) -> tuple[list[Group], list[Unit], int] | None:
+    """An MLP, a Layer or a Neuron (ours or micrograd's, by their attributes): one box per neuron, one group per
+    layer, and the number of inputs; None for any other model, or when a neuron's ``w``/``b`` are not among
+    the parameters (``index``: ``id(parameter)`` -> its position)."""
+    layers = getattr(model, "layers", None)
+    if isinstance(layers, (list, tuple)) and layers and all(_neurons(layer) for layer in layers):
+        plan = [(f"layers.{i}", f"layers.{i}.neurons.", _neurons(layer)) for i, layer in enumerate(layers)]
+    elif _neurons(model):
+        plan = [("layer", "neurons.", _neurons(model))]
+    elif _is_neuron(model):
+        plan = [("neuron", "", [model])]
+    else:
+        return None
+    groups: list[Group] = []
+    units: list[Unit] = []
+    for gi, (gid, prefix, neurons) in enumerate(plan):
+        kinds = "/".join(sorted({_kind(n) for n in neurons}))
+        groups.append(Group(gid, f"{gid} \u00b7 {len(neurons)} {kinds} neuron{'s' * (len(neurons) > 1)}"))
+        for j, n in enumerate(neurons):
+            members = list(n.w) + [n.b]
+            if any(id(p) not in index for p in members):
+                return None
+            units.append(Unit(f"{prefix}{j}" if prefix else gid, gi, str(j), tuple(index[id(p)] for p in members),
+                              tuple(f"w{k}" for k in range(len(n.w))) + ("b",)))
+    return groups, units, len(plan[0][2][0].w)
 
 
 def _param_name(p: object, k: int) -> str:
@@ -232,7 +232,7 @@ def model_dot(groups: Sequence[Group], units: Sequence[Unit], nin: int, norms: S
                 label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1"><TR><TD ALIGN="LEFT">'
                          + _dot.escape(_dot.clean_text(u.title, 16), "html") + '</TD><TD WIDTH="48" ALIGN="RIGHT">'
                          + _dot.format_number(norms[k], precision) + "</TD></TR></TABLE>>")
-                tip = f"{u.id}: {len(u.params)} parameters; number and fill: the norm of their grads. Click for each grad."
+                tip = f"{u.id}: {len(u.params)} parameters; number and fill: the norm of their grads. Click for each."
                 c.node(f"u{k}", label, id=f"u{k}", fillcolor=_dot.grad_color(norms[k], scale),
                        tooltip=nohtml(_dot.escape(_dot.clean_text(tip, _dot.MAX_TOOLTIP_CHARS), "dot")),
                        **{"class": "mgw-neuron"})

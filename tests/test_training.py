@@ -461,3 +461,21 @@ def test_repr_says_what_was_logged(model, clock):
     assert "0 steps logged" in repr(w)
     w.log(0.25)
     assert repr(w) == f"TrainingWidget({len(model.parameters())} parameters, 1 step logged, last loss 0.25 at step 0)"
+
+
+def test_parameters_the_structure_does_not_name_get_their_own_box():
+    random.seed(3)
+
+    class Scaled(MLP):
+        def __init__(self) -> None:
+            super().__init__(2, [2, 1])
+            self.scale = Value(1.0, label="scale")
+
+        def parameters(self) -> list[Value]:
+            return super().parameters() + [self.scale]
+
+    model = Scaled()
+    boxes = model_units(model, model.parameters())
+    assert [u.id for u in boxes.units][-1] == "other" and boxes.units[-1].names == ("scale",)
+    assert boxes.units[-1].params == (len(model.parameters()) - 1,)
+    assert boxes.nin == 2
