@@ -43,7 +43,7 @@ Every DOT node has ``id`` = its name, so Graphviz writes ``<g id="<id>" class="n
   op node: the box stands in for its '+' (edges into ``fold<k>``, then ``e_fold<k>_n<i>``).
 - fold box: id ``fold<k>`` (k = 0, 1, ... in ``GraphView.folds`` order), class ``mgw-fold``, a record
   with two ``<text>``: its title (``Fold.title``: the scope, "Σ sum of 101 terms", "101 terms: 100
-  ReLU, 1 leaf", "200 leaves" or "farther from the output") and ``"<count> nodes"``; its tooltip is
+  ReLU, 1 leaf", "leaves" or "farther from the output") and ``"<count> nodes"``; its tooltip is
   ``Fold.note``.
 - edges: ``<g id="e_<tail>_<head>" class="edge mgw-edge">``, e.g. ``e_n3_n5_op`` and ``e_n5_op_n5``;
   never two edges with the same tail and head.
@@ -421,9 +421,9 @@ def _structure(tape: Tape, uses: list[int], trees: list[tuple[int, list[int], in
         groups.setdefault(tuple(sorted(set(units))), []).append(leaf)
     for key, leaves in groups.items():
         if len(leaves) >= MIN_LEAF_GROUP:
-            where = "box" if len(key) == 1 else f"{len(key):,} boxes"
-            boxes.append(_Box(f"{len(leaves):,} leaves", sorted(leaves), "leaves",
-                              f"{len(leaves):,} leaves (inputs or constants) that all feed the same {where}, folded"))
+            boxes.append(_Box("leaves", sorted(leaves), "leaves",
+                              f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
+                              f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded"))
     return boxes
 
 
