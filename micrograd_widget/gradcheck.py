@@ -141,7 +141,7 @@ def gradcheck(
         a = analytic[i]
         diff = abs(a - numeric)
         scale = max(abs(a), abs(numeric))
-        rel = diff / scale if scale > 0 else 0.0
+        rel = math.nan if math.isnan(diff) else (diff / scale if scale > 0 else 0.0)
         ok = bool(diff <= atol + rtol * abs(numeric)) if not note else False
         rows.append(GradCheckRow(i, tape.labels[i], x, a, numeric, diff, rel, ok, note))
     return GradCheck(tuple(rows), float(eps), float(rtol), float(atol), out)
