@@ -70,6 +70,7 @@ from typing import Any, Iterable, Literal
 import graphviz
 
 from .engine import Value, topological_order
+from .ops import OPS_BY_NAME
 from .tape import Tape
 
 __all__ = [
@@ -321,7 +322,8 @@ def _sum_trees(tape: Tape, uses: list[int]) -> list[tuple[int, list[int], int]]:
     the next '+' (what ``sum()`` and a neuron's ``b + w0*x0 + ...`` build), with at least
     ``MIN_SUM_TERMS`` terms. Each as (top, the other '+' nodes ascending, number of terms)."""
     inputs, scopes = tape.inputs, tape.scopes
-    add = [op is not None and op.name == "add" for op in tape.ops]
+    add_op = OPS_BY_NAME["add"]                # the table's row, not a user-defined op that is also named 'add'
+    add = [op is add_op for op in tape.ops]
     inner = [False] * len(tape)
     for i, ins in enumerate(inputs):
         if add[i]:
