@@ -334,7 +334,10 @@ class GraphView {
   leafRow(j) {
     const i = this.tape.leaves[j];
     const key = this.keys[i];
-    const name = this.spec.label[i] || `#${i}`;
+    const label = this.spec.label[i];
+    const scope = this.spec.scope[i];
+    // A label shared by many leaves (every neuron's "w0") is told apart by the module that made it.
+    const name = !label ? `#${i}` : key === label || !scope ? label : `${scope}.${label}`;
     const disabled = this.mode === "readonly";
     const common = { "data-lm-suppress-shortcuts": "true", disabled };
     const range = h("input", { type: "range", "data-leaf": key, "aria-label": `value of ${name}`, ...common });
@@ -342,7 +345,7 @@ class GraphView {
     const min = h("input", { type: "number", step: "any", className: "mgw-bound", "data-role": "min", "aria-label": `slider minimum for ${name}`, ...common });
     const max = h("input", { type: "number", step: "any", className: "mgw-bound", "data-role": "max", "aria-label": `slider maximum for ${name}`, ...common });
     const title = h("span", { className: "mgw-leaf-name", text: name });
-    if (this.spec.scope[i]) title.title = `${this.spec.scope[i]} (#${i})`;
+    title.title = `${scope ? `${scope}.` : ""}${label || ""} (#${i})`;
     const row = h("div", { className: "mgw-leaf", "data-leaf-row": key }, title, min, range, max, exact);
     const entry = { j, range, exact, min, max };
     this.rows.set(j, entry);
@@ -811,7 +814,7 @@ class GraphView {
     this.inspectorData = null;
     const close = h("button", { type: "button", className: "mgw-close", "aria-label": "close the inspector", text: "\u00d7" });
     close.addEventListener("click", () => this.closeInspector());
-    const what = fold.kind === "scope" ? `the nodes made inside module ${fold.title}` : "the nodes farthest from the output";
+    const what = fold.note || (fold.kind === "scope" ? `the nodes made inside module ${fold.title}` : "the nodes farthest from the output");
     this.inspector.replaceChildren(
       h("div", { className: "mgw-inspector-head" }, h("strong", { "data-field": "name", text: fold.title }), close),
       h("p", { text: `${fold.count.toLocaleString("en-US")} nodes folded: ${what}. Raise node_budget to draw more of them.` }));

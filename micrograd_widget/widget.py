@@ -333,7 +333,8 @@ class GraphWidget(anywidget.AnyWidget):
                     fold_of[i] = k
         return {
             "shown": list(picture.shown),
-            "folds": [{"id": f.id, "title": f.title, "kind": f.kind, "count": len(f.members)} for f in picture.folds],
+            "folds": [{"id": f.id, "title": f.title, "kind": f.kind, "count": len(f.members), "note": f.note}
+                      for f in picture.folds],
             "fold_of": fold_of,
             "message": picture.message,
             "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,

@@ -147,6 +147,7 @@ def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
     picture = dot_module.graph_view(w.tape, node_budget=60)
     assert w.view["shown"] == list(picture.shown)
     assert [f["count"] for f in w.view["folds"]] == [len(f.members) for f in picture.folds]
+    assert [f["note"] for f in w.view["folds"]] == [f.note for f in picture.folds] and all(f.note for f in picture.folds)
     assert w.view["message"] == picture.message and "fold" in picture.message
     assert len(w.view["shown"]) < len(w.tape)
     # Which fold box holds each node (the stepper highlights the box when a folded node fires).
