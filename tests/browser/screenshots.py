@@ -10,13 +10,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from micrograd_widget import MLP, Value
 from micrograd_widget.display import value_mimebundle
 
 from .mgw_browser.chromium import launch
 from .mgw_browser.dom import WidgetDom
 from .mgw_browser.fake_model import open_view
-from .mgw_browser.graphs import lecture_L, moons_loss
+from .mgw_browser.graphs import lecture_L, lecture_neuron, moons_loss
 from .mgw_browser.http import StaticServer
 from .mgw_browser.jupyter import JupyterServer, write_notebook
 from .mgw_browser.lab import open_notebook, run_all
@@ -64,7 +63,58 @@ def widget_in_lab(page, lab: JupyterServer) -> None:
     page.screenshot(path=str(OUT / "widget-jupyterlab.png"))
 
 
-SHOTS = {"graph": static_graph, "folded": folded_graph}
+def stepper(page, server) -> None:
+    """The backprop stepper on the lecture's L, three steps into the backward pass."""
+    L = lecture_L()["L"]
+    open_view(page, server, L)
+    page.locator('button[data-role="step-mode"]').click()
+    for _ in range(3):
+        page.locator('button[data-step="forward"]').click()
+    page.wait_for_timeout(300)
+    page.locator(".mgw-root").first.screenshot(path=str(OUT / "stepper.png"))
+
+
+def gradcheck_panel(page, server) -> None:
+    """The inspector's numerical gradient check on the lecture's neuron."""
+    open_view(page, server, lecture_neuron()["o"])
+    page.locator('button[data-role="gradcheck"]').first.click()
+    page.locator('[data-role="gradcheck-table"]').wait_for()
+    page.wait_for_timeout(300)
+    page.locator(".mgw-root").first.screenshot(path=str(OUT / "gradcheck.png"))
+
+
+TRAINING = """from micrograd_widget import MLP, watch
+import random
+random.seed(1337)
+xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+ys = [1.0, -1.0, -1.0, 1.0]
+n = MLP(3, [4, 4, 1], act='tanh', output_nonlin=True)
+w = watch(n)
+display(w)
+for k in range(60):
+    ypred = [n(x) for x in xs]
+    loss = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+    n.zero_grad()
+    loss.backward()
+    for p in n.parameters():
+        p.data -= 0.05 * p.grad
+    w.log(loss)"""
+
+
+def training_in_lab(page, lab: JupyterServer) -> None:
+    """watch(model) in JupyterLab after training the lecture's MLP."""
+    write_notebook(lab.notebooks / "training.ipynb", [TRAINING])
+    open_notebook(page, lab, "training.ipynb")
+    run_all(page, "lab")
+    root = page.locator('.mgw-training[data-state="ready"]').first
+    root.wait_for(timeout=60_000)
+    page.wait_for_function("() => (document.querySelector('[data-role=step]') || {}).textContent?.includes('59')",
+                           timeout=60_000)
+    page.wait_for_timeout(500)
+    root.screenshot(path=str(OUT / "training.png"))
+
+
+SHOTS = {"graph": static_graph, "folded": folded_graph, "stepper": stepper, "gradcheck": gradcheck_panel}
 
 
 def main(names: list[str]) -> None:
@@ -83,6 +133,7 @@ def main(names: list[str]) -> None:
             lab.start()
             try:
                 widget_in_lab(page, lab)
+                training_in_lab(page, lab)
             finally:
                 lab.stop()
         browser.close()
