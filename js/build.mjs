@@ -4,7 +4,7 @@
 // 3. the static export's offline assets copied from their npm packages (see micrograd_widget/export.py).
 
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -67,35 +67,28 @@ const compactWasm = {
   },
 };
 
-await esbuild.build({
-  entryPoints: [join(JS, "widget.js")],
-  plugins: [compactWasm],
-  outfile: join(STATIC, "widget.js"),
-  bundle: true,
-  format: "esm",
-  target: "es2020",
-  minify: true,
-  legalComments: "eof",
-  charset: "utf8",
-  logLevel: "warning",
-});
-if (compacted !== 1) throw new Error("the Graphviz WebAssembly was not re-encoded: did @viz-js/viz move its bundle?");
-copyFileSync(join(JS, "widget.css"), join(STATIC, "widget.css"));
-// The training view (micrograd_widget/training.py): its own bundle, Graphviz-WASM re-encoded the same way.
-await esbuild.build({
-  entryPoints: [join(JS, "training.js")],
-  plugins: [compactWasm],
-  outfile: join(STATIC, "training.js"),
-  bundle: true,
-  format: "esm",
-  target: "es2020",
-  minify: true,
-  legalComments: "eof",
-  charset: "utf8",
-  logLevel: "warning",
-});
-if (compacted !== 2) throw new Error("the training view's Graphviz WebAssembly was not re-encoded");
-copyFileSync(join(JS, "training.css"), join(STATIC, "training.css"));
+/** One view's bundle: static/<name>.js (Graphviz-WASM re-encoded) and static/<name>.css (the shared theme first). */
+async function bundleView(name) {
+  const before = compacted;
+  await esbuild.build({
+    entryPoints: [join(JS, `${name}.js`)],
+    plugins: [compactWasm],
+    outfile: join(STATIC, `${name}.js`),
+    bundle: true,
+    format: "esm",
+    target: "es2020",
+    minify: true,
+    legalComments: "eof",
+    charset: "utf8",
+    logLevel: "warning",
+  });
+  if (compacted !== before + 1) throw new Error(`${name}.js: the Graphviz WebAssembly was not re-encoded: did @viz-js/viz move its bundle?`);
+  writeIfChanged(join(STATIC, `${name}.css`), readFileSync(join(JS, "theme.css"), "utf8") + "\n" + readFileSync(join(JS, `${name}.css`), "utf8"));
+}
+
+await bundleView("widget");
+// The training view (micrograd_widget/training.py) has its own bundle.
+await bundleView("training");
 
 // Offline assets for save_html: require.js, the ipywidgets HTML manager (AMD) and anywidget's AMD build.
 // Source-map comments are dropped: the maps are not shipped and the page must make no extra request.

@@ -5,6 +5,7 @@
 // Hooks: .mgw-training[data-state], [data-role="loss-curve"][data-points], [data-role="step"],
 // [data-role="loss"], [data-neuron="<unit id>"][data-grad], [data-role="inspector"] [data-param][data-field].
 
+import { h } from "./dom.js";
 import { layoutSVG } from "./graphviz.js";
 import { decodeNumber } from "./tape.js";
 import { formatNumber, gradColor, pyRepr } from "./format.js";
@@ -107,17 +108,6 @@ export function shortNumber(x) {
 }
 
 // ------------------------------------------------------------------ DOM helpers
-
-function h(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "className") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (value !== undefined && value !== null && value !== false) node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 function s(tag, attrs = {}) {
   const node = document.createElementNS(NS, tag);
