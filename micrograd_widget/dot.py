@@ -23,6 +23,16 @@ loss), and a message (``GraphView.message``) saying what was folded. The root is
   edges (a few thousand edges make Graphviz's layout take minutes).
 - When the nodes outside modules are still too many, or there are no scopes, the units nearest the
   root (breadth first over inputs) are kept and the rest go into one box "farther from the output".
+- Spare budget buys detail: when the folds above leave boxes unused, the terms of each long sum
+  (largest terms box first) are drawn in full, nearest the output first (breadth first from the
+  total through its partial sums; a node shared by two terms goes with the nearer one), as many as
+  keep the picture within ``node_budget`` boxes and ``max(node_budget, edges before)`` edges between
+  boxes (op ellipses count with their node); the other terms stay one box, "189 more terms: ...".
+  The first k that fits is found by bisection, so this is O(n log n). Only a terms box fed by
+  nothing outside itself is opened: drawing the terms of one fed by a module (the moons loss's
+  per-sample losses) would fan an edge out of that module to every term, a picture too tall to read.
+  Sum of 250 products ``x_i * x_(i-1)`` (997 nodes, budget 250): 61 terms and their nodes drawn in
+  full, 187 boxes in all (3 before).
 - A folded picture stacks a box's fields across the direction of flow (top to bottom when
   ``rankdir="LR"``) and sets ranks closer, so the summary fits a screen at a readable size.
 
@@ -280,6 +290,8 @@ class _Box:
     note: str = ""
     terms: int = 0
     total: int | None = None
+    of_sum: int | None = None      # a terms box: the total of its sum
+    shown_terms: int = 0           # a Σ box: how many of its terms are drawn in full
 
 
 def _prefix(scope: str, depth: int) -> str:
@@ -410,7 +422,7 @@ def _structure(tape: Tape, uses: list[int], trees: list[tuple[int, list[int], in
             direct = [c for i in members + [top] for c in tape.inputs[i] if c in collected]
             term_boxes.append(_Box(f"{len(direct):,} terms: {_kinds_of(tape, direct)}", found, "terms",
                                    f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
-                                   f"they use: {len(found):,} nodes, folded"))
+                                   f"they use: {len(found):,} nodes, folded", len(direct), of_sum=top))
     boxes += term_boxes
     unit = _units(n, boxes)
     consumers: dict[int, list[int]] = {}
@@ -451,7 +463,7 @@ def _contract(tape: Tape, unit: list[int]) -> dict[tuple[int, int], None]:
 
 def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
     """Which nodes to draw in full and which to fold (the rules are in the module docstring): at most
-    ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges."""
+    ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms."""
     n = len(tape)
     if budget is None or n <= budget:
         return list(range(n)), [], ""
@@ -479,6 +491,8 @@ def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
     chosen = chosen or fallback
     if chosen:
         boxes, unit = chosen
+        boxes = _unfold_terms(tape, boxes, unit, budget)
+        unit = _units(n, boxes)
         kept = set(unit)
     else:
         # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
@@ -498,6 +512,84 @@ def _plan(tape: Tape, budget: int | None) -> tuple[list[int], list[Fold], str]:
     return shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + _what_was_folded(drawn, len(rest))
 
 
+def _unfold_terms(tape: Tape, boxes: list[_Box], unit: list[int], budget: int) -> list[_Box]:
+    """Spend what the folded picture leaves of ``budget`` on the terms of its long sums: per terms box
+    (largest first) that takes no input from outside itself, the most terms nearest the output whose
+    nodes fit in the boxes left and keep the edges within ``max(budget, edges now)``; the others stay
+    one box. The boxes afterwards (a terms box drawn in full is gone)."""
+    n, inputs = len(tape), tape.inputs
+    units = len(set(unit))
+    edges = len(_contract(tape, unit))
+    limit = max(budget, edges)
+    sums = {b.total: b for b in boxes if b.kind == "sum"}
+    order = sorted((j for j, b in enumerate(boxes) if b.kind == "terms"), key=lambda j: (-len(boxes[j].members), j))
+    for j in order:
+        box, total = boxes[j], boxes[j].of_sum
+        sum_box = sums[total]
+        inside = set(box.members)
+        if any(c not in inside for i in box.members for c in inputs[i]):
+            continue      # fed by other boxes: each term drawn would add an edge from them (a tall fan)
+        partial = set(sum_box.members)
+        # The terms, nearest the output first: breadth first from the total through the partial sums.
+        direct: list[int] = []
+        queue, seen = deque([total]), set()
+        while queue:
+            for c in inputs[queue.popleft()]:
+                if c in partial:
+                    queue.append(c)
+                elif c in inside and c not in seen:
+                    seen.add(c)
+                    direct.append(c)
+        # rank[i]: the first term (in that order) whose drawing needs node i.
+        rank: dict[int, int] = {}
+        for r, t in enumerate(direct):
+            stack = [t]
+            rank[t] = r
+            while stack:
+                for c in inputs[stack.pop()]:
+                    if c not in rank:
+                        rank[c] = r
+                        stack.append(c)
+        # The edges that touch this box: inside it, and into the partial sums or the total.
+        pairs = [(c, i) for i in box.members for c in inputs[i]]
+        pairs += [(c, i) for i in (*sum_box.members, total) for c in inputs[i] if c in inside]
+        box_unit = -1
+
+        def cost(k: int) -> tuple[int, int]:
+            """(units, edges) of the picture with the first ``k`` terms drawn in full."""
+            def u(i: int) -> int:
+                return i if i in inside and rank[i] < k else (box_unit if i in inside else unit[i])
+            local = {(u(c), u(i)) for c, i in pairs if u(c) != u(i)}
+            drawn = sum(1 for i in box.members if rank[i] < k)
+            return units - 1 + drawn + (drawn < len(box.members)), len(local)
+
+        before = cost(0)[1]
+
+        def fits(k: int) -> bool:
+            boxes_k, local = cost(k)
+            return boxes_k <= budget and edges - before + local <= limit
+        lo, hi = 0, len(direct) + 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        if lo == 0:
+            continue
+        units, local = cost(lo)
+        edges += local - before
+        for i in box.members:
+            if rank[i] < lo:
+                unit[i] = i
+        rest = [i for i in box.members if rank[i] >= lo]
+        left = direct[lo:]
+        sum_box.shown_terms = lo
+        box.members = rest
+        box.terms = len(left)
+        box.title = f"{len(left):,} more terms: {_kinds_of(tape, left)}"
+        box.note = (f"the {len(left):,} terms farthest from the output of a sum of {sum_box.terms:,} terms and the "
+                    f"nodes only they use: {len(rest):,} nodes, folded ({lo:,} terms are drawn in full)")
+    return [b for b in boxes if b.members]
+
+
 def _what_was_folded(boxes: list[_Box], rest: int) -> str:
     """The folding message after 'showing x of n nodes; ', one clause per kind of box."""
     def of(kind: str) -> list[_Box]:
@@ -513,8 +605,11 @@ def _what_was_folded(boxes: list[_Box], rest: int) -> str:
         listed = " and ".join(sizes) if len(sizes) <= 2 else ", ".join(sizes[:3]) + (", \u2026" if len(sizes) > 3 else "")
         drawn_as = "a \u03a3 box" if len(sums) == 1 else "\u03a3 boxes"
         parts.append(f"{count(len(sums), 'long sum', 'long sums')} ({listed} terms) drawn as {drawn_as}")
+        their = "their" if len(sums) > 1 else "its"
+        if shown := sum(b.shown_terms for b in sums):
+            parts.append(f"{shown:,} of {their} terms (those nearest the output) drawn in full")
         if terms := of("terms"):
-            parts.append(f"{'their' if len(sums) > 1 else 'its'} terms ({sum(len(b.members) for b in terms):,} nodes) "
+            parts.append(f"{'the other' if shown else their} terms ({sum(len(b.members) for b in terms):,} nodes) "
                          f"folded into {count(len(terms), 'box', 'boxes')}")
     if leaves := of("leaves"):
         parts.append(f"{sum(len(b.members) for b in leaves):,} leaves folded into {count(len(leaves), 'box', 'boxes')}")

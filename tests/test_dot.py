@@ -504,6 +504,15 @@ def long_sum(terms: int, label: str = "total") -> Value:
     return total
 
 
+def unit_edges(view: GraphView) -> set[tuple[str, str]]:
+    """The edges between the boxes drawn (value nodes and folds, op ellipses counted with their node),
+    computed from the partition alone: what the node budget limits besides the boxes."""
+    name = {i: f"n{i}" for i in view.shown}
+    for f in view.folds:
+        name.update((i, f.id) for i in f.members)
+    return {(name[c], name[i]) for i, ins in enumerate(view.tape.inputs) for c in ins if name[c] != name[i]}
+
+
 def test_long_sums_fold_only_above_the_budget(dot_program: str) -> None:
     root = long_sum(60)
     tape = Tape.from_value(root)
@@ -519,11 +528,16 @@ def test_long_sums_fold_only_above_the_budget(dot_program: str) -> None:
     box = sums[0]
     assert box.title == "\u03a3\u00a0sum of 60 terms" and box.total == tape.root
     assert sorted(box.members) == sorted(i for i in range(n - 1) if tape.symbols[i] == "+")
+    # The budget left after folding draws the terms nearest the output in full (4 nodes each: x, w,
+    # '*', tanh): 11 of them fit in 50 boxes with the total, the Σ box and the other terms' box.
     terms = [f for f in view.folds if f.kind == "terms"]
-    assert [f.title for f in terms] == ["60 terms: 60 tanh"] and len(terms[0].members) == 4 * 60
-    assert view.shown == (tape.root,)
-    assert view.message == f"showing 1 of {n} nodes; 1 long sum (60 terms) drawn as a \u03a3 box, " \
-        f"its terms ({4 * 60} nodes) folded into 1 box"
+    assert [f.title for f in terms] == ["49 more terms: 49 tanh"] and len(terms[0].members) == 4 * 49
+    tanh = [i for i in range(n) if tape.symbols[i] == "tanh"]
+    assert sorted(i for i in view.shown if tape.symbols[i] == "tanh") == tanh[-11:]
+    assert len(view.shown) == 1 + 4 * 11 and len(view.shown) + len(view.folds) <= 50
+    assert len(unit_edges(view)) <= 50
+    assert view.message == f"showing {1 + 4 * 11} of {n} nodes; 1 long sum (60 terms) drawn as a \u03a3 box, " \
+        f"11 of its terms (those nearest the output) drawn in full, the other terms ({4 * 49} nodes) folded into 1 box"
     svg = render(view)
     groups = svg_groups(svg)
     # The total keeps its live numbers; the Σ box stands in for its '+'.
@@ -532,8 +546,67 @@ def test_long_sums_fold_only_above_the_budget(dot_program: str) -> None:
     assert f"n{tape.root}_op" not in groups
     assert texts(groups[box.id]) == ["\u03a3\u00a0sum of 60 terms", f"{len(box.members)} nodes"]
     edge_ids = {g.get("id") for g in svg.iter(f"{SVG}g") if "edge" in classes(g)}
-    assert edge_ids == {f"e_{terms[0].id}_{box.id}", f"e_{box.id}_n{tape.root}"}
-    assert fold_counts_in_svg(svg) == (1, n - 1)
+    assert {f"e_{terms[0].id}_{box.id}", f"e_{box.id}_n{tape.root}"} <= edge_ids
+    assert {f"e_n{i}_{box.id}" for i in tanh[-11:]} <= edge_ids
+    assert fold_counts_in_svg(svg) == (1 + 4 * 11, n - 1 - 4 * 11)
+
+    # The smallest budget has room for one term next to the three boxes.
+    tight = graph_view(tape, node_budget=MIN_NODE_BUDGET)
+    check_partition(tight)
+    assert [f.title for f in tight.folds if f.kind == "terms"] == ["59 more terms: 59 tanh"]
+    assert len(tight.shown) + len(tight.folds) == 1 + 4 + 2 <= MIN_NODE_BUDGET
+
+
+def neighbour_products_sum(n_nodes: int, seed: int = 7) -> Value:
+    """``x0 + tanh(x1*x0) + tanh(x2*x1) + ...`` of about ``n_nodes`` nodes (the browser tests' chain graph):
+    neighbouring terms share a leaf, no scopes, backpropagated."""
+    rng = random.Random(seed)
+    leaves = [Value(rng.uniform(-1, 1), label=f"x{i}") for i in range(max(2, n_nodes // 4))]
+    acc = leaves[0]
+    for i in range(1, len(leaves)):
+        acc = acc + (leaves[i] * leaves[i - 1]).tanh()
+    acc.label = "out"
+    acc.backward()
+    return acc
+
+
+def test_a_long_sum_spends_the_spare_budget_on_its_terms(dot_program: str) -> None:
+    tape = Tape.from_value(neighbour_products_sum(1000))
+    n = len(tape)
+    assert n == 997
+    view = graph_view(tape, node_budget=250)
+    check_partition(view)
+    boxes = len(view.shown) + len(view.folds)
+    assert 100 <= boxes <= 250, boxes          # it was 3: the total, a Σ box and a box of all 748 term nodes
+    assert len(unit_edges(view)) <= 250
+    by_kind = {f.kind: f for f in view.folds}
+    assert set(by_kind) == {"sum", "terms"}
+    drawn = sorted(i for i in view.shown if tape.symbols[i] == "tanh")
+    tanh = [i for i in range(n) if tape.symbols[i] == "tanh"]
+    assert drawn == tanh[-len(drawn):], "the terms drawn are the ones nearest the output"
+    left = 250 - len(drawn)
+    assert by_kind["terms"].title == f"{left} more terms: {left - 1} tanh, 1 leaf"
+    assert view.message == (
+        f"showing {len(view.shown)} of {n} nodes; 1 long sum (250 terms) drawn as a \u03a3 box, "
+        f"{len(drawn)} of its terms (those nearest the output) drawn in full, "
+        f"the other terms ({len(by_kind['terms'].members)} nodes) folded into 1 box")
+    assert f"({len(drawn)} terms are drawn in full)" in by_kind["terms"].note
+    svg = render(view)
+    assert fold_counts_in_svg(svg) == (len(view.shown), n - len(view.shown))
+    assert graph_view(tape, node_budget=250).dot == view.dot, "deterministic"
+
+
+def test_terms_that_all_fit_are_all_drawn() -> None:
+    leaves = [Value(0.1 * k, label=f"x{k}") for k in range(60)]
+    root = sum(leaves[1:], leaves[0])
+    root.backward()
+    tape = Tape.from_value(root)
+    view = graph_view(tape, node_budget=100)        # 119 nodes: 60 leaves, 59 '+'
+    check_partition(view)
+    assert [f.kind for f in view.folds] == ["sum"]
+    assert sorted(view.shown) == sorted([tape.index(x) for x in leaves] + [tape.root])
+    assert view.message == "showing 61 of 119 nodes; 1 long sum (60 terms) drawn as a \u03a3 box, " \
+        "60 of its terms (those nearest the output) drawn in full"
 
 
 def test_short_sums_and_sums_inside_modules_are_not_sum_boxes() -> None:
@@ -631,7 +704,7 @@ def test_fold_titles_go_through_the_one_escaping_function(dot_program: str, monk
     view = graph_view(root, node_budget=30)
     check_partition(view)
     titles = {f.title for f in view.folds}
-    assert f"40 terms: 40 '{symbol}'" in titles
+    assert f"34 more terms: 34 '{symbol}'" in titles       # the 6 nearest the output are drawn in full
     assert all(clean_text(title, MAX_LABEL_CHARS) in escaped for title in titles)
     svg = render(view)
     assert_no_markup(svg)
