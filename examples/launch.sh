@@ -12,4 +12,6 @@ if [ "${1:-}" = "--html" ]; then
     exit 0
 fi
 say "opening examples/ in JupyterLab (Ctrl-C to stop)"
-exec .venv/bin/python -m jupyter lab --notebook-dir="$MGW_ROOT/examples" "$@"
+lab_args=(--notebook-dir="$MGW_ROOT/examples")
+[ "$(id -u)" = 0 ] && lab_args+=(--allow-root)   # JupyterLab refuses to start as root without it (containers)
+exec .venv/bin/python -m jupyter lab "${lab_args[@]}" "$@"
