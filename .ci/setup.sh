@@ -22,7 +22,7 @@ if [ "${#apt_packages[@]}" -gt 0 ]; then
     if [ "${sudo_cmd[0]:-}" != none ] && command -v apt-get >/dev/null 2>&1; then
         say "installing ${apt_packages[*]} with apt-get"
         "${sudo_cmd[@]}" apt-get update -qq
-        "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+        "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${apt_packages[@]}" >/dev/null
     elif [ "$for_tests" = 1 ]; then
         die "the tests need ${apt_packages[*]}; install them (e.g. 'sudo apt-get install ${apt_packages[*]}') and run again"
     else
