@@ -91,6 +91,7 @@ export function compileTape(spec) {
     b,
     k,
     forwardFns: rows.map((r) => (r ? r.forward : null)),
+    domainFns: rows.map((r) => (r ? r.domain : null)),
     gradFns: rows.map((r) => (r ? r.localGrad : null)),
     data: decodeArray(spec.data, "data", n),
     grad: decodeArray(spec.grad, "grad", n),
@@ -107,12 +108,13 @@ function requireReplayable(tape) {
 
 /**
  * Recompute every node's data into `data` (Float64Array of n; leaf entries are taken from `leafValues`,
- * given in `tape.leaves` order). Returns the first node whose op turned finite inputs into a non-finite
- * result (a domain error such as log of a negative number, or an overflow), or -1; all nodes are computed.
+ * given in `tape.leaves` order). Returns the first node whose inputs are outside its op's domain (where
+ * the Python op raises: log of a non-positive number, a float overflow in exp or **, ...), or -1; all
+ * nodes are computed. NaN or infinities that Python returns without raising (inf - inf) are no failure.
  */
 export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
   requireReplayable(tape);
-  const { n, leaves, row, a, b, k, forwardFns } = tape;
+  const { n, leaves, row, a, b, k, forwardFns, domainFns } = tape;
   if (leafValues.length !== leaves.length) {
     throw new RangeError(`expected ${leaves.length} leaf values (one per leaf), got ${leafValues.length}`);
   }
@@ -126,7 +128,7 @@ export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
     const y = bi < 0 ? 0 : data[bi];
     const out = forwardFns[r](x, y, k[i]);
     data[i] = out;
-    if (failure < 0 && !Number.isFinite(out) && Number.isFinite(x) && Number.isFinite(y)) failure = i;
+    if (failure < 0 && !domainFns[r](x, y, k[i], out)) failure = i;
   }
   return failure;
 }

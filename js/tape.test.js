@@ -145,6 +145,24 @@ test("a domain error (log of a negative number) is reported with the failing nod
   assert.ok(Number.isNaN(bad.data[3]), "later nodes are still computed (NaN propagates)");
 });
 
+test("the replay fails where Python's op raises and only there: 0 ** y fails, a float overflow in * does not", () => {
+  const spec = {
+    version: 1, ops: [{ name: "powv", symbol: "**", arity: 2, builtin: true }, { name: "mul", symbol: "*", arity: 2, builtin: true }],
+    op: [-1, -1, 0, 1], inputs: [[], [], [0, 1], [2, 1]], k: [null, null, null, null], symbol: ["", "", "**", "*"],
+    label: ["x", "y", "p", "q"], scope: ["", "", "", ""], leaves: [0, 1], root: 3, data: [2, 3, 8, 24], grad: [0, 0, 0, 0],
+  };
+  const tape = compileTape(spec);
+  const zero = replay(tape, [0, 2]);
+  assert.equal(zero.data[2], 0, "JavaScript's 0 ** 2 is 0, but Python refuses a Value exponent on base 0");
+  assert.equal(zero.failure, 2);
+  const overflow = replay(tape, [1.00001, 7e7]);
+  assert.ok(Number.isFinite(overflow.data[2]) && overflow.data[2] > 1e300);
+  assert.equal(overflow.data[3], Infinity, "p * 7e7 overflows to inf in Python too, without an error");
+  assert.equal(overflow.failure, -1);
+  assert.equal(replay(tape, [2, 5000]).failure, 2, "2 ** 5000 raises OverflowError in Python");
+  assert.equal(replay(tape, [NaN, 2]).failure, -1, "Python's nan ** 2 is nan, no error");
+});
+
 test("user-defined ops and hand-built nodes make the tape report that the kernel must compute", () => {
   const custom = {
     version: 1, ops: [{ name: "cube", symbol: "cube", arity: 1, builtin: false }], op: [-1, 0], inputs: [[], [0]],

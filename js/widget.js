@@ -553,7 +553,7 @@ class GraphView {
   describeFailure(i, data) {
     const inputs = this.spec.inputs[i].map((j) => `${this.spec.label[j] || "#" + j} = ${pyRepr(data[j])}`).join(", ");
     const op = this.spec.symbol[i] || this.spec.ops[this.spec.op[i]].name;
-    return `${this.describe(i)}: '${op}' gives ${pyRepr(data[i])} for ${inputs}; the graph keeps its last valid values until you move back.`;
+    return `${this.describe(i)}: '${op}' cannot be computed for ${inputs} (outside its domain or past the float range; Python's op raises here too); the graph keeps its last valid values until you move back.`;
   }
 
   paint() {

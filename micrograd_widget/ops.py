@@ -7,7 +7,8 @@ Every row has the same calling convention so replays can be a flat loop:
 ``forward(a, b, k) -> out`` and ``local_grad(a, b, k, out) -> (d out/d a, d out/d b)``
 where ``a``/``b`` are the input values (``b`` is ``None`` for unary ops) and ``k`` is the op's
 constant (the exponent of ``x**k``; ``None`` for every other op). The ``js_*`` columns are the same
-formulas as JavaScript expressions over ``a``, ``b``, ``k`` and ``out``.
+formulas as JavaScript expressions over ``a``, ``b``, ``k`` and ``out``; ``js_domain`` is true exactly
+where ``forward`` returns rather than raises (a domain error or a float overflow).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Op:
     local_grad: Callable[[float, float | None, float | None, float], tuple[float, ...]]
     js_forward: str
     js_local_grad: tuple[str, ...]
+    js_domain: str
 
 
 def _fmt(x: float) -> str:
@@ -113,20 +115,38 @@ def _sigmoid(a: float, b: None, k: None) -> float:
     return e / (1.0 + e)
 
 
+# Each row: the Python columns on its first line, the same formulas in JavaScript on the second. The JS
+# domain is true exactly when the Python forward returns instead of raising (its NaN and infinity cases
+# included), so the browser's replay stops where the kernel would and nowhere else.
 _ROWS: list[tuple] = [
-    # name       symbol  arity forward                                 local derivative(s)                                    js forward                         js local derivative(s)
-    ("add",      "+",    2,    lambda a, b, k: a + b,                 lambda a, b, k, out: (1.0, 1.0),                      "a + b",                          ("1", "1")),
-    ("sub",      "-",    2,    lambda a, b, k: a - b,                 lambda a, b, k, out: (1.0, -1.0),                     "a - b",                          ("1", "-1")),
-    ("mul",      "*",    2,    lambda a, b, k: a * b,                 lambda a, b, k, out: (b, a),                          "a * b",                          ("b", "a")),
-    ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -(a / b) / b),         "a / b",                          ("1 / b", "-(a / b) / b")),
-    ("neg",      "neg",  1,    lambda a, b, k: -a,                    lambda a, b, k, out: (-1.0,),                         "-a",                             ("-1",)),
-    ("pow",      "**",   1,    _pow_const,                            lambda a, b, k, out: (_d_pow_const(a, k),),           "a ** k",                         ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))",)),
-    ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)), "a ** b",                  ("b * a ** (b - 1)", "out * Math.log(a)")),
-    ("exp",      "exp",  1,    _exp,                                  lambda a, b, k, out: (out,),                          "Math.exp(a)",                    ("out",)),
-    ("log",      "log",  1,    _log,                                  lambda a, b, k, out: (1.0 / a,),                      "Math.log(a)",                    ("1 / a",)),
-    ("tanh",     "tanh", 1,    lambda a, b, k: math.tanh(a),          lambda a, b, k, out: (1.0 - out * out,),              "Math.tanh(a)",                   ("1 - out * out",)),
-    ("relu",     "ReLU", 1,    lambda a, b, k: a if a > 0 else 0.0,   lambda a, b, k, out: (1.0 if a > 0 else 0.0,),        "a > 0 ? a : 0",                  ("a > 0 ? 1 : 0",)),
-    ("sigmoid",  "sigmoid", 1, _sigmoid,                              lambda a, b, k, out: (out * (1.0 - out),),            "a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a))", ("out * (1 - out)",)),
+    # name       symbol  arity forward                                 local derivative(s)
+    #                          js forward                              js local derivative(s)                               js domain (Python does not raise)
+    ("add",      "+",    2,    lambda a, b, k: a + b,                 lambda a, b, k, out: (1.0, 1.0),
+                               "a + b",                                ("1", "1"),                                          "true"),
+    ("sub",      "-",    2,    lambda a, b, k: a - b,                 lambda a, b, k, out: (1.0, -1.0),
+                               "a - b",                                ("1", "-1"),                                         "true"),
+    ("mul",      "*",    2,    lambda a, b, k: a * b,                 lambda a, b, k, out: (b, a),
+                               "a * b",                                ("b", "a"),                                          "true"),
+    ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -(a / b) / b),
+                               "a / b",                                ("1 / b", "-(a / b) / b"),                           "b !== 0"),
+    ("neg",      "neg",  1,    lambda a, b, k: -a,                    lambda a, b, k, out: (-1.0,),
+                               "-a",                                   ("-1",),                                             "true"),
+    ("pow",      "**",   1,    _pow_const,                            lambda a, b, k, out: (_d_pow_const(a, k),),
+                               "a ** k",                               ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))",),
+                               "!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k))"),
+    ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)),
+                               "a ** b",                               ("b * a ** (b - 1)", "out * Math.log(a)"),
+                               "!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b))"),
+    ("exp",      "exp",  1,    _exp,                                  lambda a, b, k, out: (out,),
+                               "Math.exp(a)",                          ("out",),                                            "Number.isFinite(out) || !Number.isFinite(a)"),
+    ("log",      "log",  1,    _log,                                  lambda a, b, k, out: (1.0 / a,),
+                               "Math.log(a)",                          ("1 / a",),                                          "!(a <= 0)"),
+    ("tanh",     "tanh", 1,    lambda a, b, k: math.tanh(a),          lambda a, b, k, out: (1.0 - out * out,),
+                               "Math.tanh(a)",                         ("1 - out * out",),                                  "true"),
+    ("relu",     "ReLU", 1,    lambda a, b, k: a if a > 0 else 0.0,   lambda a, b, k, out: (1.0 if a > 0 else 0.0,),
+                               "a > 0 ? a : 0",                        ("a > 0 ? 1 : 0",),                                  "true"),
+    ("sigmoid",  "sigmoid", 1, _sigmoid,                              lambda a, b, k, out: (out * (1.0 - out),),
+                               "a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a))", ("out * (1 - out)",), "true"),
 ]
 
 OPS: tuple[Op, ...] = tuple(Op(i, *row) for i, row in enumerate(_ROWS))
@@ -166,7 +186,7 @@ def define_op(
 
         def grad(a: float, b: float, k: None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, b, out), 2, name)
-    return Op(-1, name, symbol or name, arity, fwd, grad, "", ())
+    return Op(-1, name, symbol or name, arity, fwd, grad, "", (), "")
 
 
 def _partials(result: object, arity: int, name: str) -> tuple[float, ...]:
@@ -186,7 +206,8 @@ def js_module() -> str:
     """The browser's copy of this table as an ES module (written to js/ops.js by the build)."""
     lines = [
         "// Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.",
-        "// forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row.",
+        "// forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row;",
+        "// domain(a, b, k, out) is true exactly where the Python forward returns instead of raising.",
         "export const OPS = [",
     ]
     for op in OPS:
@@ -194,7 +215,8 @@ def js_module() -> str:
         lines.append(
             f"  {{ id: {op.id}, name: {json.dumps(op.name)}, symbol: {json.dumps(op.symbol)}, arity: {op.arity},\n"
             f"    forward: (a, b, k) => {op.js_forward},\n"
-            f"    localGrad: (a, b, k, out) => [{grads}] }},"
+            f"    localGrad: (a, b, k, out) => [{grads}],\n"
+            f"    domain: (a, b, k, out) => {op.js_domain} }},"
         )
     lines.append("];")
     lines.append("export const OPS_BY_NAME = Object.fromEntries(OPS.map((op) => [op.name, op]));")

@@ -3,12 +3,18 @@ differences, through the engine's operators; the errors each row raises; define_
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from micrograd_widget.engine import Value
 from micrograd_widget.ops import OPS, OPS_BY_NAME, ZeroDivisionValueError, define_op, js_module, op_symbol
+from micrograd_widget.tape import encode_number
 
 # Per row: how the engine spells it, how PyTorch spells it, and points (a, b, k) to check it at,
 # away from kinks so that finite differences are meaningful. Both signs wherever the row allows.
@@ -216,6 +222,7 @@ def test_js_module_lists_every_row_in_table_order() -> None:
     for op in OPS:
         assert f"forward: (a, b, k) => {op.js_forward}," in js
         assert f"localGrad: (a, b, k, out) => [{', '.join(op.js_local_grad)}]" in js
+        assert f"domain: (a, b, k, out) => {op.js_domain} }}," in js
 
 
 def test_a_tiny_divisor_gives_an_infinite_slope_not_an_error_in_backward() -> None:
@@ -231,3 +238,63 @@ def test_a_power_whose_slope_overflows_gives_an_infinite_slope_not_an_error(make
     assert out.data == pytest.approx(1e200)
     out.backward()  # the slope -x**-2 overflows a float: -inf, as JavaScript's ** gives in the browser
     assert x.grad == -math.inf
+
+
+# ---- the browser stops exactly where Python raises ----
+
+EDGES = (0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 5e-324, -5e-324, 1e-308, 1e308, -1e308,
+         math.inf, -math.inf, math.nan, 709.78, 709.79, -745.2)
+EXPONENTS = (0.0, -0.0, 1.0, 2.0, 3.0, -1.0, -2.0, 0.5, -2.5, 5000.0, -5000.0, 5001.0, math.inf, -math.inf, math.nan)
+DOMAIN_SCRIPT = """
+import { OPS_BY_NAME } from %s;
+const num = (x) => (typeof x === "number" ? x : { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity }[x]);
+let text = "";
+process.stdin.on("data", (chunk) => (text += chunk));
+process.stdin.on("end", () => {
+  const verdicts = JSON.parse(text).map(([name, a, b, k]) => {
+    const op = OPS_BY_NAME[name];
+    const [x, y, z] = [num(a), num(b), num(k)];
+    return op.domain(x, y, z, op.forward(x, y, z));
+  });
+  process.stdout.write(JSON.stringify(verdicts));
+});
+"""
+
+
+def _python_raises(op, a: float, b: float | None, k: float | None) -> bool:
+    """Whether the Python forward refuses these inputs (a domain error or an overflow)."""
+    try:
+        op.forward(a, b, k)
+    except (ArithmeticError, ValueError):
+        return True
+    return False
+
+
+def test_js_domain_agrees_with_where_the_python_forward_raises(tmp_path: Path) -> None:
+    """js/ops.js's domain(...) is true exactly where the Python forward returns, on a grid of edge inputs."""
+    node = shutil.which("node")
+    if node is None:
+        if os.environ.get("CI"):
+            pytest.fail("node is required on CI: the JS op table is checked against Python's")
+        pytest.skip("node is not installed")
+    cases = []
+    for op in OPS:
+        for a in EDGES:
+            seconds = EDGES if op.arity == 2 else (None,)
+            exponents = EXPONENTS if op.name == "pow" else (None,)
+            cases += [(op, a, b, k) for b in seconds for k in exponents]
+    ops_js = (Path(__file__).resolve().parents[1] / "js" / "ops.js").as_uri()
+    script = tmp_path / "domain.mjs"
+    script.write_text(DOMAIN_SCRIPT % json.dumps(ops_js))
+    # The browser replay passes 0 for a unary op's missing input and NaN for a missing constant (js/tape.js).
+    payload = [[op.name, encode_number(a), encode_number(0.0 if b is None else b), encode_number(math.nan if k is None else k)]
+               for op, a, b, k in cases]
+    result = subprocess.run([node, str(script)], input=json.dumps(payload), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, f"node failed (stale js/ops.js? run `npm --prefix js run build`): {result.stderr}"
+    verdicts = json.loads(result.stdout)
+    assert len(verdicts) == len(cases)
+    wrong = [(op.name, a, b, k, "JS flags" if python_ok else "JS misses")
+             for (op, a, b, k), js_ok in zip(cases, verdicts)
+             if js_ok != (python_ok := not _python_raises(op, a, b, k))]
+    assert not wrong, f"{len(wrong)} disagreements, e.g. {wrong[:10]}"
+    assert not all(verdicts) and any(verdicts), "the grid must reach both sides of the domain"
