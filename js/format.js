@@ -86,8 +86,25 @@ function roundHalfEven(v) {
 }
 
 /**
+ * The colour scale's full strength, as micrograd_widget.dot.grad_scale computes it: the largest finite |grad|
+ * in `grads` (the nodes drawn other than the differentiated output, whose d out / d out = 1 would wash out
+ * every other colour); |output| (that node's grad, null when it is not drawn) only when no other grad is
+ * finite and non-zero; 0 when there is none.
+ */
+export function gradScale(grads, output = null) {
+  let scale = 0;
+  for (const g of grads) {
+    const a = Math.abs(g);
+    if (a > scale && a !== Infinity) scale = a;
+  }
+  if (scale === 0 && output !== null && Number.isFinite(output)) return Math.abs(output);
+  return scale;
+}
+
+/**
  * A node's fill for its grad, as micrograd_widget.dot.grad_color computes it: `zero` at 0, towards
- * `positive` or `negative` by t = min(1, sqrt(|grad| / scale)) per RGB channel; `nonfinite` for nan/inf.
+ * `positive` or `negative` by t = min(1, sqrt(|grad| / scale)) per RGB channel (the strongest colour beyond
+ * `scale`, as for the output); `nonfinite` for nan/inf.
  * `palette` = {negative, positive, zero, nonfinite} ("#rrggbb"), sent by the kernel.
  */
 export function gradColor(grad, scale, palette) {

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { formatExp, formatFixed, formatNumber, gradColor, pyRepr } from "./format.js";
+import { formatExp, formatFixed, formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -76,7 +76,8 @@ function toHex(x) {
 }
 
 test("gradColor follows dot.grad_color (checked against Python)", (t) => {
-  const cases = [[0, 1], [1, 1], [-1, 1], [0.25, 1], [-0.01, 2], [3, 2], [NaN, 1], [Infinity, 1], [0.5, 0], [1e-300, 1e300]];
+  const cases = [[0, 1], [1, 1], [-1, 1], [0.25, 1], [-0.01, 2], [3, 2], [NaN, 1], [Infinity, 1], [0.5, 0], [1e-300, 1e300],
+    [1, 0.000460397301831561], [-2, 0.5], [0.0002301986509157805, 0.000460397301831561]];
   const venv = join(ROOT, ".venv", "bin", "python");
   const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
   const script =
@@ -92,4 +93,31 @@ test("gradColor follows dot.grad_color (checked against Python)", (t) => {
     return;
   }
   cases.forEach(([g, s], i) => assert.equal(gradColor(g, s, palette), expected[i], `grad ${g}, scale ${s}`));
+});
+
+test("gradScale leaves out the output and falls back to it, as dot.grad_scale (checked against Python)", (t) => {
+  // [grads of the other nodes drawn, the output's grad or null when it is not drawn]
+  const saturated = [-0.0002301986509157805, 0.000460397301831561, 0.0002301986509157805, 0, 0.0002301986509157805];
+  const cases = [[saturated, 1], [[6, -4, -2, -2, -2, 4], 1], [[], 1], [[0, -0, 0], 1], [[0, NaN, Infinity], -2], [[], null],
+    [[0, 0], null], [[NaN], NaN], [[-3, Infinity, 2.5], 1], [[1e-300], 1]];
+  assert.equal(gradScale(saturated, 1), 0.000460397301831561, "the output's grad of 1 does not set the scale");
+  assert.equal(gradScale([], 1), 1, "only the output: it sets the scale");
+  assert.equal(gradScale([0, 0], -2), 2, "every other grad zero: the output sets the scale");
+  assert.equal(gradScale([], null), 0);
+  assert.equal(gradColor(1, gradScale(saturated, 1), { negative: "#0000ff", positive: "#ff8000", zero: "#ffffff", nonfinite: "#888888" }),
+    "#ff8000", "the output is clamped to the strongest colour");
+  const venv = join(ROOT, ".venv", "bin", "python");
+  const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
+  const script =
+    "import json,sys\nfrom micrograd_widget import dot\n" +
+    "print(json.dumps([dot.grad_scale([float(g) for g in gs], None if o is None else float(o)) for gs, o in json.load(sys.stdin)]))";
+  let expected;
+  try {
+    const input = JSON.stringify(cases.map(([gs, o]) => [gs.map(String), o === null ? null : String(o)]));
+    expected = JSON.parse(execFileSync(python, ["-c", script], { cwd: ROOT, input, encoding: "utf8", stdio: ["pipe", "pipe", "ignore"] }));
+  } catch {
+    t.skip("micrograd_widget.dot is not importable here");
+    return;
+  }
+  cases.forEach(([gs, o], i) => assert.equal(gradScale(gs, o), expected[i], `grads ${gs}, output ${o}`));
 });

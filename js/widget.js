@@ -12,7 +12,7 @@
 
 import { backward, compileTape, decodeNumber, encodeNumber, forward, leafValuesOf } from "./tape.js";
 import { layoutSVG } from "./graphviz.js";
-import { formatNumber, gradColor, pyRepr } from "./format.js";
+import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 import { h } from "./dom.js";
 import { GradCheck } from "./gradcheck.js";
 import { Stepper } from "./stepper.js";
@@ -567,12 +567,14 @@ class GraphView {
       const grad = st ? st.grad : this.grad;
       const reachedAt = st ? st.steps.reachedAt : null;
       const step = st ? st.k : 0;
+      // The scale leaves out the differentiated output (d out / d out = 1) and the grads not reached yet.
       let scale = 0;
       if (colored) {
-        for (const i of b.shown) {
-          const g = Math.abs(grad[i]);
-          if (g > scale && g !== Infinity && (!reachedAt || reachedAt[i] <= step)) scale = g;
-        }
+        const out = this.output;
+        const counted = (i) => !reachedAt || reachedAt[i] <= step;
+        const others = [];
+        for (const i of b.shown) if (i !== out && counted(i)) others.push(grad[i]);
+        scale = gradScale(others, b.shownSet.has(out) && counted(out) ? grad[out] : null);
       }
       for (let k = 0; k < b.shown.length; k++) {
         const i = b.shown[k];

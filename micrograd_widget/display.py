@@ -10,7 +10,7 @@ from __future__ import annotations
 import graphviz
 
 from .dot import (
-    DEFAULT_OPTIONS, MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, grad_scale, graph_view,
+    DEFAULT_OPTIONS, MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view,
 )
 from .engine import Value
 from .tape import Tape
@@ -68,7 +68,7 @@ def html_table(view: GraphView, note: str = "") -> str:
     node would be, under the folding message and ``note`` (trusted HTML written by this module)."""
     tape, opts = view.tape, view.options
     precision, color = opts.get("precision", 4), opts.get("color", True)
-    scale = grad_scale(tape.grad[i] for i in view.shown)
+    scale = view.scale
     rows: list[tuple[int, str]] = []
     for i in view.shown:
         d, g = tape.data[i], tape.grad[i]

@@ -59,7 +59,9 @@ Every DOT node has ``id`` = its name, so Graphviz writes ``<g id="<id>" class="n
   never two edges with the same tail and head.
 - legend (when colouring is on): ``<g id="mgw-legend" class="node mgw-legend">`` whose ``<text>``s are,
   in order, ``"grad"``, then ``-scale``, ``-scale/4``, ``0``, ``+scale/4``, ``+scale`` formatted with
-  ``format_number``; ``scale`` is the largest finite ``|grad|`` among the value nodes drawn.
+  ``format_number``; ``scale`` is ``GraphView.scale``: the largest finite ``|grad|`` among the value nodes
+  drawn other than the differentiated output (its own grad, d out / d out = 1, would wash out every
+  other colour after a saturated tanh), whose fill is the strongest colour.
 - the folding message, when something is folded, is the graph's label: a ``<text>`` directly inside
   ``<g id="graph0" class="graph">``.
 
@@ -162,16 +164,23 @@ def format_number(x: float, precision: int = 4) -> str:
     return f"{x:.{precision}f}"
 
 
-def grad_scale(grads: Iterable[float]) -> float:
-    """The colour scale's full strength: the largest finite ``|grad|`` (0.0 when there is none)."""
-    return max((abs(g) for g in grads if math.isfinite(g)), default=0.0)
+def grad_scale(grads: Iterable[float], output: float | None = None) -> float:
+    """The colour scale's full strength: the largest finite ``|grad|`` in ``grads``, the nodes drawn other
+    than the differentiated output; ``|output|`` (that node's grad, None when it is not drawn) only when no
+    other grad is finite and non-zero, since d out / d out = 1 would wash out every other colour. 0.0 when
+    there is none."""
+    scale = max((abs(g) for g in grads if math.isfinite(g)), default=0.0)
+    if scale == 0 and output is not None and math.isfinite(output):
+        return abs(output)
+    return scale
 
 
 def grad_color(grad: float, scale: float) -> str:
     """A node's fill: white at 0, towards ``POSITIVE_COLOR`` (orange) or ``NEGATIVE_COLOR`` (blue) by
     ``t = min(1, sqrt(|grad| / scale))`` per RGB channel, rounded; grey for nan/inf grads.
 
-    The square root keeps small gradients visible next to a large one.
+    The square root keeps small gradients visible next to a large one; a grad beyond ``scale`` (the
+    differentiated output's, which ``grad_scale`` leaves out) gets the strongest colour.
     """
     if not math.isfinite(grad):
         return NONFINITE_COLOR
@@ -268,6 +277,15 @@ class GraphView:
     folds: tuple[Fold, ...]
     message: str
     options: dict[str, Any] = field(default_factory=dict)
+    output: int | None = None
+
+    @property
+    def scale(self) -> float:
+        """The colour scale for the grads the tape holds now: ``grad_scale`` over the drawn nodes, the
+        differentiated output (``output``, default the root) left out."""
+        out = self.tape.root if self.output is None else self.output
+        grad = self.tape.grad
+        return grad_scale((grad[i] for i in self.shown if i != out), grad[out] if out in self.shown else None)
 
     @property
     def dot(self) -> str:
@@ -672,13 +690,17 @@ def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
 
 
 def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", node_budget: int | None = 250,
-               color: bool = True) -> GraphView:
+               color: bool = True, output: int | None = None) -> GraphView:
     """The picture of ``tape`` (or of a Value's graph): at most ``node_budget`` boxes (value nodes and
-    fold boxes; ``None`` draws everything), folded beyond it by structure, module or distance from the root."""
+    fold boxes; ``None`` draws everything), folded beyond it by structure, module or distance from the root.
+    ``output``: the node id the grads are of (default the root), left out of the colour scale."""
     if isinstance(tape, Value):
         tape = Tape.from_value(tape)
     if not isinstance(tape, Tape):
         raise TypeError(f"graph_view() takes a Tape or a Value, got {type(tape).__name__}")
+    if output is not None and (isinstance(output, bool) or not isinstance(output, int) or not 0 <= output < len(tape)):
+        raise ValueError(f"output is the node id the grads are of, a whole number from 0 to {len(tape) - 1}; "
+                         f"got {output!r}")
     options = {"precision": check_option("precision", precision), "rankdir": check_option("rankdir", rankdir),
                "node_budget": check_option("node_budget", node_budget), "color": check_option("color", color)}
     precision, rankdir = options["precision"], options["rankdir"]
@@ -699,7 +721,8 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
     if message:
         g.attr(label=graphviz.nohtml(escape(message, "dot")), labelloc="t", labeljust="l")
     data, grad, labels, symbols, scopes, inputs = tape.data, tape.grad, tape.labels, tape.symbols, tape.scopes, tape.inputs
-    scale = grad_scale(grad[i] for i in shown)
+    picture = GraphView(tape, g, tuple(shown), tuple(folds), message, options, output)
+    scale = picture.scale
     root = tape.root
     name = {i: f"n{i}" for i in shown}
     for f in folds:
@@ -762,7 +785,7 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         g.node("mgw-legend", _legend(scale, precision), shape="plaintext", id="mgw-legend",
                tooltip="node colour = grad: blue negative, white zero, orange positive",
                **{"class": "mgw-legend"})
-    return GraphView(tape, g, tuple(shown), tuple(folds), message, options)
+    return picture
 
 
 def _legend(scale: float, precision: int) -> str:

@@ -99,7 +99,7 @@ class GraphWidget(anywidget.AnyWidget):
             tape.backward(out)
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
-        picture = _dot.graph_view(tape, **settings)
+        picture = _dot.graph_view(tape, output=out, **settings)
         spec = tape.to_json()
         self._kernel_computes = bool(tape.opaque) or not all(row["builtin"] for row in spec["ops"])
         self._busy = True
@@ -199,7 +199,7 @@ class GraphWidget(anywidget.AnyWidget):
         """Redraw (a new DOT, laid out again in the browser) when a drawing option changes."""
         if self._busy:
             return
-        picture = _dot.graph_view(self._tape, **{name: getattr(self, name) for name in _OPTIONS})
+        picture = _dot.graph_view(self._tape, output=self._applied[1], **{name: getattr(self, name) for name in _OPTIONS})
         with self.hold_sync():
             self.dot = picture.dot
             self.view = self._view_of(picture)

@@ -13,10 +13,11 @@ import pytest
 from micrograd_widget import Value
 from micrograd_widget import display
 from micrograd_widget.display import value_mimebundle
-from micrograd_widget.dot import MAX_LABEL_CHARS, clean_text, format_number
+from micrograd_widget.dot import MAX_LABEL_CHARS, POSITIVE_COLOR, clean_text, format_number, grad_color, graph_view
 from micrograd_widget.tape import Tape
 
 from test_dot import (  # noqa: F401  (dot_program is a fixture)
+    saturated_neuron,
     HOSTILE, SVG, assert_no_markup, dot_program, hostile_graph, lecture_graph, moons_like_loss, parse_svg,
     svg_groups, texts,
 )
@@ -180,3 +181,15 @@ def test_bad_input_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="node_budget"):
         value_mimebundle(Value(1.0), node_budget=3)
 
+
+
+def test_table_colours_leave_the_output_out_of_the_scale() -> None:
+    o = saturated_neuron()
+    view = graph_view(o)
+    tape = view.tape
+    styles = [attrs.get("style") for tag, attrs in Table(display.html_table(view)).tags
+              if tag == "td" and (attrs.get("style") or "").startswith("background-color")]
+    scale = max(abs(g) for g in tape.grad[:-1])
+    assert styles == [f"background-color:{grad_color(g, scale)}" for g in tape.grad]
+    assert styles[tape.labels.index("x1*w1")] != "background-color:#ffffff"
+    assert styles[-1] == f"background-color:{POSITIVE_COLOR}"

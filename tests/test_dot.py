@@ -300,6 +300,74 @@ def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None
     plain = svg_groups(render(graph_view(L, color=False)))
     assert "mgw-legend" not in plain
     assert {fill(plain[f"n{i}"]).lower() for i in range(7)} == {ZERO_COLOR}
+    assert graph_view(L).scale == 6.0 == max(abs(v.grad) for v in Tape.from_value(L).values[:-1])
+    assert fill(groups["n6"]) == grad_color(1.0, 6.0) != ZERO_COLOR      # L: d L / d L = 1, within the scale
+
+
+def saturated_neuron() -> Value:
+    """The lecture's neuron with w1 = -1: o = tanh(n) = 0.99988..., every other grad 0.0002-0.0005."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-1.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    x1w1 = x1 * w1
+    x1w1.label = "x1*w1"
+    x2w2 = x2 * w2
+    x2w2.label = "x2*w2"
+    s = x1w1 + x2w2
+    s.label = "x1*w1 + x2*w2"
+    n = s + b
+    n.label = "n"
+    o = n.tanh()
+    o.label = "o"
+    o.backward()
+    return o
+
+
+def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None:
+    o = saturated_neuron()
+    tape = Tape.from_value(o)
+    others = [abs(g) for i, g in enumerate(tape.grad) if i != tape.root]
+    assert tape.grad[tape.root] == 1.0 and max(others) < 1e-3
+    groups = svg_groups(render(graph_view(o)))
+
+    def fill(group: ET.Element) -> str:
+        return next(el for el in group.iter() if el.tag in (f"{SVG}polygon", f"{SVG}path")).get("fill").lower()
+    by_label = {tape.labels[i]: fill(groups[f"n{i}"]) for i in range(len(tape))}
+    for label in ("x1*w1", "x2*w2", "x1*w1 + x2*w2", "n", "b", "x1", "x2", "w1"):
+        assert by_label[label] != ZERO_COLOR, f"{label} looks white next to the output"
+    assert by_label["w2"] == ZERO_COLOR                    # its grad is exactly 0 (x2 = 0)
+    assert by_label["w1"] == POSITIVE_COLOR                # the largest |grad| but the output's
+    assert by_label["x1"] == grad_color(-0.5, 1.0)         # half of w1's grad, negative
+    assert by_label["o"] == POSITIVE_COLOR                 # the output: clamped to the strongest colour
+    scale = max(others)
+    assert graph_view(o).scale == scale
+    assert texts(groups["mgw-legend"]) == ["grad", *(format_number(v) for v in (-scale, -scale / 4, 0.0, scale / 4, scale))]
+    assert texts(groups["mgw-legend"])[-1] == "0.0005"
+
+
+def test_colour_scale_falls_back_to_the_output_and_follows_output(dot_program: str) -> None:
+    assert dot_module.grad_scale([], 1.0) == 1.0                    # only the output drawn
+    assert dot_module.grad_scale([0.0, -0.0, math.nan], -2.0) == 2.0    # no other grad: the output's
+    assert dot_module.grad_scale([0.0, math.inf], None) == 0.0
+    assert dot_module.grad_scale([0.25, -0.5, math.inf], 1.0) == 0.5
+    x = Value(3.0, label="x")
+    y = x * 1.0
+    y.backward()                      # x.grad = 1, the constant's grad = 3: the constant sets the scale
+    assert graph_view(y).scale == 3.0
+    lone = Value(2.0, label="lone")
+    lone.backward()
+    groups = svg_groups(render(graph_view(lone)))
+    assert texts(groups["mgw-legend"])[-1] == "1.0000"
+    # The grads of an inner node: that node is the one left out, not the root.
+    L = lecture_graph()
+    tape = Tape.from_value(L)
+    d = tape.labels.index("d")
+    tape.backward(d)                 # d d / d e = 1 = d d / d c, d d / d a = b = -3, d d / d b = a = 2
+    view = graph_view(tape, output=d)
+    assert view.output == d and view.scale == 3.0
+    assert graph_view(tape).scale == 3.0          # the root L (grad 0 now) left out instead: d's 1 counts
+    with pytest.raises(ValueError, match="output"):
+        graph_view(tape, output=len(tape))
 
 
 # ---------------------------------------------------------------- escaping

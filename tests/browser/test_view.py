@@ -10,6 +10,7 @@ import base64
 import pytest
 from playwright.sync_api import expect
 
+from micrograd_widget.dot import POSITIVE_COLOR, ZERO_COLOR, format_number, grad_color, graph_view
 from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
@@ -287,3 +288,39 @@ def test_dark_jupyterlab_theme_applies(show, guarded):
     dark = _mean_luminance(guarded.page, dark_view.root)
     assert light > 0.5, f"with JupyterLab's light theme the widget looks dark (mean luminance {light:.2f})"
     assert dark < 0.5, f"with a dark --jp-layout-color0 the widget stays light (mean luminance {dark:.2f})"
+
+
+_READ_FILLS = """r => Object.fromEntries([...r.querySelectorAll('g.node.mgw-value')].map(g =>
+    [g.id, g.querySelector('polygon, path').getAttribute('fill').toLowerCase()]))"""
+_READ_LEGEND = """r => [...r.querySelectorAll('#mgw-legend text')].map(t => t.textContent)"""
+
+
+def test_colours_leave_the_differentiated_output_out_of_the_scale(show):
+    """After a saturated tanh (w1 = -1) every box but the output keeps a colour, as dot.py draws it; with
+    another node differentiated, that node is the one left out."""
+    nodes = lecture_neuron()
+    tape = Tape.from_value(nodes["o"])
+    view = show(nodes["o"])
+    view.type_number("w1", -1)
+    tape.forward({tape.index(nodes["w1"]): -1.0})
+    tape.backward()
+    picture = graph_view(tape)
+
+    def expected() -> dict[str, str]:
+        scale = picture.scale
+        return {f"n{i}": grad_color(tape.grad[i], scale) for i in range(len(tape))}
+    want = expected()
+    poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "the fills dot.py draws for w1 = -1")
+    assert want[f"n{tape.index(nodes['x1*w1'])}"] != ZERO_COLOR and want[f"n{tape.root}"] == POSITIVE_COLOR
+    scale = picture.scale
+    assert scale < 1e-3
+    assert view.root.evaluate(_READ_LEGEND)[1:] == [format_number(v) for v in (-scale, -scale / 4, 0.0, scale / 4, scale)]
+
+    n = tape.index(nodes["n"])
+    view.root.locator('select[data-role="output"]').select_option(value=str(n))
+    tape.backward(n)
+    picture = graph_view(tape, output=n)
+    want = expected()
+    poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "the fills with n differentiated")
+    assert picture.scale == 2.0 and want[f"n{n}"] == grad_color(1.0, 2.0)     # d n / d w1 = x1 = 2 sets the scale
+    assert want[f"n{tape.root}"] == ZERO_COLOR
