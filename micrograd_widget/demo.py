@@ -12,15 +12,18 @@ from pathlib import Path
 from .engine import Value
 from .export import save_html
 
-__all__ = ["neuron", "main"]
+__all__ = ["lecture_neuron", "neuron", "main"]
 
 
-def neuron() -> Value:
-    """The lecture's two-input neuron ``o = tanh(x1*w1 + x2*w2 + b)``, backpropagated."""
+def lecture_neuron(w1: float = -3.0) -> dict[str, Value]:
+    """The lecture's two-input neuron ``o = tanh(x1*w1 + x2*w2 + b)``, backpropagated, its nodes by label.
+
+    With the default ``w1`` the bias makes ``o`` exactly 1/sqrt(2); another ``w1`` saturates or relaxes the tanh.
+    """
     x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    w1_, w2 = Value(w1, label="w1"), Value(1.0, label="w2")
     b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
+    x1w1 = x1 * w1_
     x1w1.label = "x1*w1"
     x2w2 = x2 * w2
     x2w2.label = "x2*w2"
@@ -31,7 +34,12 @@ def neuron() -> Value:
     o = n.tanh()
     o.label = "o"
     o.backward()
-    return o
+    return {v.label: v for v in (x1, x2, w1_, w2, b, x1w1, x2w2, x1w1x2w2, n, o)}
+
+
+def neuron() -> Value:
+    """The demo page's graph: the lecture's neuron, its output ``o``."""
+    return lecture_neuron()["o"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
+from micrograd_widget.demo import lecture_neuron
 from micrograd_widget import dot as dot_module
 from micrograd_widget.dot import (
     DEFAULT_OPTIONS, MAX_LABEL_CHARS, MAX_NODE_BUDGET, MIN_LEAF_GROUP, MIN_NODE_BUDGET, MIN_SUM_TERMS,
@@ -306,21 +307,7 @@ def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None
 
 def saturated_neuron() -> Value:
     """The lecture's neuron with w1 = -1: o = tanh(n) = 0.99988..., every other grad 0.0002-0.0005."""
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-1.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    s = x1w1 + x2w2
-    s.label = "x1*w1 + x2*w2"
-    n = s + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    o.backward()
-    return o
+    return lecture_neuron(w1=-1.0)["o"]
 
 
 def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None:

@@ -7,6 +7,7 @@ import random
 import sys
 from pathlib import Path
 
+from micrograd_widget.demo import lecture_neuron  # noqa: F401  (the tests import it from here)
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
 
@@ -26,26 +27,6 @@ def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0)
     L.label = "L"
     L.backward()
     return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
-
-
-def lecture_neuron() -> dict[str, Value]:
-    """The lecture's neuron ``o = tanh(x1*w1 + x2*w2 + b)`` (b = 6.88137..., so o = 1/sqrt(2)), backpropagated;
-    its numbers need full precision to read back."""
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    x1w1 = x1 * w1
-    x1w1.label = "x1*w1"
-    x2w2 = x2 * w2
-    x2w2.label = "x2*w2"
-    s = x1w1 + x2w2
-    s.label = "x1*w1 + x2*w2"
-    n = s + b
-    n.label = "n"
-    o = n.tanh()
-    o.label = "o"
-    o.backward()
-    return {v.label: v for v in (x1, x2, w1, w2, b, x1w1, x2w2, s, n, o)}
 
 
 def log_graph(x: float = 2.0) -> dict[str, Value]:
