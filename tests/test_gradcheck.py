@@ -100,3 +100,82 @@ def test_bad_inputs_are_clear() -> None:
         gradcheck(b + 1, leaves=[b])
     with pytest.raises(KeyError, match="not a node"):
         gradcheck(b, leaves=[Value(5.0)])
+
+
+# ---- the verdict at its boundary ----
+# f(x) = 2 x**3 through a user op whose local derivative is off by a factor (1 + skew). The expected
+# numbers are worked out here, by hand and by a central difference written in this file, never by gradcheck.py.
+
+X0 = 1.3
+EPS = 1e-6  # gradcheck's documented default step
+
+
+def _f(x: float) -> float:
+    return 2 * x**3
+
+
+def _central_difference(x: float, h: float = EPS) -> float:
+    """(f(x+h) - f(x-h)) / 2h, as the lecture nudges an input by hand."""
+    return (_f(x + h) - _f(x - h)) / (2 * h)
+
+
+def _skewed_cube(skew: float) -> tuple[Value, Value]:
+    """(2 * cube(x), x) with cube's local derivative 3 x**2 (1 + skew): the analytic grad is off by ``skew``."""
+    cube = define_op("skewed_cube", lambda a: a**3, lambda a, out: 3 * a * a * (1 + skew))
+    x = Value(X0, label="x")
+    return Value.apply(cube, x) * 2, x
+
+
+@pytest.mark.parametrize(
+    ("skew", "rtol", "atol", "passes"),
+    [
+        (0.0, 1e-4, 1e-6, True),        # exact derivative, defaults
+        (5e-5, 1e-4, 1e-6, True),       # within the default rtol
+        (2e-4, 1e-4, 1e-6, False),      # just outside the default rtol
+        (0.01, 1e-4, 1e-6, False),      # off by 1%: the defaults catch it
+        (0.01, 0.0099, 0.0, False),     # rtol just below 1% still catches it
+        (0.01, 0.0101, 0.0, True),      # rtol just above 1% lets it through
+        (0.01, 0.0, 6 * X0**2 * 0.0099, False),  # atol alone, just below the 1% gap (0.1014)
+        (0.01, 0.0, 6 * X0**2 * 0.0101, True),         # atol alone, just above it
+        (0.10, 1e-4, 1e-6, False),      # off by 10%
+        (0.10, 0.099, 0.0, False),
+        (0.10, 0.101, 0.0, True),
+        (0.10, 0.0, 6 * X0**2 * 0.099, False),
+        (0.10, 0.0, 6 * X0**2 * 0.101, True),
+        (-0.10, 0.101, 0.0, True),      # too small a derivative is judged like too large a one
+        (-0.10, 0.099, 0.0, False),
+    ],
+)
+def test_verdict_at_the_boundary_of_rtol_and_atol(skew: float, rtol: float, atol: float, passes: bool) -> None:
+    exact = 6 * X0**2                      # d(2x^3)/dx by hand
+    analytic = exact * (1 + skew)          # what the skewed op backpropagates
+    numeric = _central_difference(X0)
+    assert numeric == pytest.approx(exact, rel=1e-8), "the test's own central difference is off"
+    assert (abs(analytic - numeric) <= atol + rtol * abs(numeric)) is passes, "the table contradicts the rule"
+
+    kwargs = {"rtol": rtol, "atol": atol} if (rtol, atol) != (1e-4, 1e-6) else {}
+    root, x = _skewed_cube(skew)
+    result = gradcheck(root, leaves=[x], **kwargs)
+    (row,) = result.rows
+    assert row.analytic == pytest.approx(analytic, rel=1e-12)
+    assert row.numeric == pytest.approx(numeric, rel=1e-8)
+    assert row.abs_error == pytest.approx(abs(analytic - numeric), rel=1e-6, abs=1e-9)
+    assert row.rel_error == pytest.approx(abs(analytic - numeric) / max(abs(analytic), abs(numeric)), rel=1e-6, abs=1e-9)
+    assert row.ok is passes and result.passed is passes and bool(result) is passes
+    assert (result.failures == ()) is passes
+
+
+def test_default_tolerances_and_step_are_the_documented_ones() -> None:
+    result = gradcheck(_skewed_cube(0.0)[0])
+    assert (result.eps, result.rtol, result.atol) == (EPS, 1e-4, 1e-6)
+    assert "eps=1e-06, rtol=0.0001, atol=1e-06" in str(result)
+
+
+def test_a_bigger_step_changes_the_numeric_estimate_as_the_central_difference_does() -> None:
+    # For a cubic the central difference is exact up to 2 h^2: with h = 0.1 it reads 6 x^2 + 0.02.
+    root, x = _skewed_cube(0.0)
+    (row,) = gradcheck(root, eps=0.1, rtol=0.0, atol=0.019, leaves=[x]).rows
+    assert row.numeric == pytest.approx(_central_difference(X0, 0.1), rel=1e-12)
+    assert row.numeric == pytest.approx(6 * X0**2 + 2 * 0.1**2, rel=1e-12)
+    assert not row.ok, "a 0.02 gap with atol=0.019 must fail"
+    assert gradcheck(root, eps=0.1, rtol=0.0, atol=0.021, leaves=[x]).passed
