@@ -40,7 +40,7 @@ test("formatFixed and pyRepr: known cases", () => {
   assert.equal(pyRepr(0.7071067811865476), "0.7071067811865476");
 });
 
-test("formatFixed and pyRepr agree with Python on many numbers", (t) => {
+test("formatFixed and pyRepr agree with Python on many numbers", () => {
   const venv = join(ROOT, ".venv", "bin", "python");
   const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
   const xs = [0, -0, 0.5, 1.5, 2.5, 0.125, 1 / 3, -2 / 3, 1e-7, 5e-5, 0.03125, 9.99995, 1e15, 1.2345e16, 6.02e23, -1e300, 5e-324,
@@ -53,9 +53,8 @@ test("formatFixed and pyRepr agree with Python on many numbers", (t) => {
   let out;
   try {
     out = execFileSync(python, ["-c", script], { input: JSON.stringify(xs.map(toHex)), encoding: "utf8" });
-  } catch {
-    t.skip("no python to compare with");
-    return;
+  } catch (err) {
+    assert.fail(`the Python reference could not run (${python}; set PYTHON or create .venv): ${err.message}`);
   }
   const expected = JSON.parse(out);
   xs.forEach((x, i) => {
@@ -75,7 +74,7 @@ function toHex(x) {
   return e === 0 ? `${sign}0x0.${m.toString(16).padStart(13, "0")}p-1022` : `${sign}0x1.${m.toString(16).padStart(13, "0")}p${e - 1023}`;
 }
 
-test("gradColor follows dot.grad_color (checked against Python)", (t) => {
+test("gradColor follows dot.grad_color (checked against Python)", () => {
   const cases = [[0, 1], [1, 1], [-1, 1], [0.25, 1], [-0.01, 2], [3, 2], [NaN, 1], [Infinity, 1], [0.5, 0], [1e-300, 1e300],
     [1, 0.000460397301831561], [-2, 0.5], [0.0002301986509157805, 0.000460397301831561]];
   const venv = join(ROOT, ".venv", "bin", "python");
@@ -86,16 +85,15 @@ test("gradColor follows dot.grad_color (checked against Python)", (t) => {
     "print(json.dumps([p, [dot.grad_color(float(g), float(s)) for g, s in json.load(sys.stdin)]]))";
   let palette, expected;
   try {
-    const out = execFileSync(python, ["-c", script], { cwd: ROOT, input: JSON.stringify(cases.map(([g, s]) => [String(g), String(s)])), encoding: "utf8", stdio: ["pipe", "pipe", "ignore"] });
+    const out = execFileSync(python, ["-c", script], { cwd: ROOT, input: JSON.stringify(cases.map(([g, s]) => [String(g), String(s)])), encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
     [palette, expected] = JSON.parse(out);
-  } catch {
-    t.skip("micrograd_widget.dot is not importable here");
-    return;
+  } catch (err) {
+    assert.fail(`the Python reference (micrograd_widget.dot via ${python}) could not run: ${err.message}`);
   }
   cases.forEach(([g, s], i) => assert.equal(gradColor(g, s, palette), expected[i], `grad ${g}, scale ${s}`));
 });
 
-test("gradScale leaves out the output and falls back to it, as dot.grad_scale (checked against Python)", (t) => {
+test("gradScale leaves out the output and falls back to it, as dot.grad_scale (checked against Python)", () => {
   // [grads of the other nodes drawn, the output's grad or null when it is not drawn]
   const saturated = [-0.0002301986509157805, 0.000460397301831561, 0.0002301986509157805, 0, 0.0002301986509157805];
   const cases = [[saturated, 1], [[6, -4, -2, -2, -2, 4], 1], [[], 1], [[0, -0, 0], 1], [[0, NaN, Infinity], -2], [[], null],
@@ -114,10 +112,9 @@ test("gradScale leaves out the output and falls back to it, as dot.grad_scale (c
   let expected;
   try {
     const input = JSON.stringify(cases.map(([gs, o]) => [gs.map(String), o === null ? null : String(o)]));
-    expected = JSON.parse(execFileSync(python, ["-c", script], { cwd: ROOT, input, encoding: "utf8", stdio: ["pipe", "pipe", "ignore"] }));
-  } catch {
-    t.skip("micrograd_widget.dot is not importable here");
-    return;
+    expected = JSON.parse(execFileSync(python, ["-c", script], { cwd: ROOT, input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] }));
+  } catch (err) {
+    assert.fail(`the Python reference (micrograd_widget.dot via ${python}) could not run: ${err.message}`);
   }
   cases.forEach(([gs, o], i) => assert.equal(gradScale(gs, o), expected[i], `grads ${gs}, output ${o}`));
 });

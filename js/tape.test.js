@@ -43,7 +43,7 @@ function vectorFiles() {
 test("shared vectors: JS replay agrees with Python to 1e-12", async (t) => {
   const files = vectorFiles();
   if (files.length === 0) {
-    t.skip("tests/vectors/ has no *.json yet (written by the Python side)");
+    assert.fail("tests/vectors/ has no *.json: write them with `.venv/bin/python tests/vectors/generate.py`");
     return;
   }
   for (const file of files) {
@@ -204,7 +204,7 @@ function lectureL() {
 test("shared vectors: after every step the grads equal the full backward pass, step by step the same floats", async (t) => {
   const files = vectorFiles();
   if (files.length === 0) {
-    t.skip("tests/vectors/ has no *.json yet (written by the Python side)");
+    assert.fail("tests/vectors/ has no *.json: write them with `.venv/bin/python tests/vectors/generate.py`");
     return;
   }
   for (const file of files) {
