@@ -36,8 +36,9 @@ export function formatExp(x, p) {
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
   const sign = x < 0 || Object.is(x, -0) ? "-" : "";
   const ax = Math.abs(x);
-  let [mantissa, expText] = ax.toExponential(p).split("e");
-  let exp = Number(expText);
+  const parts = ax.toExponential(p).split("e");
+  let mantissa = parts[0];
+  let exp = Number(parts[1]);
   const scaled = ax / 10 ** (exp - p);
   if (ax > 0 && Math.abs(scaled - Math.floor(scaled) - 0.5) < 1e-6) {
     // JS rounds an exact tie up; Python rounds it to even: redo the rounding on the exact digits.
