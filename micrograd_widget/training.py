@@ -11,9 +11,9 @@ appends the loss; the parameters' grads are read, and the state sent, on a *push
 the last push cost, so even a huge model costs the loop a few percent), and a final flush when the cell
 ends (IPython's ``post_run_cell``), on ``finish()``, at the end of a ``with`` block and on ``close()``.
 
-The model is drawn once, as DOT laid out by Graphviz in the browser: one box per neuron, one cluster per layer
-(``model_dot``, built on dot.py's ``escape``, ``format_number`` and ``grad_color``). A push only changes the
-numbers and fills in place: each box shows the norm of its neuron's parameter grads, sqrt(sum(grad**2)).
+The model is drawn once, as DOT laid out by Graphviz in the browser (model_picture.py: one box per neuron, one
+cluster per layer). A push only changes the numbers and fills in place: each box shows the norm of its neuron's
+parameter grads, sqrt(sum(grad**2)).
 
 Synced traits: ``dot`` and ``structure`` (fixed: the boxes, which parameters each holds, the palette),
 ``curve`` (the losses drawn: every step up to ``MAX_BUCKETS``, then buckets of 2**k steps drawn by their
@@ -24,22 +24,29 @@ and ``data`` (every parameter's, in ``model.parameters()`` order), ``precision``
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, SupportsFloat, SupportsIndex
 
 import anywidget
-import graphviz
 import traitlets
 
 from . import dot as _dot
 from .engine import Value
+from .model_picture import LayerBox, ModelBoxes, NeuronBox, model_boxes, model_dot, neuron_norms
 from .tape import encode_number
 
 __all__ = ["TrainingWidget", "watch", "model_units", "model_dot", "neuron_norms", "Boxes", "Unit", "Group"]
+
+# The former names of the model picture's parts (model_picture.py), kept for code that imported them from here.
+Boxes = ModelBoxes
+Unit = NeuronBox
+Group = LayerBox
+model_units = model_boxes
 
 _STATIC = Path(__file__).parent / "static"
 
@@ -47,225 +54,8 @@ DEFAULT_EVERY = 0.25       # seconds between pushes, at most 4 a second
 MIN_EVERY = 0.05           # the fastest allowed: the browser and the comm stay responsive
 COST_FACTOR = 20           # pushes are spaced to >= 20x what the last one cost (<= ~5% of the loop's time)
 MAX_BUCKETS = 1000         # the curve sends every step up to this many, then merges pairs of buckets
-MAX_BOXES = 400            # more neurons than this: one box per layer
-MAX_INPUT_BOXES = 16       # more inputs than this: one box for all of them
-EDGE_BUDGET = 100          # more neuron-to-neuron edges than this: one edge between consecutive layers
 
 _INF = math.inf
-
-
-# ---------------------------------------------------------------- the model's boxes
-
-@dataclass(frozen=True)
-class Group:
-    """A cluster of boxes (a layer): ``id`` like ``layers.0``, ``title`` its caption."""
-
-    id: str
-    title: str
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One box: ``id`` is the ``data-neuron`` hook (``layers.0.neurons.3``), ``params`` are indices into
-    ``model.parameters()`` and ``names`` their names (``w0``, ``w1``, ``b``)."""
-
-    id: str
-    group: int
-    title: str
-    params: tuple[int, ...]
-    names: tuple[str, ...]
-
-
-def _is_neuron(n: object) -> bool:
-    return isinstance(getattr(n, "w", None), (list, tuple)) and getattr(n, "b", None) is not None
-
-
-def _neurons(layer: object) -> list[Any] | None:
-    neurons = getattr(layer, "neurons", None)
-    if isinstance(neurons, (list, tuple)) and neurons and all(_is_neuron(n) for n in neurons):
-        return list(neurons)
-    return None
-
-
-def _kind(neuron: object) -> str:
-    """'ReLU', 'tanh', 'sigmoid' or 'linear': what a neuron applies (ours and micrograd's)."""
-    if getattr(neuron, "nonlin", True) is False:
-        return "linear"
-    return {"relu": "ReLU", "tanh": "tanh", "sigmoid": "sigmoid"}.get(str(getattr(neuron, "act", "relu")), "ReLU")
-
-
-def _parent(scope: str) -> str:
-    """The layer a scope's neuron sits in: ``layers.0.neurons.3`` -> ``layers.0``; ``neurons.3`` -> ''."""
-    parts = scope.split(".")
-    return ".".join(parts[:-2]) if len(parts) > 2 else ""
-
-
-@dataclass(frozen=True)
-class Boxes:
-    """What the picture of a model draws: ``groups`` (clusters), ``units`` (boxes), ``nin`` (input boxes to draw,
-    0 when the wiring is unknown) and ``message`` (what was merged, if anything)."""
-
-    groups: list[Group]
-    units: list[Unit]
-    nin: int
-    message: str = ""
-
-
-def model_units(model: object, params: Sequence[Any]) -> Boxes:
-    """The boxes of ``model`` (whose ``parameters()`` are ``params``).
-
-    An MLP (``.layers`` of ``.neurons`` with ``.w``/``.b``, ours or PyPI micrograd's) gives one box per neuron,
-    one group per layer and ``nin`` its inputs; a Layer or a Neuron alike; any other Module one box per
-    parameter scope (nn.py's ``layers.0.neurons.3``), grouped by layer, with ``nin = 0`` (no known wiring).
-    Parameters the structure does not name go in a last box, ``other``. Beyond ``MAX_BOXES`` boxes,
-    one box per group."""
-    structured = _units_by_structure(model, {id(p): k for k, p in enumerate(params)})
-    if structured is not None:
-        groups, units, nin = structured
-    else:
-        (groups, units), nin = _units_by_scope(params), 0
-    covered = {k for u in units for k in u.params}
-    rest = tuple(k for k in range(len(params)) if k not in covered)
-    if rest:
-        groups.append(Group("other", "other parameters"))
-        units.append(Unit("other", len(groups) - 1, "other", rest, tuple(_param_name(params[k], k) for k in rest)))
-    message = ""
-    if len(units) > MAX_BOXES:
-        message = f"{len(units):,} neurons: one box per layer (at most {MAX_BOXES} boxes are drawn one per neuron)"
-        units = [Unit(g.id, gi, g.id, tuple(k for u in units if u.group == gi for k in u.params),
-                      tuple(f"{u.id}.{name}" for u in units if u.group == gi for name in u.names))
-                 for gi, g in enumerate(groups)]
-    return Boxes(groups, units, nin, message)
-
-
-def _units_by_structure(model: object, index: dict[int, int]) -> tuple[list[Group], list[Unit], int] | None:
-    """An MLP, a Layer or a Neuron (ours or micrograd's, by their attributes): one box per neuron, one group per
-    layer, and the number of inputs; None for any other model, or when a neuron's ``w``/``b`` are not among
-    the parameters (``index``: ``id(parameter)`` -> its position)."""
-    layers = getattr(model, "layers", None)
-    if isinstance(layers, (list, tuple)) and layers and all(_neurons(layer) for layer in layers):
-        plan = [(f"layers.{i}", f"layers.{i}.neurons.", _neurons(layer)) for i, layer in enumerate(layers)]
-    elif _neurons(model):
-        plan = [("layer", "neurons.", _neurons(model))]
-    elif _is_neuron(model):
-        plan = [("neuron", "", [model])]
-    else:
-        return None
-    groups: list[Group] = []
-    units: list[Unit] = []
-    for gi, (gid, prefix, neurons) in enumerate(plan):
-        kinds = "/".join(sorted({_kind(n) for n in neurons}))
-        groups.append(Group(gid, f"{gid} \u00b7 {len(neurons)} {kinds} neuron{'s' * (len(neurons) > 1)}"))
-        for j, n in enumerate(neurons):
-            members = list(n.w) + [n.b]
-            if any(id(p) not in index for p in members):
-                return None
-            units.append(Unit(f"{prefix}{j}" if prefix else gid, gi, str(j), tuple(index[id(p)] for p in members),
-                              tuple(f"w{k}" for k in range(len(n.w))) + ("b",)))
-    return groups, units, len(plan[0][2][0].w)
-
-
-def _param_name(p: object, k: int) -> str:
-    label = getattr(p, "label", "")
-    return _dot.clean_text(label, _dot.MAX_LABEL_CHARS) if isinstance(label, str) and label else f"p{k}"
-
-
-def _units_by_scope(params: Sequence[Any]) -> tuple[list[Group], list[Unit]]:
-    """Any Module: one box per parameter scope, grouped by the scope's layer."""
-    by_scope: dict[str, list[int]] = {}
-    for k, p in enumerate(params):
-        s = getattr(p, "scope", "")
-        by_scope.setdefault(s if isinstance(s, str) else "", []).append(k)
-    group_ids: dict[str, int] = {}
-    groups: list[Group] = []
-    units: list[Unit] = []
-    for s, members in by_scope.items():
-        parent = _parent(s)
-        if parent not in group_ids:
-            group_ids[parent] = len(groups)
-            groups.append(Group(parent or "model", parent or "model"))
-        uid = s or "parameters"
-        title = s.rsplit(".", 1)[-1] if parent else uid
-        units.append(Unit(uid, group_ids[parent], title, tuple(members),
-                          tuple(_param_name(params[k], k) for k in members)))
-    return groups, units
-
-
-def neuron_norms(grads: Sequence[float], units: Sequence[Unit]) -> list[float]:
-    """Per box, the norm of its parameters' grads, ``sqrt(sum(g * g))`` in parameter order (js/training.js
-    computes the same, so the browser's numbers equal these)."""
-    out = []
-    for u in units:
-        total = 0.0
-        for k in u.params:
-            g = grads[k]
-            total += g * g
-        out.append(math.sqrt(total))
-    return out
-
-
-def model_dot(groups: Sequence[Group], units: Sequence[Unit], nin: int, norms: Sequence[float],
-              precision: int = 4) -> str:
-    """The model as DOT: a cluster per group (``id="group<g>"``), a record box per unit (``id="u<k>"``, class
-    ``mgw-neuron``, two texts: its title and its norm), input boxes (``in<i>``) and edges when the wiring is
-    known (an MLP's: every neuron to every neuron of the next layer, or one edge per pair of consecutive
-    layers beyond ``EDGE_BUDGET``). Every user string goes through ``dot.escape``; fills are ``dot.grad_color``."""
-    nohtml = graphviz.nohtml
-    scale = _dot.grad_scale(norms)
-    g = graphviz.Digraph(
-        name="model",
-        graph_attr={"rankdir": "LR", "compound": "true", "bgcolor": "white", "fontname": "Helvetica",
-                    "fontsize": "10", "nodesep": "0.06", "ranksep": "0.8", "newrank": "true"},
-        node_attr={"style": "filled", "fillcolor": _dot.ZERO_COLOR, "fontname": "Helvetica",
-                   "fontsize": "10", "shape": "box", "margin": "0.04,0.02", "height": "0.2"},
-        edge_attr={"color": "#a0a0a0", "arrowsize": "0.4", "penwidth": "0.6"},
-    )
-    members: list[list[int]] = [[] for _ in groups]
-    for k, u in enumerate(units):
-        members[u.group].append(k)
-    for gi, grp in enumerate(groups):
-        with g.subgraph(name=f"cluster_{gi}") as c:
-            c.attr(label=nohtml(_dot.escape(_dot.clean_text(grp.title, 60), "dot")), id=f"group{gi}",
-                   style="rounded", color="#bdbdbd", fontsize="10", labeljust="l")
-            for k in members[gi]:
-                u = units[k]
-                label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1"><TR><TD ALIGN="LEFT">'
-                         + _dot.escape(_dot.clean_text(u.title, 16), "html") + '</TD><TD WIDTH="48" ALIGN="RIGHT">'
-                         + _dot.format_number(norms[k], precision) + "</TD></TR></TABLE>>")
-                tip = f"{u.id}: {len(u.params)} parameters; number and fill: the norm of their grads. Click for each."
-                c.node(f"u{k}", label, id=f"u{k}", fillcolor=_dot.grad_color(norms[k], scale),
-                       tooltip=nohtml(_dot.escape(_dot.clean_text(tip, _dot.MAX_TOOLTIP_CHARS), "dot")),
-                       **{"class": "mgw-neuron"})
-            # Keep the boxes in order, top to bottom: a same-rank chain of invisible edges (drawn upwards in LR).
-            for a, b in zip(members[gi], members[gi][1:]):
-                c.edge(f"u{b}", f"u{a}", style="invis")
-            if len(members[gi]) > 1:
-                c.attr(rank="same")
-    if not nin:
-        return g.source
-    layer_units = [m for m in members if m and units[m[0]].id != "other"]
-    inputs = [f"in{i}" for i in range(nin)] if nin <= MAX_INPUT_BOXES else ["in"]
-    with g.subgraph(name="inputs") as c:
-        c.attr(rank="same")
-        for name in inputs:
-            text = f"x{name[2:]}" if name != "in" else f"{nin} inputs"
-            c.node(name, text, id=name, shape="ellipse", fillcolor="#f5f5f5", width="0.4", height="0.25",
-                   **{"class": "mgw-input"})
-        for a, b in zip(inputs, inputs[1:]):  # outside a cluster, a flat edge runs downwards
-            c.edge(a, b, style="invis")
-    columns = [inputs] + [[f"u{k}" for k in m] for m in layer_units]
-    edges = sum(len(a) * len(b) for a, b in zip(columns, columns[1:]))
-    if edges <= EDGE_BUDGET:
-        for a, b in zip(columns, columns[1:]):
-            for tail in a:
-                for head in b:
-                    g.edge(tail, head)
-    else:
-        clusters = [None] + [f"cluster_{units[m[0]].group}" for m in layer_units]
-        for (a, ca), (b, cb) in zip(zip(columns, clusters), zip(columns[1:], clusters[1:])):
-            for tail in (a if ca is None else a[len(a) // 2:len(a) // 2 + 1]):
-                g.edge(tail, b[len(b) // 2], lhead=cb, **({"ltail": ca} if ca else {}))
-    return g.source
 
 
 # ---------------------------------------------------------------- numbers from the user's loop
@@ -280,10 +70,11 @@ def _loss_number(loss: object) -> float:
     data = getattr(loss, "data", None)
     if isinstance(data, numbers.Real) and not isinstance(data, bool):
         return float(data)
-    try:
-        return float(loss)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        pass
+    if isinstance(loss, (SupportsFloat, SupportsIndex)):
+        try:
+            return float(loss)
+        except (TypeError, ValueError):
+            pass
     raise TypeError(f"log(loss) takes the loss as a Value or a number, got {type(loss).__name__}: {loss!r:.60}")
 
 
@@ -377,18 +168,21 @@ class _Log:
 class TrainingWidget(anywidget.AnyWidget):
     """The training view of ``model``: ``log(loss)`` each step after ``loss.backward()``; see ``watch``."""
 
-    _esm = _STATIC / "training.js"
-    _css = _STATIC / "training.css"
+    # Read once into strings: an anywidget ``_esm = Path(...)`` ties every instance to a class-level file watcher
+    # that is never released, so no widget (nor the model it holds) would ever be freed.
+    _esm = (_STATIC / "training.js").read_text(encoding="utf-8")
+    _css = (_STATIC / "training.css").read_text(encoding="utf-8")
 
     dot = traitlets.Unicode().tag(sync=True)
     structure = traitlets.Dict().tag(sync=True)
     curve = traitlets.Dict().tag(sync=True)
-    grad = traitlets.List().tag(sync=True)
-    data = traitlets.List().tag(sync=True)
+    grad: traitlets.List[float | str] = traitlets.List().tag(sync=True)
+    data: traitlets.List[float | str] = traitlets.List().tag(sync=True)
     precision = traitlets.Int(4).tag(sync=True)
     log_scale = traitlets.Bool(False).tag(sync=True)
     finished = traitlets.Bool(False).tag(sync=True)
 
+    _every: float
     _shell: Any = None             # the IPython shell whose post_run_cell flushes this view, while hooked
 
     def __init__(self, model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,
@@ -401,19 +195,18 @@ class TrainingWidget(anywidget.AnyWidget):
             raise TypeError(f"clock must be a function returning seconds (such as time.monotonic), got {clock!r}")
         self._params = params
         self.every = every
-        boxes = model_units(model, params)
-        groups, units, nin = boxes.groups, boxes.units, boxes.nin
-        self._units = units
+        boxes = model_boxes(model, params)
+        self._boxes = boxes.neurons
         grads = [_float_or_nan(p.grad) for p in params]
         self._log = _Log(clock)
         self._curve = _Curve()
         self._shown = False
         super().__init__(
-            dot=model_dot(groups, units, nin, neuron_norms(grads, units), precision),
-            structure={
-                "units": [{"id": u.id, "group": u.group, "title": u.title, "params": list(u.params),
-                           "names": list(u.names)} for u in units],
-                "groups": [{"id": g.id, "title": g.title} for g in groups],
+            dot=model_dot(boxes.layers, boxes.neurons, boxes.nin, neuron_norms(grads, boxes.neurons), precision),
+            structure={  # the wire names js/training.js reads: "units" are the neuron boxes, "groups" the layers
+                "units": [{"id": u.id, "group": u.layer, "title": u.title, "params": list(u.params),
+                           "names": list(u.names)} for u in boxes.neurons],
+                "groups": [{"id": g.id, "title": g.title} for g in boxes.layers],
                 "nparams": len(params),
                 "message": boxes.message,
                 "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
@@ -468,7 +261,7 @@ class TrainingWidget(anywidget.AnyWidget):
         self._unhook()
         super().close()
 
-    def __enter__(self) -> "TrainingWidget":
+    def __enter__(self) -> TrainingWidget:
         """``with watch(model) as w:`` shows the view (in IPython, if not shown yet) and finishes it at the end."""
         if not self._shown:
             try:
@@ -511,9 +304,14 @@ class TrainingWidget(anywidget.AnyWidget):
         return list(self._params)
 
     @property
-    def units(self) -> list[Unit]:
+    def boxes(self) -> list[NeuronBox]:
         """The boxes drawn, in ``structure["units"]`` order."""
-        return list(self._units)
+        return list(self._boxes)
+
+    @property
+    def units(self) -> list[NeuronBox]:
+        """The former name of ``boxes``."""
+        return self.boxes
 
     # ------------------------------------------------------------------ pushing
 
@@ -555,10 +353,8 @@ class TrainingWidget(anywidget.AnyWidget):
     def _unhook(self) -> None:
         shell, self._shell = self._shell, None
         if shell is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 shell.events.unregister("post_run_cell", self._on_cell_end)
-            except ValueError:
-                pass
 
     def _on_cell_end(self, result: object = None) -> None:
         if self.comm is None:
@@ -585,10 +381,12 @@ class TrainingWidget(anywidget.AnyWidget):
 
 
 def _float_or_nan(x: object) -> float:
-    try:
-        return float(x)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return math.nan
+    if isinstance(x, (SupportsFloat, SupportsIndex)):
+        try:
+            return float(x)
+        except (TypeError, ValueError):
+            pass
+    return math.nan
 
 
 def _parameters_of(model: object) -> list[Any]:

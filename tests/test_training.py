@@ -3,6 +3,7 @@ clock the test moves. Throttling, the final flushes, what a push carries, the mo
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
@@ -12,10 +13,10 @@ import pytest
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget.engine import Value, scope
+from micrograd_widget.model_picture import MAX_BOXES, model_boxes, model_dot, neuron_norms
 from micrograd_widget.nn import MLP, Layer, Module, Neuron
 from micrograd_widget.tape import decode_number
-from micrograd_widget.training import (MAX_BOXES, MAX_BUCKETS, MIN_EVERY, TrainingWidget, model_dot, model_units,
-                                       neuron_norms, watch)
+from micrograd_widget.training import MAX_BUCKETS, MIN_EVERY, TrainingWidget, watch
 
 
 class FakeClock:
@@ -90,7 +91,7 @@ def test_a_push_never_comes_sooner_than_every(model, clock):
         w.log(rng.random())
         clock.now += rng.uniform(0.0, 0.05)
     assert len(times) > 10
-    assert all(b - a >= 0.25 for a, b in zip(times, times[1:]))
+    assert all(b - a >= 0.25 for a, b in itertools.pairwise(times))
 
 
 def test_log_between_pushes_sends_nothing_and_reads_no_grads(clock):
@@ -145,11 +146,10 @@ def test_finish_flushes_the_last_steps_and_marks_the_view_finished(model, clock)
 def test_with_block_flushes_on_exit_even_when_the_loop_raises(model, clock):
     w = watch(model, clock=clock)
     rec = Recorder(w)
-    with pytest.raises(KeyboardInterrupt):
-        with w:
-            for k in range(5):
-                w.log(float(k))
-            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt), w:
+        for k in range(5):
+            w.log(float(k))
+        raise KeyboardInterrupt
     assert rec.states[-1]["curve"]["count"] == 5
     assert w.finished
 
@@ -202,7 +202,7 @@ def test_an_expensive_push_spaces_the_next_ones_out(model, clock):
     for _ in range(400):
         w.log(1.0)
         clock.now += 0.01
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert gaps and min(gaps) >= 2.0 - 1e-9, gaps
 
 
@@ -235,7 +235,7 @@ def test_each_box_holds_its_neurons_parameters(model):
     for u in units:
         i, j = map(int, re.findall(r"\d+", u["id"]))
         neuron = model.layers[i].neurons[j]
-        assert [params[k] for k in u["params"]] == neuron.w + [neuron.b]
+        assert [params[k] for k in u["params"]] == [*neuron.w, neuron.b]
         assert u["names"] == [f"w{k}" for k in range(len(neuron.w))] + ["b"]
         assert w.structure["groups"][u["group"]]["id"] == f"layers.{i}"
     assert sorted(k for u in units for k in u["params"]) == list(range(len(params)))
@@ -245,8 +245,8 @@ def test_neuron_norms_are_the_norms_of_the_parameter_grads(model):
     xs, ys = lecture_data()
     train_step(model, xs, ys)
     w = watch(model)
-    norms = neuron_norms([p.grad for p in model.parameters()], w.units)
-    for u, norm in zip(w.units, norms):
+    norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)
+    for u, norm in zip(w.boxes, norms):
         i, j = map(int, re.findall(r"\d+", u.id))
         assert norm == pytest.approx(math.sqrt(sum(p.grad ** 2 for p in model.layers[i].neurons[j].parameters())),
                                      rel=1e-15)
@@ -265,7 +265,7 @@ def test_micrograds_own_mlp_and_value_work(micrograd, clock):
     random.seed(2)
     model = micrograd.nn.MLP(2, [3, 1])
     w = watch(model, clock=clock)
-    assert [u.id for u in w.units] == ["layers.0.neurons.0", "layers.0.neurons.1", "layers.0.neurons.2",
+    assert [u.id for u in w.boxes] == ["layers.0.neurons.0", "layers.0.neurons.1", "layers.0.neurons.2",
                                        "layers.1.neurons.0"]
     loss = model([micrograd.engine.Value(1.0), micrograd.engine.Value(-1.0)])
     loss.backward()
@@ -336,7 +336,7 @@ def test_the_dot_colours_and_numbers_come_from_dot_py(model):
     xs, ys = lecture_data()
     train_step(model, xs, ys)
     w = watch(model, precision=3)
-    norms = neuron_norms([p.grad for p in model.parameters()], w.units)
+    norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)
     scale = dot_module.grad_scale(norms)
     for k, norm in enumerate(norms):
         node = re.search(rf"\bu{k} \[label=<(.*?)> .*fillcolor=\"([^\"]+)\"", w.dot)
@@ -364,10 +364,10 @@ def test_hostile_names_are_escaped_by_dot_escape():
 def test_layer_neuron_and_other_modules_get_boxes():
     random.seed(1)
     layer = Layer(2, 3)
-    assert [u.id for u in model_units(layer, layer.parameters()).units] == ["neurons.0", "neurons.1", "neurons.2"]
+    assert [u.id for u in model_boxes(layer, layer.parameters()).neurons] == ["neurons.0", "neurons.1", "neurons.2"]
     neuron = Neuron(4)
-    boxes = model_units(neuron, neuron.parameters())
-    assert [u.id for u in boxes.units] == ["neuron"] and boxes.units[0].params == (0, 1, 2, 3, 4)
+    boxes = model_boxes(neuron, neuron.parameters())
+    assert [u.id for u in boxes.neurons] == ["neuron"] and boxes.neurons[0].params == (0, 1, 2, 3, 4)
 
     class Two(Module):
         def __init__(self) -> None:
@@ -376,13 +376,13 @@ def test_layer_neuron_and_other_modules_get_boxes():
             self.extra = Value(0.5, label="temperature")
 
         def parameters(self) -> list[Value]:
-            return self.enc.parameters() + [self.extra]
+            return [*self.enc.parameters(), self.extra]
 
     two = Two()
-    boxes = model_units(two, two.parameters())
-    assert [u.id for u in boxes.units] == ["enc.layers.0.neurons.0", "enc.layers.0.neurons.1",
+    boxes = model_boxes(two, two.parameters())
+    assert [u.id for u in boxes.neurons] == ["enc.layers.0.neurons.0", "enc.layers.0.neurons.1",
                                           "enc.layers.0.neurons.2", "parameters"]
-    assert boxes.units[-1].names == ("temperature",)
+    assert boxes.neurons[-1].names == ("temperature",)
     assert boxes.nin == 0
 
 
@@ -472,10 +472,41 @@ def test_parameters_the_structure_does_not_name_get_their_own_box():
             self.scale = Value(1.0, label="scale")
 
         def parameters(self) -> list[Value]:
-            return super().parameters() + [self.scale]
+            return [*super().parameters(), self.scale]
 
     model = Scaled()
-    boxes = model_units(model, model.parameters())
-    assert [u.id for u in boxes.units][-1] == "other" and boxes.units[-1].names == ("scale",)
-    assert boxes.units[-1].params == (len(model.parameters()) - 1,)
+    boxes = model_boxes(model, model.parameters())
+    assert [u.id for u in boxes.neurons][-1] == "other" and boxes.neurons[-1].names == ("scale",)
+    assert boxes.neurons[-1].params == (len(model.parameters()) - 1,)
     assert boxes.nin == 2
+
+
+# ---------------------------------------------------------------- names and lifetime
+
+def test_the_former_names_of_the_model_picture_still_work(model):
+    from micrograd_widget import model_picture, training
+
+    assert (training.Boxes, training.Unit, training.Group) == (model_picture.ModelBoxes, model_picture.NeuronBox,
+                                                               model_picture.LayerBox)
+    assert training.model_units is model_picture.model_boxes
+    boxes = training.model_units(model, model.parameters())
+    assert boxes.units == boxes.neurons and boxes.groups == boxes.layers
+    assert [u.group for u in boxes.units] == [u.layer for u in boxes.neurons] == [0] * 4 + [1] * 4 + [2]
+    w = watch(model)
+    assert w.units == w.boxes == boxes.neurons
+
+
+def test_a_closed_widget_and_its_model_are_freed(clock):
+    import gc
+    import weakref
+
+    random.seed(4)
+    model = MLP(2, [3, 1])
+    w = watch(model, clock=clock)
+    w.log(1.0)
+    w.close()
+    gone_widget, gone_model = weakref.ref(w), weakref.ref(model)
+    del w, model
+    gc.collect()
+    assert gone_widget() is None, "a closed TrainingWidget stayed reachable"
+    assert gone_model() is None, "the model of a closed TrainingWidget stayed reachable"
