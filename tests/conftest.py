@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import math
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -47,11 +48,12 @@ def micrograd() -> Any:
 
 
 # ---- random expression graphs ----
-# A program is (leaf values, steps); a step is (op, i, j, c): op on nodes i and j (indices taken
-# modulo the nodes so far) with constant c (the exponent of "pow", the number of the "*_c" ops).
-# `resolve` runs it once with guards that swap an op for tanh where it would leave its domain or
-# blow up, and returns the steps as taken, so the same graph can be rebuilt for other leaf values,
-# with the engine or with PyTorch.
+# A program is (leaf values, steps); a step is (op, i, j, c): op on nodes i and j with constant c (the
+# exponent of "pow", the number of the "*_c" ops). `resolve` picks i among the two newest nodes (so
+# graphs grow deep) and j among all nodes so far (so nodes get shared), then adds every node nothing
+# uses into the root (so graphs are wide and every leaf matters). It runs the program once with guards
+# that swap an op for tanh where it would leave its domain or blow up, and returns the steps as taken,
+# so the same graph can be rebuilt for other leaf values, with the engine or with PyTorch.
 
 # Each step as a function of its inputs a, b and constant c; Values and tensors share this syntax.
 STEPS: dict[str, Callable[[Any, Any, float], Any]] = {
@@ -62,6 +64,7 @@ STEPS: dict[str, Callable[[Any, Any, float], Any]] = {
     "c_pow": lambda a, b, c: c ** a,
     **{f: (lambda a, b, c, f=f: getattr(a, f)()) for f in ("exp", "log", "tanh", "relu", "sigmoid")},
 }
+BINARY = ("add", "sub", "mul", "div", "powv")
 EXPONENTS = (2, 3, 0.5, -1, -2.5, 1.5, 0, -2)
 CONSTANTS = (0.5, 1.5, 2.0, 3.0, -0.75, 2.5, -1.0, 0.25)
 
@@ -109,17 +112,18 @@ class Graphs:
     """Builders for random expression graphs on the engine and on PyTorch."""
 
     @staticmethod
-    def programs(max_leaves: int = 4, max_steps: int = 12) -> st.SearchStrategy[Program]:
-        """A hypothesis strategy for (unresolved) programs."""
+    def programs(max_leaves: int = 5, max_steps: int = 14) -> st.SearchStrategy[Program]:
+        """A hypothesis strategy for (unresolved) programs; binary ops drawn three times as often as each
+        unary one, so that nodes are shared and graphs branch."""
         leaf = st.floats(-2.5, 2.5, allow_nan=False).map(lambda x: round(x, 6))
         step = st.tuples(
-            st.sampled_from(sorted(STEPS)), st.integers(0, 10_000), st.integers(0, 10_000),
+            st.sampled_from(sorted(STEPS) + 2 * sorted(BINARY)), st.integers(0, 10_000), st.integers(0, 10_000),
             st.integers(0, len(CONSTANTS) - 1),
         )
         return st.builds(
             Program,
-            st.lists(leaf, min_size=1, max_size=max_leaves).map(tuple),
-            st.lists(step, min_size=1, max_size=max_steps).map(tuple),
+            st.lists(leaf, min_size=2, max_size=max_leaves).map(tuple),
+            st.lists(step, min_size=3, max_size=max_steps).map(tuple),
         )
 
     @staticmethod
@@ -128,14 +132,20 @@ class Graphs:
         from micrograd_widget.engine import Value
 
         data = list(program.leaves)
-        steps = []
-        for op, i, j, c in program.steps:
-            i, j = i % len(data), j % len(data)
-            c = EXPONENTS[int(c)] if op == "pow" else CONSTANTS[int(c)]
+        steps: list[tuple[str, int, int, float]] = []
+
+        def take(op: str, i: int, j: int, c: float) -> None:
             if not _safe(op, data[i], data[j], c):
                 op = "tanh"
             steps.append((op, i, j, c))
             data.append(STEPS[op](Value(data[i]), Value(data[j]), c).data)
+
+        for op, i, j, c in program.steps:
+            i, j = len(data) - 1 - i % 2, j % len(data)
+            take(op, i, j, EXPONENTS[int(c)] if op == "pow" else CONSTANTS[int(c)])
+        used = {i for op, i, j, c in steps} | {j for op, i, j, c in steps if op in BINARY}
+        for unused in [n for n in range(len(data) - 1) if n not in used]:
+            take("add", len(data) - 1, unused, 0.0)
         return Program(program.leaves, tuple(steps))
 
     @staticmethod
@@ -151,6 +161,42 @@ class Graphs:
         """(leaf tensors requiring grad, root tensor) of a resolved program, in float64."""
         xs = [torch.tensor(x, dtype=torch.float64, requires_grad=True) for x in program.leaves]
         return xs, _run(program, xs)
+
+    @staticmethod
+    def shape(program: Program) -> GraphShape:
+        """Size, depth, sharing and width of the graph a resolved program builds (what the root depends on)."""
+        from micrograd_widget.engine import topological_order
+
+        order = topological_order(Graphs.build(program)[1])
+        depth: dict[int, int] = {}
+        uses: Counter[int] = Counter()
+        for v in order:
+            depth[id(v)] = 1 + max((depth[id(p)] for p in v._prev), default=-1)
+            uses.update(id(p) for p in v._prev)
+        return GraphShape(
+            ops=sum(1 for v in order if v._prev), depth=depth[id(order[-1])],
+            shared=sum(1 for v in order if uses[id(v)] >= 2), leaves=sum(1 for v in order if not v._prev),
+        )
+
+    # What the session's sample of the strategy looked like, printed once at the end (see pytest_terminal_summary).
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class GraphShape:
+    """Op nodes, longest leaf-to-root path (in ops), nodes used more than once, and leaves of a random graph."""
+
+    ops: int
+    depth: int
+    shared: int
+    leaves: int
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Print the random-graph strategy's size/depth distribution once, when a test sampled it."""
+    if Graphs.summary:
+        terminalreporter.write_sep("-", "random expression graphs")
+        terminalreporter.write_line(Graphs.summary)
 
 
 @pytest.fixture(scope="session")

@@ -341,6 +341,33 @@ def test_scope_is_restored_after_an_error() -> None:
 _PROPERTY = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+def test_random_graphs_are_deep_shared_and_wide(graphs) -> None:
+    """The strategy once built mostly trivial graphs (55% a single op): pin its distribution on 500 samples."""
+    shapes = []
+
+    @settings(max_examples=500, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(data=st.data())
+    def sample(data) -> None:
+        shapes.append(graphs.shape(graphs.resolve(data.draw(graphs.programs()))))
+
+    sample()
+    n = len(shapes)
+    share = {
+        "1 op": sum(s.ops == 1 for s in shapes) / n,
+        ">=4 ops": sum(s.ops >= 4 for s in shapes) / n,
+        "depth>=4": sum(s.depth >= 4 for s in shapes) / n,
+        "a shared node": sum(s.shared >= 1 for s in shapes) / n,
+        ">=3 leaves": sum(s.leaves >= 3 for s in shapes) / n,
+    }
+    ops, depths = sorted(s.ops for s in shapes), sorted(s.depth for s in shapes)
+    graphs.summary = (f"{n} samples: " + ", ".join(f"{k} {v:.0%}" for k, v in share.items())
+                      + f"; ops median {ops[n // 2]} max {ops[-1]}, depth median {depths[n // 2]} max {depths[-1]}")
+    assert n >= 400, graphs.summary
+    assert share["1 op"] <= 0.05 and share[">=4 ops"] >= 0.6 and share["depth>=4"] >= 0.5, graphs.summary
+    assert share["a shared node"] >= 0.7 and share[">=3 leaves"] >= 0.4, graphs.summary
+
+
 @_PROPERTY
 @given(data=st.data())
 def test_random_graphs_match_pytorch_float64(torch, graphs, data) -> None:
