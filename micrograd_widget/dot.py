@@ -83,6 +83,9 @@ import graphviz
 
 from .engine import Value, topological_order
 from .ops import OPS_BY_NAME
+from .options import (
+    DEFAULT_OPTIONS, MAX_NODE_BUDGET, MAX_PRECISION, MIN_NODE_BUDGET, MIN_PRECISION, RANKDIRS, check_option,
+)
 from .tape import Tape
 
 __all__ = [
@@ -93,10 +96,6 @@ __all__ = [
     "NEGATIVE_COLOR", "POSITIVE_COLOR", "ZERO_COLOR", "NONFINITE_COLOR",
 ]
 
-RANKDIRS = ("LR", "TB")
-MIN_PRECISION, MAX_PRECISION = 0, 17
-MIN_NODE_BUDGET, MAX_NODE_BUDGET = 10, 2000
-DEFAULT_OPTIONS: dict[str, Any] = {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True}
 MAX_LABEL_CHARS = 40      # longer labels are shortened with '…' in the picture (full text in the tooltip)
 MAX_TOOLTIP_CHARS = 300
 MAX_SYMBOL_CHARS = 24
@@ -190,38 +189,6 @@ def grad_color(grad: float, scale: float) -> str:
     end = NEGATIVE_COLOR if grad < 0 else POSITIVE_COLOR
     rgb = (int(end[k:k + 2], 16) for k in (1, 3, 5))
     return "#" + "".join(f"{round(255 + (c - 255) * t):02x}" for c in rgb)
-
-
-# ---------------------------------------------------------------- options
-
-def check_option(name: str, value: Any) -> Any:
-    """``value`` for option ``name`` (normalised, e.g. rankdir upper-cased), or a ValueError saying
-    what is allowed. The extension's %config options use the same checks."""
-    if name == "precision":
-        if isinstance(value, bool) or not isinstance(value, int) or not MIN_PRECISION <= value <= MAX_PRECISION:
-            raise ValueError(
-                f"precision is the number of decimals shown, a whole number from {MIN_PRECISION} "
-                f"to {MAX_PRECISION}; got {value!r}"
-            )
-        return value
-    if name == "rankdir":
-        if not isinstance(value, str) or value.upper() not in RANKDIRS:
-            raise ValueError(f"rankdir must be 'LR' (left to right) or 'TB' (top to bottom); got {value!r}")
-        return value.upper()
-    if name == "node_budget":
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int) or not MIN_NODE_BUDGET <= value <= MAX_NODE_BUDGET:
-            raise ValueError(
-                f"node_budget is how many boxes a picture may draw before it folds the rest, a whole number "
-                f"from {MIN_NODE_BUDGET} to {MAX_NODE_BUDGET} (None draws everything); got {value!r}"
-            )
-        return value
-    if name == "color":
-        if not isinstance(value, bool):
-            raise ValueError(f"color turns colouring by gradient on or off: True or False; got {value!r}")
-        return value
-    raise ValueError(f"unknown option {name!r}; the options are {', '.join(DEFAULT_OPTIONS)}")
 
 
 # ---------------------------------------------------------------- the lecture's API

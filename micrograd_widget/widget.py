@@ -31,24 +31,12 @@ from . import dot as _dot
 from .display import value_mimebundle
 from .engine import Value
 from .gradcheck import gradcheck
+from .options import DRAWING_OPTIONS, check_option, current_drawing_options
 from .tape import Tape, TapeReplayError, decode_number, encode_number
 
 __all__ = ["GraphWidget", "explore"]
 
 _STATIC = Path(__file__).parent / "static"
-_OPTIONS = ("precision", "rankdir", "node_budget", "color")
-
-
-def default_options() -> dict[str, Any]:
-    """The drawing options a new widget starts with: the extension's current ones (``%config``) when it
-    offers them, else dot.py's defaults."""
-    options = dict(_dot.DEFAULT_OPTIONS)
-    try:
-        from .extension import current_options
-    except ImportError:
-        return options
-    options.update({k: v for k, v in current_options().items() if k in _OPTIONS})
-    return options
 
 
 def _number(value: object, what: str) -> float:
@@ -84,12 +72,12 @@ class GraphWidget(anywidget.AnyWidget):
     def __init__(self, root: Value, *, output: Value | int | None = None, **options: Any) -> None:
         if not isinstance(root, Value):
             raise TypeError(f"GraphWidget() takes a Value (the root of a graph), got {type(root).__name__}")
-        unknown = set(options) - set(_OPTIONS)
+        unknown = set(options) - set(DRAWING_OPTIONS)
         if unknown:
-            raise TypeError(f"GraphWidget() got unknown option(s) {sorted(unknown)}; the options are {list(_OPTIONS)}")
-        settings = default_options()
+            raise TypeError(f"GraphWidget() got unknown option(s) {sorted(unknown)}; the options are {list(DRAWING_OPTIONS)}")
+        settings = current_drawing_options()
         settings.update(options)
-        settings = {name: _dot.check_option(name, settings[name]) for name in _OPTIONS}
+        settings = {name: check_option(name, settings[name]) for name in DRAWING_OPTIONS}
         tape = Tape.from_value(root)
         self._tape = tape
         out = tape.root if output is None else self._node_id(output, "output")
@@ -186,20 +174,20 @@ class GraphWidget(anywidget.AnyWidget):
         except (TapeReplayError, TypeError, ValueError, ArithmeticError, KeyError) as err:
             self._refuse(str(err.args[0]) if err.args else str(err))
 
-    @traitlets.validate(*_OPTIONS)
+    @traitlets.validate(*DRAWING_OPTIONS)
     def _check_option(self, proposal: dict[str, Any]) -> Any:
         """Drawing options are checked (and normalised) by dot.py's rules; a bad value changes nothing."""
         try:
-            return _dot.check_option(proposal["trait"].name, proposal["value"])
+            return check_option(proposal["trait"].name, proposal["value"])
         except ValueError as err:
             raise traitlets.TraitError(str(err)) from None
 
-    @traitlets.observe(*_OPTIONS)
+    @traitlets.observe(*DRAWING_OPTIONS)
     def _on_option_change(self, change: dict[str, Any]) -> None:
         """Redraw (a new DOT, laid out again in the browser) when a drawing option changes."""
         if self._busy:
             return
-        picture = _dot.graph_view(self._tape, output=self._applied[1], **{name: getattr(self, name) for name in _OPTIONS})
+        picture = _dot.graph_view(self._tape, output=self._applied[1], **{name: getattr(self, name) for name in DRAWING_OPTIONS})
         with self.hold_sync():
             self.dot = picture.dot
             self.view = self._view_of(picture)
@@ -349,7 +337,7 @@ class GraphWidget(anywidget.AnyWidget):
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         root = self._tape.values[self._tape.root]
-        static = value_mimebundle(root, **{name: getattr(self, name) for name in _OPTIONS})
+        static = value_mimebundle(root, **{name: getattr(self, name) for name in DRAWING_OPTIONS})
         return {**{k: v for k, v in static.items() if k != "text/plain"}, **data}, metadata
 
 

@@ -4,9 +4,6 @@ and the switch to the live widget (default_view='widget')."""
 from __future__ import annotations
 
 import logging
-import sys
-import types
-import warnings
 from typing import Any, Iterator
 
 import pytest
@@ -15,6 +12,7 @@ from traitlets import TraitError
 from traitlets.config import Config
 
 import micrograd_widget
+from micrograd_widget import extension
 from micrograd_widget.extension import MicrogradWidget, current_options
 
 from test_dot import dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
@@ -182,10 +180,7 @@ def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pyt
         calls.append((root, options))
         return FakeWidget()
 
-    fake = types.ModuleType("micrograd_widget.widget")
-    fake.explore = explore  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "micrograd_widget.widget", fake)
-    monkeypatch.setattr(micrograd_widget, "widget", fake, raising=False)
+    monkeypatch.setattr(extension, "explore", explore)
     ip.run_line_magic("load_ext", "micrograd_widget")
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
     ip.run_line_magic("config", "MicrogradWidget.precision = 3")
@@ -194,18 +189,6 @@ def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pyt
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
     assert calls and calls[0][1] == {"precision": 3, "rankdir": "LR", "node_budget": 250, "color": True}
     assert calls[0][0].data == -6.0
-
-
-def test_default_view_widget_falls_back_to_the_picture(ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch,
-                                                       dot_program: str) -> None:
-    monkeypatch.setitem(sys.modules, "micrograd_widget.widget", None)   # import fails, as if missing
-    ip.run_line_magic("load_ext", "micrograd_widget")
-    ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        data = last_value_bundle(ip)
-    assert "image/svg+xml" in data
-    assert any("showing the static picture" in str(w.message) for w in caught)
 
 
 def test_default_view_widget_with_the_real_widget(ip: InteractiveShell, dot_program: str) -> None:
