@@ -5,7 +5,8 @@
 
 import { h } from "./dom.js";
 import { formatExp, formatNumber, pyRepr } from "./format.js";
-import { decodeNumber, encodeNumber, GRADCHECK_DEFAULTS, gradcheckVerdict, numericGrad, replay } from "./tape.js";
+import { encodeList } from "./codec.js";
+import { decodeNumber, GRADCHECK_DEFAULTS, gradcheckVerdict, numericGrad, replay } from "./tape.js";
 
 export const PAGE_ROWS = 50;
 const SLICE_MS = 12; // browser work per slice before yielding to the page
@@ -22,10 +23,10 @@ export function kernelChunk(n) {
   return Math.max(1, Math.floor(KERNEL_NODE_BUDGET / Math.max(1, n)));
 }
 
-export class GradCheck {
+export class GradcheckPanel {
   /**
-   * `host` is the view: `tape`, `spec`, `keys`, `leafVals`, `output`, `mode` ("browser" | "kernel"),
-   * `send(msg)`, `nodeName(i)`, `precision()`; the panel is `el`, shown in the inspector.
+   * `host` is the view: `tape`, `names` (nodeName(i), keys), `leaves.values`, `output`, `mode` ("browser" |
+   * "kernel"), `send(msg)`, `precision()`; the panel is `el`, shown in the inspector.
    */
   constructor(host) {
     this.host = host;
@@ -59,7 +60,7 @@ export class GradCheck {
     this.timer = null;
     this.rows = null;
     this.page = 0;
-    this.title.textContent = `Gradient check: d ${host.nodeName(host.output)} / d leaf`;
+    this.title.textContent = `Gradient check: d ${host.names.nodeName(host.output)} / d leaf`;
     this.summary.textContent = "Checking\u2026";
     this.summary.classList.remove("mgw-fail");
     if (host.mode === "browser") this.runHere(token);
@@ -80,12 +81,12 @@ export class GradCheck {
   runHere(token) {
     const { tape } = this.host;
     const leaves = tape.leaves;
-    const vals = Float64Array.from(this.host.leafVals);
+    const vals = Float64Array.from(this.host.leaves.values);
     const output = this.host.output;
     const { eps, rtol, atol } = GRADCHECK_DEFAULTS;
     const { data, grad, failure } = replay(tape, vals, output);
     if (failure >= 0) {
-      this.fail(`${this.host.nodeName(failure)} cannot be computed at these leaf values, so neither can its gradients.`);
+      this.fail(`${this.host.names.nodeName(failure)} cannot be computed at these leaf values, so neither can its gradients.`);
       return;
     }
     const scratch = new Float64Array(tape.n);
@@ -99,7 +100,7 @@ export class GradCheck {
         const { numeric, failure: bad } = numericGrad(tape, vals, j, output, eps, scratch);
         const verdict = gradcheckVerdict(grad[i], numeric, rtol, atol);
         rows.push({ node: i, data: data[i], analytic: grad[i], numeric, ...verdict,
-          ok: bad < 0 && verdict.ok, note: bad >= 0 ? `f(x\u00b1\u03b5) failed at ${this.host.nodeName(bad)}` : "" });
+          ok: bad < 0 && verdict.ok, note: bad >= 0 ? `f(x\u00b1\u03b5) failed at ${this.host.names.nodeName(bad)}` : "" });
         j += 1;
       }
       if (j < leaves.length) {
@@ -117,7 +118,7 @@ export class GradCheck {
     const host = this.host;
     const leaves = Array.from(host.tape.leaves);
     const chunk = kernelChunk(host.tape.n);
-    const leafValues = Array.from(host.leafVals, encodeNumber);
+    const leafValues = encodeList(host.leaves.values);
     const rows = [];
     for (let start = 0; start < leaves.length; start += chunk) {
       if (start > 0) this.summary.textContent = `The kernel checked ${start.toLocaleString("en-US")} of ${leaves.length.toLocaleString("en-US")} leaves\u2026`;
@@ -183,7 +184,7 @@ export class GradCheck {
     if (total === 0) this.summary.textContent = "This graph has no leaves to check.";
     else if (failed.length === 0) this.summary.textContent = total === 1 ? "The leaf passes." : `All ${total.toLocaleString("en-US")} leaves pass.`;
     else {
-      const names = failed.slice(0, 5).map((r) => this.host.nodeName(r.node)).join(", ");
+      const names = failed.slice(0, 5).map((r) => this.host.names.nodeName(r.node)).join(", ");
       this.summary.textContent = `${failed.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} leaves FAIL: ${names}`
         + `${failed.length > 5 ? ", \u2026" : ""}. A wrong local derivative (e.g. in a user-defined op) shows up here.`;
     }
@@ -200,10 +201,10 @@ export class GradCheck {
     const head = h("tr", {}, ...["leaf", "data", "analytic grad", "numeric grad", "rel. error", "ok"].map((t) => h("th", { scope: "col", text: t })));
     const body = h("tbody", {});
     for (const r of shown) {
-      const name = this.host.nodeName(r.node);
+      const name = this.host.names.nodeName(r.node);
       const ok = h("td", { "data-field": "ok", className: r.ok ? "mgw-ok" : "mgw-fail", text: r.ok ? "yes" : "NO" });
       if (r.note) ok.title = r.note;
-      body.append(h("tr", { "data-leaf": this.host.keys[r.node], className: r.ok ? "" : "mgw-fail-row" },
+      body.append(h("tr", { "data-leaf": this.host.names.keys[r.node], className: r.ok ? "" : "mgw-fail-row" },
         h("th", { scope: "row", className: "mgw-leaf-name", text: name }),
         h("td", { "data-field": "data", text: formatNumber(r.data, precision) }),
         h("td", { "data-field": "analytic", text: pyRepr(r.analytic) }),

@@ -1,9 +1,11 @@
 // The backprop stepper panel: steps through tape.js's backwardSteps (the engine's order) forward and back,
 // plays them at an adjustable speed (one requestAnimationFrame per frame, a few steps per frame at most:
 // the page never blocks) and keeps the partial grads after step k in `grad`. The view (widget.js) paints
-// the graph from `grad`, `k` and `steps.reachedAt`; this file owns only the panel and the stepping.
+// the graph from `grad`, `k` and `steps.reachedAt`; this file owns the panel, the stepping, the step's
+// outlines on the picture (StepMarks) and its words (describeStep).
 
 import { h } from "./dom.js";
+import { formatNumber } from "./format.js";
 import { applyStep, backwardSteps, gradsAfter } from "./tape.js";
 
 /** The speeds offered, in steps per second. */
@@ -197,4 +199,72 @@ export class Stepper {
     this.pause();
     this.el.remove();
   }
+}
+
+/** The current step's outlines on the picture: the node whose local derivative fired (its fold box when
+ * folded), its op and the inputs that received a contribution, with the edges between them. */
+export class StepMarks {
+  constructor() {
+    this.lit = [];
+  }
+
+  /** Outline step `st.k` of the stepper `st` on the bound picture `bound`; with no stepper, clear. */
+  show(st, bound) {
+    for (const [el, cls] of this.lit) el.classList.remove(cls);
+    this.lit = [];
+    if (!st || !bound || st.k === 0) return;
+    const { groupOf, opGroupOf, foldGroups, foldOf, edges } = bound.outline;
+    const steps = st.steps;
+    const s = st.k - 1;
+    const i = steps.node[s];
+    const mark = (el, cls) => {
+      if (!el) return;
+      el.classList.add(cls);
+      this.lit.push([el, cls]);
+    };
+    const boxName = (j) => {
+      if (groupOf.has(j)) return `n${j}`;
+      const f = foldOf[j];
+      return f >= 0 && foldGroups[f] ? foldGroups[f].id : "";
+    };
+    const boxOf = (j) => groupOf.get(j) || (foldOf[j] >= 0 ? foldGroups[foldOf[j]] : null);
+    mark(boxOf(i), "mgw-step-current");
+    const op = opGroupOf.get(i);
+    mark(op, "mgw-step-op");
+    const head = op ? `n${i}_op` : boxName(i);
+    if (op) mark(edges.get(`e_${head}_n${i}`), "mgw-step-edge");
+    for (const j of [steps.inputA[s], steps.inputB[s]]) {
+      if (j < 0) continue;
+      mark(boxOf(j), "mgw-step-target");
+      const tail = boxName(j);
+      if (tail && tail !== head) mark(edges.get(`e_${tail}_${head}`), "mgw-step-edge");
+    }
+  }
+}
+
+/** The stepper's detail lines: what fired and each chain-rule product added to an input's grad.
+ * `names` gives nodeName(i) and formula(i); numbers are shown with `precision` decimals. */
+export function describeStep(st, names, precision) {
+  const steps = st.steps;
+  const fmt = (x) => formatNumber(x, precision);
+  const out = names.nodeName(steps.output);
+  if (st.count === 0) return [`${out} is a leaf: its grad is 1 and there is nothing to propagate.`];
+  if (st.k === 0) {
+    return [`Start: ${out}.grad = 1 (d${out}/d${out}); every other grad is empty (\u00b7).`,
+      `Step forward: ${names.nodeName(steps.node[0])} fires first, then each node in reverse topological order, `
+      + "once every node that uses it has added its part."];
+  }
+  const s = st.k - 1;
+  const i = steps.node[s];
+  const name = names.nodeName(i);
+  const g = steps.upstream[s];
+  const lines = [`Step ${st.k} of ${st.count}: ${name} = ${names.formula(i)}. `
+    + `Each input's grad += ${name}.grad \u00d7 \u2202${name}/\u2202input:`];
+  for (const [j, local] of [[steps.inputA[s], steps.localA[s]], [steps.inputB[s], steps.localB[s]]]) {
+    if (j < 0) continue;
+    const input = names.nodeName(j);
+    lines.push(`${name}: ${fmt(g)} \u00d7 ${fmt(local)} = ${fmt(local * g)} \u2192 ${input} (${input}.grad now ${fmt(st.grad[j])})`);
+  }
+  if (st.k === st.count) lines.push(`Done: every grad d${out}/d(node) is complete, as backward() leaves it.`);
+  return lines;
 }

@@ -6,11 +6,14 @@
 // [data-role="loss"], [data-neuron="<unit id>"][data-grad], [data-role="inspector"] [data-param][data-field].
 
 import { h } from "./dom.js";
-import { layoutSVG } from "./graphviz.js";
+import { decodeList } from "./codec.js";
+import { ErrorBox } from "./errors.js";
+import { ModelListeners } from "./listen.js";
+import { boxesById, layoutPicture, makeFocusable, svgElement as s, textNode } from "./svg.js";
+import { swatch } from "./swatch.js";
 import { decodeNumber } from "./tape.js";
 import { formatNumber, gradColor, pyRepr } from "./format.js";
 
-const NS = "http://www.w3.org/2000/svg";
 const WIDTH = 640;
 const HEIGHT = 220;
 const PLOT = { left: 64, right: WIDTH - 14, top: 10, bottom: HEIGHT - 30 };
@@ -107,31 +110,18 @@ export function shortNumber(x) {
   return String(Number(x.toPrecision(4)));
 }
 
-// ------------------------------------------------------------------ DOM helpers
-
-function s(tag, attrs = {}) {
-  const node = document.createElementNS(NS, tag);
-  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
-  return node;
-}
-
-function decodeList(values, n) {
-  if (!Array.isArray(values) || (n !== undefined && values.length !== n)) return null;
-  return Float64Array.from(values, decodeNumber);
-}
-
 // ------------------------------------------------------------------ the view
 
 class TrainingView {
   constructor(model, host) {
     this.model = model;
-    this.listeners = [];
+    this.events = new ModelListeners(model);
     this.destroyed = false;
     this.queued = false;
     this.bound = null;
     this.inspected = null;
-    this.errors = new Map();
     this.root = h("div", { className: "mgw-training", "data-state": "loading" });
+    this.errors = new ErrorBox(this.root, "mgw-t-error", "training view");
     host.append(this.root);
     try {
       this.structure = model.get("structure") || {};
@@ -142,18 +132,13 @@ class TrainingView {
       this.render();
       this.layout();
     } catch (err) {
-      this.fail(err);
+      this.errors.fail(err);
     }
   }
 
-  on(event, fn) {
-    this.model.on(event, fn);
-    this.listeners.push([event, fn]);
-  }
-
   listen() {
-    for (const name of ["curve", "grad", "data", "precision", "finished"]) this.on(`change:${name}`, () => this.schedule());
-    this.on("change:log_scale", () => {
+    for (const name of ["curve", "grad", "data", "precision", "finished"]) this.events.on(`change:${name}`, () => this.schedule());
+    this.events.on("change:log_scale", () => {
       this.logBox.checked = !!this.model.get("log_scale");
       this.schedule();
     });
@@ -187,7 +172,6 @@ class TrainingView {
       h("span", {}, h("span", { className: "mgw-t-caption", text: "loss " }), this.lossText),
       this.status,
       h("label", { className: "mgw-t-toggle" }, this.logBox, h("span", { text: "log scale" })));
-    this.errorBox = h("div", { className: "mgw-t-error", "data-role": "error", role: "alert", hidden: true });
     this.note = h("div", { className: "mgw-t-note", "data-role": "nonfinite", hidden: true });
     this.buildCurve();
     this.graphBox = h("div", { className: "mgw-t-graph", "data-role": "model-graph" },
@@ -198,17 +182,13 @@ class TrainingView {
     });
     this.inspector = h("div", { className: "mgw-t-inspector", "data-role": "inspector", hidden: true });
     this.scaleText = h("span", { "data-role": "grad-scale", text: "0" });
-    const swatch = (name) => {
-      const el = h("span", { className: "mgw-t-swatch" });
-      if (this.palette && this.palette[name]) el.style.background = this.palette[name];
-      return el;
-    };
+    const palette = this.palette || {};
     const legend = h("div", { className: "mgw-t-legend", "data-role": "legend" },
       h("span", { text: "One box per neuron, by layer. Number and fill: the norm of the neuron's parameter grads, \u221a\u03a3 grad\u00b2 (" }),
-      swatch("zero"), h("span", { text: " 0 to " }), swatch("positive"), h("span", { text: " " }), this.scaleText,
+      swatch("mgw-t-swatch", palette.zero), h("span", { text: " 0 to " }), swatch("mgw-t-swatch", palette.positive), h("span", { text: " " }), this.scaleText,
       h("span", { text: ", the largest). Click a box for each grad." }));
     const message = this.structure.message ? h("div", { className: "mgw-t-note", text: this.structure.message }) : null;
-    this.root.append(...[header, this.errorBox, this.curveBox, this.note, message,
+    this.root.append(...[header, this.errors.el, this.curveBox, this.note, message,
       h("div", { className: "mgw-t-panels" }, this.graphBox, this.inspector), legend].filter(Boolean));
   }
 
@@ -255,10 +235,10 @@ class TrainingView {
     const steps = Array.isArray(curve.steps) ? curve.steps : [];
     const losses = decodeList(curve.losses, steps.length);
     if (!losses) {
-      this.showError("curve", "The kernel sent a loss curve this view cannot read (steps and losses differ in length).");
+      this.errors.showError("curve", "The kernel sent a loss curve this view cannot read (steps and losses differ in length).");
       return;
     }
-    this.clearError("curve");
+    this.errors.clearError("curve");
     const logScale = !!this.model.get("log_scale");
     const count = Number.isInteger(curve.count) ? curve.count : steps.length;
     this.curveSvg.setAttribute("data-points", String(count));
@@ -343,10 +323,10 @@ class TrainingView {
     const grads = decodeList(this.model.get("grad"), n);
     const data = decodeList(this.model.get("data"), n);
     if (!grads || !data) {
-      this.showError("grads", `The kernel sent grads for a different number of parameters than the model has (${n}).`);
+      this.errors.showError("grads", `The kernel sent grads for a different number of parameters than the model has (${n}).`);
       return;
     }
-    this.clearError("grads");
+    this.errors.clearError("grads");
     this.grads = grads;
     this.data = data;
     const b = this.bound;
@@ -374,24 +354,19 @@ class TrainingView {
 
   async layout() {
     try {
-      const svgText = await layoutSVG(this.model.get("dot"));
+      const svg = await layoutPicture(this.model.get("dot"));
       if (this.destroyed) return;
-      const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
-      const svg = doc.documentElement;
-      if (svg.nodeName !== "svg") throw new Error("Graphviz returned something other than an SVG picture");
-      const node = document.importNode(svg, true);
-      this.bind(node);
-      this.graphBox.replaceChildren(node);
+      this.bind(svg);
+      this.graphBox.replaceChildren(svg);
       this.renderGrads();
       this.root.setAttribute("data-state", "ready");
     } catch (err) {
-      if (!this.destroyed) this.fail(err);
+      if (!this.destroyed) this.errors.fail(err);
     }
   }
 
   bind(svg) {
-    const byId = new Map();
-    for (const g of svg.querySelectorAll("g.node")) byId.set(g.id, g);
+    const byId = boxesById(svg);
     const m = this.units.length;
     const b = { groups: new Array(m), numbers: new Array(m), shapes: new Array(m), text: new Array(m).fill(""),
       exact: new Array(m).fill(""), fills: new Array(m).fill(""), unitOf: new Map() };
@@ -400,14 +375,10 @@ class TrainingView {
       if (!g) throw new Error(`the model picture has no box for ${this.units[k].id} (u${k})`);
       const texts = g.querySelectorAll("text");
       if (texts.length !== 2) throw new Error(`box u${k} should have 2 texts (name, number), it has ${texts.length}`);
-      const number = texts[1];
-      if (!number.firstChild) number.append(document.createTextNode(""));
       g.setAttribute("data-neuron", this.units[k].id);
-      g.setAttribute("tabindex", "0");
-      g.setAttribute("role", "button");
-      g.setAttribute("aria-label", `${this.units[k].id}: show each parameter's grad`);
+      makeFocusable(g, `${this.units[k].id}: show each parameter's grad`);
       b.groups[k] = g;
-      b.numbers[k] = number.firstChild;
+      b.numbers[k] = textNode(texts[1]);
       b.shapes[k] = g.querySelector("polygon, path");
       b.unitOf.set(g, k);
     }
@@ -439,11 +410,11 @@ class TrainingView {
     const shown = unit.params.slice(0, MAX_INSPECTOR_ROWS);
     shown.forEach((i, r) => {
       const name = unit.names[r] || `p${i}`;
-      const swatch = h("span", { className: "mgw-t-swatch" });
+      const mark = swatch("mgw-t-swatch");
       const dataCell = h("td", { "data-field": "data" });
       const gradCell = h("td", { "data-field": "grad" });
-      body.append(h("tr", { "data-param": name }, h("td", {}, swatch, h("span", { text: ` ${name}` })), dataCell, gradCell));
-      this.rows.push({ i, swatch, dataCell, gradCell });
+      body.append(h("tr", { "data-param": name }, h("td", {}, mark, h("span", { text: ` ${name}` })), dataCell, gradCell));
+      this.rows.push({ i, swatch: mark, dataCell, gradCell });
     });
     table.append(body);
     const more = unit.params.length > shown.length
@@ -482,36 +453,9 @@ class TrainingView {
     this.inspector.removeAttribute("data-unit");
   }
 
-  // ------------------------------------------------------------------ messages
-
-  showError(source, text) {
-    this.errors.set(source, text);
-    this.errorBox.textContent = [...this.errors.values()].join(" ");
-    this.errorBox.hidden = false;
-  }
-
-  clearError(source) {
-    if (!this.errors.delete(source)) return;
-    this.errorBox.textContent = [...this.errors.values()].join(" ");
-    this.errorBox.hidden = this.errors.size === 0;
-  }
-
-  fail(err) {
-    const text = err && err.message ? err.message : String(err);
-    this.root.setAttribute("data-state", "error");
-    let box = this.root.querySelector('[data-role="error"]');
-    if (!box) {
-      box = h("div", { className: "mgw-t-error", "data-role": "error", role: "alert" });
-      this.root.append(box);
-    }
-    box.textContent = `The training view could not start: ${text}`;
-    box.hidden = false;
-  }
-
   destroy() {
     this.destroyed = true;
-    for (const [event, fn] of this.listeners) this.model.off(event, fn);
-    this.listeners = [];
+    this.events.off();
     this.bound = null;
     this.root.remove();
   }

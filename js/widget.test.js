@@ -1,9 +1,12 @@
-// The view's pure helpers (the view itself is tested in Chromium by tests/browser/).
+// The graph view's pure helpers (js/view/, js/codec.js; the view itself is tested in Chromium by tests/browser/).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { nodeKeys, shouldFit, sliderRange, sliderStep, svgWidthPx } from "./widget.js";
+import { decodeList, encodeList, sameValues } from "./codec.js";
+import { nodeKeys } from "./view/names.js";
+import { shouldFit, svgWidthPx } from "./view/picture.js";
+import { sliderRange, sliderStep } from "./view/leaves.js";
 
 test("slider range is [v - |v| - 1, v + |v| + 1] widened to whole numbers", () => {
   assert.deepEqual(sliderRange(2), [-1, 5]);
@@ -49,4 +52,20 @@ test("fit to the width only a picture wider than its box, and not below half siz
   assert.equal(shouldFit(3000, 1350), false, "fitting would shrink the text below half size: scroll instead");
   assert.equal(shouldFit(2700, 1350), true);
   assert.equal(shouldFit(1500, 0), false, "a box not laid out yet decides nothing");
+});
+
+test("number lists: non-finite numbers travel as strings and come back the same", () => {
+  assert.deepEqual(encodeList(new Float64Array([1.5, NaN, Infinity, -Infinity, -0])), [1.5, "NaN", "Infinity", "-Infinity", -0]);
+  assert.deepEqual(Array.from(decodeList([1.5, "NaN", "-Infinity"], 3)), [1.5, NaN, -Infinity]);
+  assert.equal(decodeList([1, 2], 3), null, "a list of another length is refused");
+  assert.equal(decodeList("1,2"), null, "so is anything but a list");
+  assert.deepEqual(Array.from(decodeList([4, 5])), [4, 5], "any length when none is asked for");
+  assert.throws(() => decodeList(["nan"], 1), /NaN/, "an unknown string is an error that names the accepted ones");
+});
+
+test("same values: NaN equals NaN, -0 differs from 0, lengths must match", () => {
+  assert.equal(sameValues([1, NaN], new Float64Array([1, NaN])), true);
+  assert.equal(sameValues([0], [-0]), false);
+  assert.equal(sameValues([1, 2], [1, 2.000001]), false);
+  assert.equal(sameValues([1], [1, 2]), false);
 });

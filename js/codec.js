@@ -1,0 +1,22 @@
+// The number codec of the kernel <-> view traits and messages: lists of numbers whose non-finite entries
+// travel as strings (tape.js's encodeNumber/decodeNumber), decoded into Float64Arrays.
+
+import { decodeNumber, encodeNumber } from "./tape.js";
+
+/** `values` decoded into a Float64Array, or null when it is not a list (of length `n` when `n` is given). */
+export function decodeList(values, n) {
+  if (!Array.isArray(values) || (n !== undefined && values.length !== n)) return null;
+  return Float64Array.from(values, decodeNumber);
+}
+
+/** `values` as a plain list the JSON of a trait or message can carry. */
+export function encodeList(values) {
+  return Array.from(values, encodeNumber);
+}
+
+/** Whether two lists hold the same numbers, NaN equal to NaN and -0 apart from 0 (Object.is). */
+export function sameValues(a, b) {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}

@@ -1,0 +1,41 @@
+// The SVG helpers both views share: Graphviz's SVG text parsed and imported into the page (the only
+// markup ever parsed; dot.py escaped every user string in it), its boxes found by id, made focusable.
+
+import { layoutSVG } from "./graphviz.js";
+
+export const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document. */
+export async function layoutPicture(dot) {
+  const svgText = await layoutSVG(dot);
+  const svg = new DOMParser().parseFromString(svgText, "image/svg+xml").documentElement;
+  if (svg.nodeName !== "svg") throw new Error("Graphviz returned something other than an SVG picture");
+  return document.importNode(svg, true);
+}
+
+/** Every box of the picture (`<g class="node">`) by its id. */
+export function boxesById(svg) {
+  const byId = new Map();
+  for (const g of svg.querySelectorAll("g.node")) byId.set(g.id, g);
+  return byId;
+}
+
+/** A box a keyboard user can reach with Tab and press (Enter) like a button named `label`. */
+export function makeFocusable(g, label) {
+  g.setAttribute("tabindex", "0");
+  g.setAttribute("role", "button");
+  g.setAttribute("aria-label", label);
+}
+
+/** The first text node of `text`, made when it has none (a box's number to change in place). */
+export function textNode(text) {
+  if (!text.firstChild) text.append(document.createTextNode(""));
+  return text.firstChild;
+}
+
+/** An SVG element `<tag>` with `attrs` as attributes. */
+export function svgElement(tag, attrs = {}) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  return node;
+}

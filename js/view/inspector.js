@@ -1,0 +1,119 @@
+// The inspector panel: one node (op, inputs as links, exact data and grad, scope, "differentiate this
+// node"), a fold box (what it holds), or the numerical gradient check (gradcheck.js's GradcheckPanel).
+
+import { h } from "../dom.js";
+import { pyRepr } from "../format.js";
+import { GradcheckPanel } from "../gradcheck.js";
+
+export class Inspector {
+  /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `chooseOutput(i)`. */
+  constructor(view) {
+    this.view = view;
+    this.node = null; // the node shown, or null
+    this.fields = null; // its live fields: { data, grad, of }
+    this.gradcheck = null;
+    this.el = h("div", { className: "mgw-inspector", "data-role": "inspector", hidden: true });
+  }
+
+  head(title) {
+    const close = h("button", { type: "button", className: "mgw-close", "aria-label": "close the inspector", text: "\u00d7" });
+    close.addEventListener("click", () => this.close());
+    return h("div", { className: "mgw-inspector-head" }, h("strong", { "data-field": "name", text: title }), close);
+  }
+
+  /** Show node i. */
+  inspect(i) {
+    this.dropGradcheck();
+    this.node = i;
+    const { names, output } = this.view;
+    const spec = names.spec;
+    const op = spec.op[i] >= 0 ? spec.ops[spec.op[i]] : null;
+    const opText = spec.inputs[i].length === 0 ? "leaf (no op)"
+      : op ? `${spec.symbol[i]} (${op.name}${op.builtin ? "" : ", user-defined"})` : `${spec.symbol[i] || "?"} (built by hand)`;
+    const inputs = h("span", { className: "mgw-inputs" });
+    if (spec.inputs[i].length === 0) inputs.append("none");
+    spec.inputs[i].forEach((j, n) => {
+      const link = h("button", { type: "button", className: "mgw-link", "data-input": j, text: names.describe(j) });
+      link.addEventListener("click", () => this.inspect(j));
+      if (n) inputs.append(", ");
+      inputs.append(link);
+    });
+    this.fields = {
+      data: h("span", { "data-field": "data" }),
+      grad: h("span", { "data-field": "grad" }),
+      of: h("span", { className: "mgw-note", "data-role": "grad-of" }),
+    };
+    const rows = [
+      ["op", h("span", { "data-field": "op", text: opText })],
+      ["inputs", inputs],
+      ["data", this.fields.data],
+      ["grad", this.fields.grad],
+      ["", this.fields.of],
+    ];
+    if (spec.scope[i]) rows.push(["scope", h("span", { "data-field": "scope", text: spec.scope[i] })]);
+    const list = h("dl", {});
+    for (const [name, value] of rows) list.append(h("dt", { text: name }), h("dd", {}, value));
+    const actions = h("div", { className: "mgw-actions" });
+    if (i !== output) {
+      const diff = h("button", { type: "button", className: "mgw-button", "data-role": "make-output", text: "Differentiate this node" });
+      diff.addEventListener("click", () => {
+        this.view.chooseOutput(i);
+        this.inspect(i);
+      });
+      actions.append(diff);
+    }
+    this.el.replaceChildren(this.head(names.describe(i)), list, actions);
+    this.el.setAttribute("data-node", names.keys[i]);
+    this.el.hidden = false;
+    this.fill();
+  }
+
+  /** Write the shown node's current numbers (the stepper's partial grad while stepping). */
+  fill() {
+    const i = this.node;
+    if (i === null) return;
+    const { names, data, grad, stepper: st, output } = this.view;
+    this.fields.data.textContent = pyRepr(data[i]);
+    if (st && st.steps.reachedAt[i] > st.k) this.fields.grad.textContent = "not reached yet";
+    else this.fields.grad.textContent = pyRepr((st ? st.grad : grad)[i]);
+    this.fields.of.textContent = `d ${names.describe(output)} / d ${names.describe(i)}`
+      + (st ? ` after step ${st.k} of ${st.count} of the backward pass` : "");
+  }
+
+  /** Show what a fold box holds. */
+  inspectFold(fold) {
+    this.dropGradcheck();
+    this.node = null;
+    const what = fold.note || (fold.kind === "scope" ? `the nodes made inside module ${fold.title}` : "the nodes farthest from the output");
+    this.el.replaceChildren(this.head(fold.title),
+      h("p", { text: `${fold.count.toLocaleString("en-US")} nodes folded: ${what}. Raise node_budget to draw more of them.` }));
+    this.el.removeAttribute("data-node");
+    this.el.hidden = false;
+  }
+
+  close() {
+    this.dropGradcheck();
+    this.node = null;
+    this.el.hidden = true;
+    this.el.replaceChildren();
+  }
+
+  /** Check every leaf's grad against finite differences, in the inspector. */
+  openGradcheck() {
+    if (this.view.mode === "readonly") return;
+    this.close();
+    const check = new GradcheckPanel(this.view);
+    check.close.addEventListener("click", () => this.close());
+    this.gradcheck = check;
+    this.el.replaceChildren(check.el);
+    this.el.removeAttribute("data-node");
+    this.el.hidden = false;
+    check.run();
+  }
+
+  dropGradcheck() {
+    if (!this.gradcheck) return;
+    this.gradcheck.destroy();
+    this.gradcheck = null;
+  }
+}

@@ -1,0 +1,91 @@
+// The toolbar (output chooser, Reset, Fit width, stepper and gradient-check buttons, status line) and the
+// legend under the picture. The view hands in the actions; this file only builds and labels the controls.
+
+import { h } from "../dom.js";
+import { swatch } from "../swatch.js";
+
+const MAX_OUTPUT_OPTIONS = 300;
+
+export class Toolbar {
+  /**
+   * `mode` ("browser" | "kernel" | "readonly") and `reason` (why the browser cannot replay) decide which
+   * buttons work; `fitButton` is the picture's; `actions` = { chooseOutput(i), reset(), toggleStepper(), openGradcheck() }.
+   */
+  constructor(names, mode, reason, fitButton, actions) {
+    this.names = names;
+    const button = (role, text, action) => {
+      const b = h("button", { type: "button", className: "mgw-button", "data-role": role, text });
+      b.addEventListener("click", action);
+      return b;
+    };
+    this.outputSelect = h("select", {
+      className: "mgw-output", "data-role": "output", "aria-label": "node to differentiate",
+      "data-lm-suppress-shortcuts": "true",
+    });
+    this.outputSelect.addEventListener("change", () => actions.chooseOutput(Number(this.outputSelect.value)));
+    const reset = button("reset", "Reset", actions.reset);
+    reset.title = "Put every leaf back to its starting value";
+    this.stepButton = button("step-mode", "Step through backprop", actions.toggleStepper);
+    this.stepButton.setAttribute("aria-pressed", "false");
+    const gradcheck = button("gradcheck", "Check gradients", actions.openGradcheck);
+    if (mode === "browser") {
+      this.stepButton.title = "Run the backward pass one node at a time: see each chain-rule product added to the grads";
+      gradcheck.title = "Compare every leaf's grad with a finite-difference estimate";
+    } else {
+      this.stepButton.disabled = true;
+      this.stepButton.title = `The stepper needs every op's local derivative in the browser: ${reason}`;
+      gradcheck.title = "Compare every leaf's grad with a finite-difference estimate (computed by the kernel)";
+    }
+    if (mode === "readonly") {
+      gradcheck.disabled = true;
+      gradcheck.title = `Nothing can replay this graph: ${reason}`;
+    }
+    this.status = h("span", { className: "mgw-status", "data-role": "status" });
+    this.el = h("div", { className: "mgw-toolbar" },
+      h("label", { className: "mgw-field" }, h("span", { text: "Differentiate" }), this.outputSelect),
+      reset, fitButton, this.stepButton, gradcheck, this.status);
+  }
+
+  setStatus(text) {
+    this.status.textContent = text;
+  }
+
+  /** The stepper is on (or off): the button says so. */
+  setStepping(on) {
+    this.stepButton.setAttribute("aria-pressed", String(on));
+  }
+
+  /** Offer the root, `output` and the drawn nodes `shown` (at most MAX_OUTPUT_OPTIONS, nearest the root). */
+  fillOutputOptions(shown, root, output) {
+    const select = this.outputSelect;
+    select.replaceChildren();
+    const ids = new Set([root, output]);
+    const sorted = [...shown].sort((a, b) => b - a);
+    for (const i of sorted) {
+      if (ids.size >= MAX_OUTPUT_OPTIONS) break;
+      ids.add(i);
+    }
+    for (const i of [...ids].sort((a, b) => b - a)) {
+      select.append(h("option", { value: i, text: this.names.describe(i) + (i === root ? " (root)" : "") }));
+    }
+    select.value = String(output);
+  }
+
+  /** Select `output`; false when it is not offered (the options must be filled again). */
+  showOutput(output) {
+    this.outputSelect.value = String(output);
+    return this.outputSelect.value !== "";
+  }
+}
+
+/** The legend under the picture: what a box shows and, when colouring, what the fills mean. */
+export function fillLegend(legend, palette, colored) {
+  const parts = [h("span", { text: "Each box: label, data (its value), grad (d output / d node). " })];
+  if (colored) {
+    parts.push(h("span", { text: "Fill: " }), swatch("mgw-swatch", palette.negative), h("span", { text: " grad < 0  " }),
+      swatch("mgw-swatch", palette.zero), h("span", { text: " 0  " }), swatch("mgw-swatch", palette.positive),
+      h("span", { text: " grad > 0, stronger for larger |grad|. " }));
+  }
+  parts.push(h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves." }));
+  legend.replaceChildren(...parts);
+}
