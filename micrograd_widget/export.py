@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,8 @@ def _assets() -> str:
     missing = [name for name in _ASSETS if not (_STATIC / name).is_file()]
     if missing:
         raise FileNotFoundError(
-            f"micrograd_widget/static/ lacks {', '.join(missing)}; rebuild with `npm --prefix js ci && npm --prefix js run build`"
+            f"micrograd_widget/static/ lacks {', '.join(missing)}; "
+            "rebuild with `npm --prefix js ci && npm --prefix js run build`"
         )
     return "\n".join(_script((_STATIC / name).read_text(encoding="utf-8")) for name in _ASSETS)
 
@@ -75,20 +77,30 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
     ``options`` as GraphWidget takes them, or an existing GraphWidget as it is now); returns the path.
 
     The page opens offline in any modern browser; its sliders replay the graph in the browser. Graphs
-    with user-defined ops show their numbers but need a kernel to change them.
+    with user-defined ops show their numbers but need a kernel to change them. The page is written to a
+    temporary file beside ``path`` and renamed into place, so a failure leaves an existing file untouched.
     """
+    target = Path(path)
     if isinstance(root_or_widget, GraphWidget):
         if options:
             raise TypeError("save_html: options apply only when you pass a Value; this widget already has its own")
-        widget = root_or_widget
-    elif isinstance(root_or_widget, Value):
-        widget = GraphWidget(root_or_widget, **options)
-    else:
+        root_or_widget.tape  # noqa: B018 -- a closed widget has no graph left to save: its RuntimeError says so
+        if target.is_dir():
+            raise IsADirectoryError(f"save_html: {str(target)!r} is a folder; give a file name such as 'graph.html'")
+        return _write(root_or_widget, target, title)
+    if not isinstance(root_or_widget, Value):
         raise TypeError(f"save_html() takes a Value or a GraphWidget, got {type(root_or_widget).__name__}")
-    target = Path(path)
     if target.is_dir():
         raise IsADirectoryError(f"save_html: {str(target)!r} is a folder; give a file name such as 'graph.html'")
+    widget = GraphWidget(root_or_widget, **options)
+    try:
+        return _write(widget, target, title)
+    finally:
+        widget.close()  # made only for this page: it must not keep the graph alive
 
+
+def _write(widget: GraphWidget, target: Path, title: str) -> Path:
+    """The page for ``widget``, written atomically to ``target``."""
     data = embed_data(views=[widget], drop_defaults=False, state=dependency_state(widget, drop_defaults=False))
     state = escape_script(json.dumps(data["manager_state"], allow_nan=False, ensure_ascii=False))
     views = "\n".join(
@@ -99,5 +111,19 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
             f"{len(widget.tape):,} nodes, {len(widget.tape.leaves):,} leaves.")
     page = _PAGE.format(title=escape(title, "html"), scripts=_assets(), state=state, views=views,
                         note=escape(note, "html"))
-    target.write_text(page, encoding="utf-8")
+    _replace(target, page)
     return target
+
+
+def _replace(target: Path, text: str) -> None:
+    """Write ``text`` to a temporary file in ``target``'s folder, then rename it over ``target``."""
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

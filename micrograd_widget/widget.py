@@ -11,18 +11,27 @@ micrograd_widget.gradcheck), so a user-defined op with a wrong local derivative 
 Displaying a widget never changes the Values; the first change of a leaf or of the output does.
 
 Traits (all synced): ``spec`` (Tape.to_json()), ``dot`` and ``view`` (dot.graph_view: the DOT and which
-nodes are drawn, which fold box holds each other node, and the colour palette), ``leaf_values`` (in ``spec["leaves"]`` order),
+nodes are drawn, which fold box holds each other node, and the colour palette), ``leaf_values`` (in
+``spec["leaves"]`` order),
 ``output`` (the node differentiated), ``data``/``grad`` (the kernel's numbers, only for graphs the
 browser cannot replay: empty otherwise, so a settled slider does not ship every node twice), ``precision``,
 ``rankdir``, ``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
+
+Faults stay contained: a front end may write only ``leaf_values``, ``output`` and the view options (updates
+of any other trait are refused, logged and the kernel's value pushed back); a change from the view takes
+only the leaves the view changed and re-reads the others from the Values (the write rule), so Python
+assignments and other widgets on the same graph are never undone; any failure, from the view's message or
+from user code, is reported in ``error`` (requests.error_text) and leaves Values, traits and tape as they
+were. ``close()`` lets go of the tape and with it the user's graph.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-import numbers
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import anywidget
 import traitlets
@@ -30,20 +39,31 @@ import traitlets
 from . import dot as _dot
 from .display import value_mimebundle
 from .engine import Value
-from .gradcheck import gradcheck
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
+from .requests import answer, error_text, real_number, short
 from .tape import Tape, TapeReplayError, decode_number, encode_number
 
 __all__ = ["GraphWidget", "explore"]
 
 _STATIC = Path(__file__).parent / "static"
 
+# What a front end may write; every other trait is the kernel's.
+_FROM_VIEW = frozenset({"leaf_values", "output", *DRAWING_OPTIONS})
+_CLOSED = "this widget is closed; make a new one with explore(root)"
+_KEEP = object()  # "the view did not send this trait"
+_log = logging.getLogger(__name__)
 
-def _number(value: object, what: str) -> float:
-    """``value`` as a float, or a TypeError naming ``what`` and what was given."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} needs a real number (int or float), got {type(value).__name__}: {value!r}")
-    return float(value)
+
+def _same(x: object, y: object) -> bool:
+    """Equal as a view shows them: same type and value, -0.0 is not 0.0, NaN is NaN."""
+    if isinstance(x, float) and isinstance(y, float):
+        return (x == y and math.copysign(1.0, x) == math.copysign(1.0, y)) or (x != x and y != y)
+    return type(x) is type(y) and x == y
+
+
+def _same_list(xs: Sequence[object], ys: Sequence[object]) -> bool:
+    """``_same`` for every pair of two equally long sequences."""
+    return len(xs) == len(ys) and all(map(_same, xs, ys))
 
 
 class GraphWidget(anywidget.AnyWidget):
@@ -53,13 +73,15 @@ class GraphWidget(anywidget.AnyWidget):
     ``set_leaf(leaf, value)`` and ``refresh()`` push Python-side changes to the view.
     """
 
-    _esm = _STATIC / "widget.js"
-    _css = _STATIC / "widget.css"
+    # Read once as strings: a Path would tie every instance to anywidget's class-level file watcher,
+    # which never lets go of it (nor of the graph it holds).
+    _esm = (_STATIC / "widget.js").read_text(encoding="utf-8")
+    _css = (_STATIC / "widget.css").read_text(encoding="utf-8")
 
     spec = traitlets.Dict().tag(sync=True)
     dot = traitlets.Unicode().tag(sync=True)
     view = traitlets.Dict().tag(sync=True)
-    leaf_values = traitlets.List().tag(sync=True)
+    leaf_values: traitlets.List[Any] = traitlets.List().tag(sync=True)
     output = traitlets.Int(0).tag(sync=True)
     data = traitlets.List().tag(sync=True)
     grad = traitlets.List().tag(sync=True)
@@ -74,12 +96,14 @@ class GraphWidget(anywidget.AnyWidget):
             raise TypeError(f"GraphWidget() takes a Value (the root of a graph), got {type(root).__name__}")
         unknown = set(options) - set(DRAWING_OPTIONS)
         if unknown:
-            raise TypeError(f"GraphWidget() got unknown option(s) {sorted(unknown)}; the options are {list(DRAWING_OPTIONS)}")
+            raise TypeError(f"GraphWidget() got unknown option(s) {sorted(unknown)}; "
+                            f"the options are {list(DRAWING_OPTIONS)}")
         settings = current_drawing_options()
         settings.update(options)
         settings = {name: check_option(name, settings[name]) for name in DRAWING_OPTIONS}
         tape = Tape.from_value(root)
-        self._tape = tape
+        self._tape: Tape | None = tape
+        self._from_view = False
         out = tape.root if output is None else self._node_id(output, "output")
         replayable = not tape.opaque
         if replayable:
@@ -108,71 +132,180 @@ class GraphWidget(anywidget.AnyWidget):
 
     @property
     def tape(self) -> Tape:
-        """The frozen graph this widget replays."""
+        """The frozen graph this widget replays (RuntimeError once the widget is closed)."""
+        if self._tape is None:
+            raise RuntimeError(_CLOSED)
         return self._tape
 
     def set_leaf(self, leaf: Value | str | int, value: float) -> None:
         """Give one leaf (its Value, its label, or its node id) a new value; every node's data and grad
-        follow, in the Values and in the view. Raises, changing nothing, if the graph cannot take it."""
+        follow, in the Values and in the view. The other leaves keep what the Values hold now (NaN and
+        inf included). Raises, changing nothing, if the graph cannot take it."""
         position = self._leaf_position(leaf)
-        values = list(self._applied[0])
-        values[position] = _number(value, "set_leaf(value)")
+        values = self._leaves_now()
+        values[position] = real_number(value, "set_leaf(value)")
         self._apply(values, self._applied[1])
 
     def refresh(self) -> None:
         """Re-read the leaves' ``.data`` from the Value objects (after you changed them in Python) and
         replay the graph, updating the view."""
-        values = [_number(self._tape.values[i].data, f"leaf {i} .data") for i in self._tape.leaves]
-        self._apply(values, self._applied[1])
+        self._apply(self._leaves_now(), self._applied[1])
+
+    def close(self) -> None:
+        """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""
+        super().close()
+        if getattr(self, "_tape", None) is None:
+            return
+        self._tape = None
+        self._applied = ([], 0)
+        self._busy = True
+        try:
+            for name in ("spec", "dot", "view", "data", "grad", "leaf_values"):
+                self.set_trait(name, self.trait_defaults(name))
+        finally:
+            self._busy = False
 
     # ------------------------------------------------------------------ kernel-side replay
 
+    def _leaves_now(self) -> list[float]:
+        """Every leaf's value as the Values hold it now (Python code or another widget may have set it)."""
+        tape = self.tape
+        return [real_number(tape.values[i].data, f"leaf {i} .data") for i in tape.leaves]
+
     def _apply(self, values: list[float], output: int) -> None:
         """Replay the tape for ``values`` and ``output``, write data and grad into the Values and publish
-        them; raises TapeReplayError (changing nothing) when an op fails or the graph is not replayable."""
-        tape = self._tape
-        for x in values:
-            if not math.isfinite(x):
-                raise TapeReplayError(f"leaf values must be finite numbers, got {x!r}")
-        tape.forward(values)
-        tape.backward(output)
+        them; raises (tape, Values and traits unchanged) when an op fails or the graph is not replayable."""
+        tape = self.tape
+        saved = (tape.data[:], tape.grad[:])
+        try:
+            tape.forward(values)
+            tape.backward(output)
+        except BaseException:
+            tape.data, tape.grad = saved
+            raise
         tape.write_back()
+        self._publish(values, output, "")
+
+    def _publish(self, values: Sequence[float], output: int, error: str, numbers: bool = True) -> None:
+        """Show ``values``/``output`` (and the tape's numbers) in the view with ``error``; they are now what
+        the view has. A value equal to the old one but not the same (-0.0 after 0.0) is sent too."""
         self._applied = (list(values), output)
+        encoded = [encode_number(x) for x in values]
+        before = (self.leaf_values, self.output)
         self._busy = True
         try:
             with self.hold_sync():
-                self.leaf_values = [encode_number(x) for x in values]
+                self.leaf_values = encoded
                 self.output = output
-                self.data = self._numbers(tape.data)
-                self.grad = self._numbers(tape.grad)
-                self.error = ""
+                if numbers:
+                    self.data = self._numbers(self.tape.data)
+                    self.grad = self._numbers(self.tape.grad)
+                self.error = error
         finally:
             self._busy = False
+        resend = (["leaf_values"] if before[0] == encoded and not _same_list(before[0], encoded) else []) + (
+            ["output"] if before[1] == output and not _same(before[1], output) else [])
+        if resend:
+            self.send_state(resend)
 
     def _refuse(self, message: str) -> None:
-        """Undo a change the browser made that the kernel cannot apply, and say why in the view."""
+        """Put back what the view last had (a change the kernel cannot apply), and say why in the view."""
         values, output = self._applied
-        self._busy = True
-        try:
-            with self.hold_sync():
-                self.leaf_values = [encode_number(x) for x in values]
-                self.output = output
-                self.error = message
-        finally:
-            self._busy = False
+        self._publish(values, output, message, numbers=False)
+
+    def _settle(self, leaves: object, output: object) -> None:
+        """The write rule for a change from the view (``_KEEP``: not sent): re-read every leaf from the
+        Values, take only the leaves the view changed (from what it last had), replay, write data and grad
+        of every node and push the merged leaf values back. Raises, changing nothing, on a bad change."""
+        tape = self.tape
+        shown, shown_output = self._applied
+        out = shown_output if output is _KEEP else self._node_id(output, "output")
+        merged = self._leaves_now()
+        if leaves is not _KEEP:
+            for j, (x, was) in enumerate(zip(self._decode_leaves(leaves), shown)):
+                if not _same(x, was):
+                    if not math.isfinite(x):
+                        raise TapeReplayError(f"leaf {tape.leaves[j]} can only be set to a finite number, got {x}")
+                    merged[j] = x
+        if out != shown_output or not _same_list(merged, shown):
+            self._apply(merged, out)
 
     @traitlets.observe("leaf_values", "output")
     def _on_state_change(self, change: dict[str, Any]) -> None:
-        """A change from the browser (or an assignment in Python): replay and write back, or refuse it."""
-        if self._busy:
+        """An assignment in Python to ``leaf_values`` or ``output``: settled as a view's change would be."""
+        if self._busy or self._from_view or self._tape is None:
             return
         try:
-            values = self._decode_leaves(self.leaf_values)
-            output = self._node_id(self.output, "output")
-            if (values, output) != self._applied:
-                self._apply(values, output)
-        except (TapeReplayError, TypeError, ValueError, ArithmeticError, KeyError) as err:
-            self._refuse(str(err.args[0]) if err.args else str(err))
+            self._settle(self.leaf_values, self.output)
+        except Exception as err:  # user ops may raise anything: the view must hear why
+            self._refuse(error_text(err))
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """An update from a front end, taken whole or not at all. It may change only its own traits (leaf
+        values, output, view options); any other is refused, logged and pushed back. Leaf values and output
+        follow the write rule (``_settle``); a refusal says why in ``error``. Nothing here raises."""
+        if self._tape is None:
+            _log.warning("GraphWidget: an update from the view of a closed widget was ignored")
+            return
+        problems: list[str] = []
+        foreign = sorted(str(name) for name in sync_data if name not in _FROM_VIEW)
+        if foreign:
+            problems.append(f"the view may not change {short(foreign)}: they are the kernel's")
+            _log.warning("GraphWidget: refused an update from the view: %s", problems[-1])
+        own: dict[str, Any] = {}
+        for name, value in sync_data.items():
+            if name in _FROM_VIEW:
+                try:
+                    own[name] = self._check_from_view(name, value)
+                except (TypeError, ValueError) as err:
+                    problems.append(error_text(err))
+        sent = {name: sync_data[name] for name in ("leaf_values", "output") if name in sync_data}
+        with self._lock_property(**sent):  # what the view sent is not sent back to it
+            self._from_view = True
+            try:
+                for name in sent.keys() & own.keys():
+                    setattr(self, name, own[name])  # as the view has it now (observers skip it)
+                if not problems and sent:
+                    self._settle(own.get("leaf_values", _KEEP), own.get("output", _KEEP))
+                options = {name: own[name] for name in DRAWING_OPTIONS if name in own}
+                if not problems and options:
+                    super().set_state(options)
+            except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
+                problems.append(error_text(err))
+            finally:
+                self._from_view = False
+            if problems:
+                self._refuse("; ".join(problems))
+            elif self.error:
+                self.error = ""
+        # Sent values the trait never took, or equal to ours but not the same (-0.0 for 0.0), go back too.
+        stale = [name for name, value in sent.items() if name not in own or (value == getattr(self, name)
+                 and not (_same_list(value, self.leaf_values) if name == "leaf_values" else _same(value, self.output)))]
+        pushed = (stale + [name for name in DRAWING_OPTIONS if name in sync_data]) if problems else stale
+        kernel_owned = [name for name in foreign if name in self.keys]
+        if pushed or kernel_owned:
+            self.send_state(pushed + kernel_owned)
+
+    def _check_from_view(self, name: str, value: Any) -> Any:
+        """A value a front end sent for trait ``name``, checked (options normalised), or a TypeError/ValueError.
+
+        A front end may not ask for every node to be drawn (``node_budget=None``); only Python may."""
+        if name == "leaf_values":
+            if not isinstance(value, list) or len(value) != len(self.tape.leaves):
+                raise TypeError(f"leaf_values must be a list of {len(self.tape.leaves)} numbers (one per leaf), got "
+                                f"{type(value).__name__} {short(value)}")
+            return value
+        if name == "output":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {short(value)}")
+            return value
+        if name == "node_budget" and value is None:
+            raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
+                             "only be asked for from Python")
+        if not isinstance(value, (bool, int, float, str)) or (isinstance(value, str) and len(value) > 16):
+            raise TypeError(f"{name} from the view must be a number, true/false or a short text, got "
+                            f"{type(value).__name__}: {short(value)}")
+        return check_option(name, value)
 
     @traitlets.validate(*DRAWING_OPTIONS)
     def _check_option(self, proposal: dict[str, Any]) -> Any:
@@ -187,82 +320,41 @@ class GraphWidget(anywidget.AnyWidget):
         """Redraw (a new DOT, laid out again in the browser) when a drawing option changes."""
         if self._busy:
             return
-        picture = _dot.graph_view(self._tape, output=self._applied[1], **{name: getattr(self, name) for name in DRAWING_OPTIONS})
+        options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
+        picture = _dot.graph_view(self.tape, output=self._applied[1], **options)
         with self.hold_sync():
             self.dot = picture.dot
             self.view = self._view_of(picture)
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Answer the browser's requests for what it cannot compute itself: ``replay`` and ``gradcheck``."""
-        if not isinstance(content, dict):
+        """Answer the view's requests for what it cannot compute itself (requests.py: replay, gradcheck)."""
+        if self._tape is None:
             return
-        if content.get("type") == "replay":
-            self.send(self._replay_reply(content))
-        elif content.get("type") == "gradcheck":
-            self.send(self._gradcheck_reply(content))
+        reply = answer(self, content)
+        if reply is not None:
+            self.send(reply)
 
-    def _replay_reply(self, content: dict[str, Any]) -> dict[str, Any]:
-        """Data and grads for the browser's leaf values, for graphs it cannot replay (user-defined ops).
+    def _undo_point(self) -> Callable[[], None]:
+        """A function that puts the Values, the tape and the view's traits back as they are now."""
+        tape = self.tape
+        values = [(v.data, v.grad) for v in tape.values]
+        kept, applied = (tape.data[:], tape.grad[:]), self._applied
+        traits = {name: getattr(self, name) for name in ("leaf_values", "output", "data", "grad", "error")}
 
-        Request ``{"type": "replay", "seq", "leaf_values", "output"}``; answer ``{"type": "replay",
-        "seq", "data", "grad"}`` or ``{"type": "replay", "seq", "error"}``. The Values are not touched:
-        that happens when the browser settles the leaf values."""
-        reply: dict[str, Any] = {"type": "replay", "seq": content.get("seq")}
-        tape = self._tape
-        saved = (tape.data, tape.grad)
-        try:
-            values = self._decode_leaves(content.get("leaf_values"))
-            output = self._node_id(content.get("output", tape.root), "output")
-            tape.forward(values)
-            tape.backward(output)
-            reply["data"] = [encode_number(x) for x in tape.data]
-            reply["grad"] = [encode_number(x) for x in tape.grad]
-        except (TapeReplayError, TypeError, ValueError, ArithmeticError, KeyError) as err:
-            reply["error"] = str(err.args[0]) if err.args else str(err)
-        finally:
-            tape.data, tape.grad = saved
-        return reply
+        def undo() -> None:
+            for v, (data, grad) in zip(tape.values, values):
+                v.data, v.grad = data, grad
+            tape.data, tape.grad = kept
+            self._applied = applied
+            self._busy = True
+            try:
+                with self.hold_sync():
+                    for name, value in traits.items():
+                        setattr(self, name, value)
+            finally:
+                self._busy = False
 
-    def _gradcheck_reply(self, content: dict[str, Any]) -> dict[str, Any]:
-        """micrograd_widget.gradcheck for the leaf values and output the view shows.
-
-        Request ``{"type": "gradcheck", "seq", "leaf_values", "output", "eps", "rtol", "atol", "leaves"}``
-        (``leaves``: node ids to check, default every leaf); answer ``{"type": "gradcheck", "seq", "rows":
-        [{"node", "label", "data", "analytic", "numeric", "abs_error", "rel_error", "ok", "note"}], "passed",
-        "eps", "rtol", "atol", "output"}`` or ``{..., "error"}``. The leaf values are applied first (as a
-        settled slider would be), so the Values hold what was checked."""
-        reply: dict[str, Any] = {"type": "gradcheck", "seq": content.get("seq")}
-        tape = self._tape
-        try:
-            values = self._decode_leaves(content.get("leaf_values"))
-            output = self._node_id(content.get("output", tape.root), "output")
-            tolerances = {name: content.get(name, default) for name, default in
-                          (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
-            for name, x in tolerances.items():
-                tolerances[name] = _number(x, f"gradcheck {name}")
-            leaves = content.get("leaves")
-            if leaves is None:
-                chosen = list(tape.leaves)
-            elif isinstance(leaves, list):
-                chosen = [self._node_id(i, "gradcheck leaf") for i in leaves]
-            else:
-                raise TypeError(f"gradcheck leaves must be a list of node ids, got {type(leaves).__name__}")
-            if (values, output) != self._applied:
-                self._apply(values, output)
-            result = gradcheck(tape.values[tape.root], leaves=[tape.values[i] for i in chosen],
-                               output=tape.values[output], **tolerances)
-        except (TapeReplayError, TypeError, ValueError, ArithmeticError, KeyError) as err:
-            reply["error"] = str(err.args[0]) if err.args else str(err)
-            return reply
-        reply.update(
-            rows=[{"node": r.node, "label": r.label, "data": encode_number(r.data),
-                   "analytic": encode_number(r.analytic), "numeric": encode_number(r.numeric),
-                   "abs_error": encode_number(r.abs_error), "rel_error": encode_number(r.rel_error),
-                   "ok": r.ok, "note": r.note} for r in result.rows],
-            passed=result.passed, output=result.output,
-            eps=result.eps, rtol=result.rtol, atol=result.atol,
-        )
-        return reply
+        return undo
 
     # ------------------------------------------------------------------ helpers
 
@@ -271,31 +363,34 @@ class GraphWidget(anywidget.AnyWidget):
         return [encode_number(x) for x in values] if self._kernel_computes else []
 
     def _decode_leaves(self, values: object) -> list[float]:
-        """The browser's leaf values as floats, or a TapeReplayError saying what was wrong."""
-        n = len(self._tape.leaves)
+        """The view's leaf values as floats, or a TapeReplayError saying what was wrong."""
+        tape = self.tape
+        n = len(tape.leaves)
         if not isinstance(values, (list, tuple)) or len(values) != n:
-            raise TapeReplayError(f"expected a list of {n} leaf values (one per leaf), got {values!r:.80}")
+            raise TapeReplayError(f"expected a list of {n} leaf values (one per leaf), got {short(values)}")
         out = []
-        for i, x in zip(self._tape.leaves, values):
+        for i, x in zip(tape.leaves, values):
             try:
-                out.append(decode_number(x) if isinstance(x, str) else _number(x, f"leaf {i}"))
+                out.append(decode_number(x) if isinstance(x, str) else real_number(x, f"leaf {i}"))
             except KeyError:
-                raise TapeReplayError(f"leaf {i} needs a number, got {x!r}") from None
+                raise TapeReplayError(f"leaf {i} needs a number, got {short(x)}") from None
         return out
 
-    def _node_id(self, node: Value | int, what: str) -> int:
+    def _node_id(self, node: object, what: str) -> int:
         """A node given as a Value or a node id, checked against the tape."""
+        tape = self.tape
         if isinstance(node, Value):
-            return self._tape.index(node)
+            return tape.index(node)
         if isinstance(node, bool) or not isinstance(node, int):
-            raise TypeError(f"{what} must be a Value of this graph or a node id (int), got {type(node).__name__}: {node!r}")
-        if not 0 <= node < len(self._tape):
-            raise TapeReplayError(f"{what} must be a node id from 0 to {len(self._tape) - 1}, got {node}")
+            raise TypeError(f"{what} must be a Value of this graph or a node id (int), got {type(node).__name__}: "
+                            f"{short(node)}")
+        if not 0 <= node < len(tape):
+            raise TapeReplayError(f"{what} must be a node id from 0 to {len(tape) - 1}, got {short(node)}")
         return node
 
     def _leaf_position(self, leaf: Value | str | int) -> int:
         """Where ``leaf`` (a Value, a label naming exactly one leaf, or a node id) sits in ``tape.leaves``."""
-        tape = self._tape
+        tape = self.tape
         if isinstance(leaf, str):
             matches = [j for j, i in enumerate(tape.leaves) if tape.labels[i] == leaf]
             if len(matches) == 1:
@@ -308,7 +403,8 @@ class GraphWidget(anywidget.AnyWidget):
         try:
             return tape.leaves.index(node)
         except ValueError:
-            raise KeyError(f"node {node} is not a leaf (it is made by {tape.symbols[node]!r}); only leaves have sliders") from None
+            raise KeyError(f"node {node} is not a leaf (it is made by {tape.symbols[node]!r}); "
+                           "only leaves have sliders") from None
 
     @staticmethod
     def _view_of(picture: _dot.GraphView) -> dict[str, Any]:
@@ -336,7 +432,7 @@ class GraphWidget(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        root = self._tape.values[self._tape.root]
+        root = self.tape.values[self.tape.root]
         static = value_mimebundle(root, **{name: getattr(self, name) for name in DRAWING_OPTIONS})
         return {**{k: v for k, v in static.items() if k != "text/plain"}, **data}, metadata
 

@@ -1,0 +1,162 @@
+"""The kernel's answers to a widget view's custom requests, with the bounds a front end may ask for.
+
+A graph with a user-defined op cannot be replayed in the browser, so the view asks the kernel:
+``{"type": "replay"}`` (data and grads for the leaf values it shows, the Values untouched) and
+``{"type": "gradcheck"}`` (micrograd_widget.gradcheck for those values, applied first as a settled slider
+would be). Every request gets a reply, an ``error`` one when it cannot be answered; a refused request
+leaves the Values, the tape and the widget's traits as they were. The work a front end can ask for is
+bounded: a gradcheck request checks at most ``MAX_GRADCHECK_LEAVES`` distinct leaves (the view pages
+through more), and a replay request carries exactly one value per leaf.
+"""
+
+from __future__ import annotations
+
+import numbers
+import reprlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .gradcheck import gradcheck
+from .tape import TapeReplayError, encode_number
+
+if TYPE_CHECKING:
+    from .widget import GraphWidget
+
+__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_ERROR_CHARS", "error_text", "short", "real_number", "answer"]
+
+MAX_GRADCHECK_LEAVES = 256
+MAX_ERROR_CHARS = 300
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
+
+
+def short(value: object) -> str:
+    """A repr of ``value`` cut to a few dozen characters, for error messages (never a huge value in full)."""
+    return _SHORT.repr(value)
+
+
+def real_number(value: object, what: str) -> float:
+    """``value`` as a float, or a TypeError naming ``what`` and (briefly) what was given."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} needs a real number (int or float), got {type(value).__name__}: {short(value)}")
+    return float(value)
+
+
+def error_text(err: BaseException) -> str:
+    """How the view shows a failure: ``TypeName: message``, at most MAX_ERROR_CHARS characters.
+
+    A KeyError's message is its text (``str()`` would quote it); any other error reads as ``str(err)``, so
+    ``OverflowError(34, 'Numerical result out of range')`` keeps both its number and its words."""
+    if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
+        message = err.args[0]
+    else:
+        message = str(err)
+    text = f"{type(err).__name__}: {message}" if message else type(err).__name__
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "\u2026"
+
+
+def _seq(content: dict[str, Any]) -> int | str | None:
+    """The request's ``seq`` to echo in the reply: an int or a short string, else None."""
+    seq = content.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, (int, str)) or (isinstance(seq, str) and len(seq) > 64):
+        return None
+    return seq
+
+
+def answer(widget: GraphWidget, content: object) -> dict[str, Any] | None:
+    """The reply to one custom message from the view, or None when it is no request (nothing to answer).
+
+    Any failure, from the request or from user code (a define_op that raises), becomes an ``error`` reply."""
+    kind = content.get("type") if isinstance(content, dict) else None
+    handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+    if handler is None or not isinstance(content, dict):
+        return None
+    try:
+        return handler(widget, content)
+    except Exception as err:  # user code may raise anything: the view must get a reply
+        return {"type": kind, "seq": _seq(content), "error": error_text(err)}
+
+
+def _replay(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
+    """Data and grads for the view's leaf values, for graphs the browser cannot replay (user-defined ops).
+
+    Request ``{"type": "replay", "seq", "leaf_values", "output"}``; answer ``{"type": "replay", "seq",
+    "data", "grad"}``. The Values and the tape are not touched: that happens when the view settles."""
+    tape = widget.tape
+    values = widget._decode_leaves(content.get("leaf_values"))
+    output = widget._node_id(content.get("output", tape.root), "output")
+    saved = (tape.data[:], tape.grad[:])
+    try:
+        tape.forward(values)
+        tape.backward(output)
+        data = [encode_number(x) for x in tape.data]
+        grad = [encode_number(x) for x in tape.grad]
+    finally:
+        tape.data, tape.grad = saved
+    return {"type": "replay", "seq": _seq(content), "data": data, "grad": grad}
+
+
+def _chosen_leaves(widget: GraphWidget, leaves: object) -> list[int]:
+    """The node ids a gradcheck request asks for: at most MAX_GRADCHECK_LEAVES distinct leaves."""
+    tape = widget.tape
+    if leaves is None:
+        if len(tape.leaves) > MAX_GRADCHECK_LEAVES:
+            raise TapeReplayError(
+                f"a gradcheck request checks at most {MAX_GRADCHECK_LEAVES} leaves and this graph has "
+                f"{len(tape.leaves):,}: send them in pages with 'leaves': [node ids]")
+        return list(tape.leaves)
+    if not isinstance(leaves, list):
+        raise TypeError(f"gradcheck leaves must be a list of node ids, got {type(leaves).__name__}")
+    if len(leaves) > MAX_GRADCHECK_LEAVES:
+        raise TapeReplayError(f"a gradcheck request checks at most {MAX_GRADCHECK_LEAVES} leaves, got {len(leaves):,}: "
+                              "send them in pages")
+    chosen = [widget._node_id(i, "gradcheck leaf") for i in leaves]
+    seen: set[int] = set()
+    for i in chosen:
+        if i in seen:
+            raise TapeReplayError(f"gradcheck leaves must be distinct; node {i} is asked for more than once")
+        seen.add(i)
+    leaf_set = set(tape.leaves)
+    for i in chosen:
+        if i not in leaf_set:
+            raise TapeReplayError(f"gradcheck leaf {i} is not a leaf (it is made by {tape.symbols[i]!r})")
+    return chosen
+
+
+def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
+    """micrograd_widget.gradcheck for the leaf values and output the view shows.
+
+    Request ``{"type": "gradcheck", "seq", "leaf_values", "output", "eps", "rtol", "atol", "leaves"}``
+    (``leaves``: node ids to check, default every leaf when there are at most MAX_GRADCHECK_LEAVES);
+    answer ``{"type": "gradcheck", "seq", "rows": [{"node", "label", "data", "analytic", "numeric",
+    "abs_error", "rel_error", "ok", "note"}], "passed", "eps", "rtol", "atol", "output"}``. The leaf values
+    are applied first (as a settled slider would be), so the Values hold what was checked; if the check
+    then fails, they are put back."""
+    tape = widget.tape
+    values = widget._decode_leaves(content.get("leaf_values"))
+    output = widget._node_id(content.get("output", tape.root), "output")
+    tolerances = {name: real_number(content.get(name, default), f"gradcheck {name}")
+                  for name, default in (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
+    chosen = _chosen_leaves(widget, content.get("leaves"))
+    undo = widget._undo_point()
+    try:
+        widget._settle(values, output)
+        result = gradcheck(tape.values[tape.root], leaves=[tape.values[i] for i in chosen],
+                           output=tape.values[output], **tolerances)
+    except Exception:
+        undo()
+        raise
+    return {
+        "type": "gradcheck", "seq": _seq(content),
+        "rows": [{"node": r.node, "label": r.label, "data": encode_number(r.data),
+                  "analytic": encode_number(r.analytic), "numeric": encode_number(r.numeric),
+                  "abs_error": encode_number(r.abs_error), "rel_error": encode_number(r.rel_error),
+                  "ok": r.ok, "note": r.note} for r in result.rows],
+        "passed": result.passed, "output": result.output, "eps": result.eps, "rtol": result.rtol, "atol": result.atol,
+    }
+
+
+_HANDLERS: dict[str, Callable[[GraphWidget, dict[str, Any]], dict[str, Any]]] = {
+    "replay": _replay, "gradcheck": _gradcheck,
+}
