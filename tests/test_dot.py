@@ -28,6 +28,8 @@ from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
 from micrograd_widget.tape import Tape
 
+from builders import lecture_L
+
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
 
@@ -92,16 +94,8 @@ def render(view_or_graph: GraphView | graphviz.Digraph) -> ET.Element:
 
 
 def lecture_graph() -> Value:
-    """The lecture's first example: L = (a*b + c) * f, backpropagated."""
-    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
-    e = a * b
-    e.label = "e"
-    d = e + c
-    d.label = "d"
-    L = d * f
-    L.label = "L"
-    L.backward()
-    return L
+    """The lecture's first example: L = (a*b + c) * f, backpropagated (the shared builder's root)."""
+    return lecture_L()["L"]
 
 
 def moons_like_loss(points: int = 100, seed: int = 0) -> Value:

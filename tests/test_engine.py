@@ -13,17 +13,16 @@ from hypothesis import strategies as st
 from micrograd_widget.engine import Value, current_scope, scope, topological_order
 from micrograd_widget.tape import Tape
 
+from builders import lecture_L, micrograd_readme
+
 # ---- the lecture ----
 
 
 def test_lecture_expression_L() -> None:
-    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
-    e = a * b
-    d = e + c
-    L = d * f
-    L.backward()
-    assert L.data == -8.0
-    assert (a.grad, b.grad, c.grad, f.grad, d.grad, e.grad, L.grad) == (6.0, -4.0, -2.0, 4.0, -2.0, -2.0, 1.0)
+    n = lecture_L()
+    assert n["L"].data == -8.0
+    # By hand: dL/da = b*f = 6 (the article's 4.0 is an erratum), dL/db = a*f, dL/dc = dL/de = f, dL/df = d.
+    assert [n[k].grad for k in "abcfdeL"] == [6.0, -4.0, -2.0, 4.0, -2.0, -2.0, 1.0]
 
 
 def _lecture_neuron(two_step_tanh: bool = False):
@@ -99,19 +98,8 @@ def test_assigning_backward_must_be_callable() -> None:
 
 
 def _readme(V):
-    a = V(-4.0)
-    b = V(2.0)
-    c = a + b
-    d = a * b + b**3
-    c += c + 1
-    c += 1 + c + (-a)
-    d += d * 2 + (b + a).relu()
-    d += 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    g += 10.0 / f
-    return a, b, g
+    """micrograd's README expression with inputs made by ``V`` (a Value class or a tensor maker)."""
+    return micrograd_readme(lambda x, _: V(x))
 
 
 def _sanity(V):
@@ -235,7 +223,7 @@ def test_a_million_node_chain_backpropagates_and_freezes() -> None:
     v.backward()
     assert v.data == 0.5 and x.grad == 1.0
     tape = Tape.from_value(v)
-    assert len(tape) == 1_000_001 and tape.leaves == (0,)
+    assert len(tape) == 1_000_001 and tuple(tape.leaves) == (0,)
     tape.forward([0.25])
     assert tape.data[-1] == 0.25 and tape.backward()[0] == 1.0
     v.zero_grad()

@@ -19,19 +19,7 @@ from micrograd_widget.ops import define_op
 from micrograd_widget.tape import Tape, TapeReplayError
 from micrograd_widget.widget import GraphWidget, explore
 
-
-def lecture(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0, backward: bool = True) -> dict[str, Value]:
-    """The lecture's ``L = (a*b + c) * f``; nodes by label."""
-    va, vb, vc, vf = Value(a, label="a"), Value(b, label="b"), Value(c, label="c"), Value(f, label="f")
-    e = va * vb
-    e.label = "e"
-    d = e + vc
-    d.label = "d"
-    L = d * vf
-    L.label = "L"
-    if backward:
-        L.backward()
-    return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
+from builders import lecture_L
 
 
 def log_graph(x: float = 2.0) -> dict[str, Value]:
@@ -82,7 +70,7 @@ def assert_values_match(nodes: dict[str, Value], expected: dict[str, Value]) -> 
 
 
 def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     state = w.get_state()
     tape = Tape.from_value(nodes["L"])
@@ -99,7 +87,7 @@ def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> No
 
 
 def test_the_esm_and_css_are_the_built_files() -> None:
-    w = explore(lecture()["L"])
+    w = explore(lecture_L()["L"])
     static = Path(__file__).resolve().parents[1] / "micrograd_widget" / "static"
     state = w.get_state()
     assert state["_esm"] == (static / "widget.js").read_text(encoding="utf-8")
@@ -108,7 +96,7 @@ def test_the_esm_and_css_are_the_built_files() -> None:
 
 
 def test_displaying_does_not_touch_the_values() -> None:
-    nodes = lecture(backward=False)
+    nodes = lecture_L(backward=False)
     before = {k: (v.data, v.grad) for k, v in nodes.items()}
     w = GraphWidget(nodes["L"])
     assert {k: (v.data, v.grad) for k, v in nodes.items()} == before
@@ -116,7 +104,7 @@ def test_displaying_does_not_touch_the_values() -> None:
 
 
 def test_options_are_checked_and_used_for_the_dot() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"], precision=2, rankdir="tb", color=False)
     assert (w.precision, w.rankdir, w.color) == (2, "TB", False)
     assert w.dot == dot_module.graph_view(w.tape, precision=2, rankdir="TB", color=False).dot
@@ -129,7 +117,7 @@ def test_options_are_checked_and_used_for_the_dot() -> None:
 
 
 def test_changing_an_option_redraws_and_a_bad_value_changes_nothing() -> None:
-    w = GraphWidget(lecture()["L"])
+    w = GraphWidget(lecture_L()["L"])
     sent = Recorder(w)
     w.rankdir = "TB"
     assert w.dot == dot_module.graph_view(w.tape, rankdir="TB").dot
@@ -163,19 +151,19 @@ def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
 
 
 def test_settled_leaf_values_from_the_browser_are_written_into_the_values() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     sent = Recorder(w)
     values = leaf_values(nodes, w)
     values[w.tape.leaves.index(w.tape.index(nodes["a"]))] = 0.5
     from_browser(w, leaf_values=values)
-    assert_values_match(nodes, lecture(a=0.5))
+    assert_values_match(nodes, lecture_L(a=0.5))
     assert w.leaf_values == values and w.error == ""
     assert not any("leaf_values" in s and s["leaf_values"] != values for s in sent.states())
 
 
 def test_choosing_the_output_in_the_browser_differentiates_that_node() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     Recorder(w)
     from_browser(w, output=w.tape.index(nodes["d"]))
@@ -212,7 +200,7 @@ def test_malformed_leaf_values_from_the_browser_are_refused(bad: Any) -> None:
 
 
 def test_an_unknown_output_node_is_refused() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     Recorder(w)
     from_browser(w, output=99)
@@ -223,15 +211,15 @@ def test_an_unknown_output_node_is_refused() -> None:
 
 
 def test_set_leaf_by_value_label_or_node_id() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     sent = Recorder(w)
     w.set_leaf(nodes["a"], 1.0)
-    assert_values_match(nodes, lecture(a=1.0))
+    assert_values_match(nodes, lecture_L(a=1.0))
     w.set_leaf("c", 4)
-    assert_values_match(nodes, lecture(a=1.0, c=4.0))
+    assert_values_match(nodes, lecture_L(a=1.0, c=4.0))
     w.set_leaf(w.tape.index(nodes["f"]), -1.5)
-    assert_values_match(nodes, lecture(a=1.0, c=4.0, f=-1.5))
+    assert_values_match(nodes, lecture_L(a=1.0, c=4.0, f=-1.5))
     assert sent.states()[-1]["leaf_values"] == [1.0, -3.0, 4.0, -1.5]
 
 
@@ -248,7 +236,7 @@ def test_set_leaf_by_value_label_or_node_id() -> None:
     ],
 )
 def test_set_leaf_rejects_bad_input_and_changes_nothing(leaf: Any, value: Any, error: type, match: str) -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     sent = Recorder(w)
     before = {k: (v.data, v.grad) for k, v in nodes.items()}
@@ -271,12 +259,12 @@ def test_set_leaf_with_an_ambiguous_label_asks_for_the_value_and_a_failing_op_ra
 
 
 def test_refresh_reads_the_leaves_edited_in_python() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     sent = Recorder(w)
     nodes["b"].data = 0.25
     w.refresh()
-    assert_values_match(nodes, lecture(b=0.25))
+    assert_values_match(nodes, lecture_L(b=0.25))
     assert sent.states()[-1]["leaf_values"][1] == 0.25
 
 
@@ -409,7 +397,7 @@ def test_a_graph_with_hand_built_nodes_shows_but_cannot_be_changed() -> None:
 
 
 def test_mimebundle_has_the_widget_view_and_the_static_picture() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"], precision=2)
     data, _metadata = w._repr_mimebundle_()
     assert data["application/vnd.jupyter.widget-view+json"]["model_id"] == w.model_id
@@ -420,6 +408,6 @@ def test_mimebundle_has_the_widget_view_and_the_static_picture() -> None:
 
 
 def test_every_value_node_of_the_graph_is_in_the_tape_order() -> None:
-    nodes = lecture()
+    nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     assert list(w.tape.values) == topological_order(nodes["L"])

@@ -23,6 +23,9 @@ from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape, encode_number
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))  # tests/builders.py, when this file runs as a script
+import builders  # noqa: E402  (importable once tests/ is on the path)
 
 # A graph: its root, and cases as ({leaf label: value}, node to differentiate or None for the root).
 # Leaves a case does not name keep their value (numbers written in the expression, unlabelled).
@@ -72,14 +75,8 @@ def a_plus_a() -> Graph:
 
 def lecture_L() -> Graph:
     """The lecture's L = (a*b + c) * f."""
-    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
-    e = a * b
-    e.label = "e"
-    d = e + c
-    d.label = "d"
-    root = d * f
-    root.label = "L"
-    return root, [({}, None), ({"a": 1.0, "f": 0.5}, None), ({}, d)]
+    nodes = builders.lecture_L(backward=False)
+    return nodes["L"], [({}, None), ({"a": 1.0, "f": 0.5}, None), ({}, nodes["d"])]
 
 
 def lecture_neuron() -> Graph:
@@ -97,17 +94,8 @@ def lecture_neuron() -> Graph:
 
 def micrograd_readme() -> Graph:
     """micrograd's README expression."""
-    a, b = Value(-4.0, label="a"), Value(2.0, label="b")
-    c = a + b
-    d = a * b + b**3
-    c += c + 1
-    c += 1 + c + (-a)
-    d += d * 2 + (b + a).relu()
-    d += 3 * d + (b - a).relu()
-    e = c - d
-    f = e**2
-    g = f / 2.0
-    g += 10.0 / f
+    g = builders.micrograd_readme()[2]
+    f = g._prev[0]._prev[0]  # g = f/2 + 10/f: f is the first input of f/2
     return g, [({}, None), ({"a": -3.0, "b": 1.5}, None), ({"a": 1.0, "b": 4.0}, f)]
 
 

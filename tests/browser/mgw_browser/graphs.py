@@ -7,26 +7,13 @@ import random
 import sys
 from pathlib import Path
 
+from builders import lecture_L  # noqa: F401  (the browser tests import the shared builder from here)
 from micrograd_widget.demo import lecture_neuron  # noqa: F401  (the tests import it from here)
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
 
 REPO = Path(__file__).resolve().parents[3]
 HOSTILE_LABELS = ("<img src=x onerror=alert(1)>", "<script>alert(2)</script>")
-
-
-def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0) -> dict[str, Value]:
-    """The lecture's first graph ``L = (a*b + c) * f``, backpropagated; nodes by label."""
-    va, vb, vc = Value(a, label="a"), Value(b, label="b"), Value(c, label="c")
-    e = va * vb
-    e.label = "e"
-    d = e + vc
-    d.label = "d"
-    vf = Value(f, label="f")
-    L = d * vf
-    L.label = "L"
-    L.backward()
-    return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
 
 
 def log_graph(x: float = 2.0) -> dict[str, Value]:

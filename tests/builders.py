@@ -1,0 +1,55 @@
+"""The expressions many tests share, built once here: the lecture's ``L = (a*b + c) * f`` and micrograd's README
+expression. Import them as ``from builders import lecture_L, micrograd_readme`` (tests/ is on sys.path under
+pytest; scripts such as tests/vectors/generate.py put it there)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from micrograd_widget.engine import Value
+
+
+def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0,
+              backward: bool = True) -> dict[str, Value]:
+    """The lecture's first graph ``L = (a*b + c) * f`` with every node labelled (a, b, c, e, d, f, L); nodes by label.
+
+    At the defaults L = -8 and dL/da = 6, dL/db = -4, dL/dc = -2, dL/df = 4 (the article's dL/da = 4.0 is an
+    erratum: dL/da = b * f = 6). ``backward`` runs ``L.backward()``.
+    """
+    va, vb, vc = Value(a, label="a"), Value(b, label="b"), Value(c, label="c")
+    e = va * vb
+    e.label = "e"
+    d = e + vc
+    d.label = "d"
+    vf = Value(f, label="f")
+    L = d * vf
+    L.label = "L"
+    if backward:
+        L.backward()
+    return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
+
+
+def _labelled(x: float, name: str) -> Value:
+    return Value(x, label=name)
+
+
+def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any, Any, Any]:
+    """micrograd's README expression, ``(a, b, g)``: g = 24.7041, dg/da = 138.8338, dg/db = 645.5773.
+
+    ``leaf(x, name)`` makes the two inputs (a = -4, b = 2): our labelled Value by default; pass e.g.
+    ``lambda x, _: micrograd.engine.Value(x)`` or a float64 torch tensor to build the same expression elsewhere.
+    """
+    a = leaf(-4.0, "a")
+    b = leaf(2.0, "b")
+    c = a + b
+    d = a * b + b**3
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    f = e**2
+    g = f / 2.0
+    g += 10.0 / f
+    return a, b, g
