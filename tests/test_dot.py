@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import shutil
 import xml.etree.ElementTree as ET
 
@@ -176,7 +177,13 @@ def test_trace_is_deterministic_and_lists_each_edge_once() -> None:
 
 
 def test_ids_are_stable_across_runs() -> None:
-    assert draw_dot(lecture_graph()).source == draw_dot(lecture_graph()).source
+    nodes = lecture_L()
+    source = draw_dot(nodes["L"]).source
+    # Ids are positions in the tape (inputs first, in order), never Python's id(): fixed, whatever the run.
+    ids = dict(re.findall(r'^\s*(n\d+) \[label="\{ (\w+) \|', source, flags=re.M))
+    assert ids == {"n0": "a", "n1": "b", "n2": "e", "n3": "c", "n4": "d", "n5": "f", "n6": "L"}
+    assert not any(str(id(v)) in source or hex(id(v)) in source for v in nodes.values())
+    assert draw_dot(lecture_L()["L"]).source == source, "a second, separately built graph (other id()s)"
     random.seed(3)
     first = graph_view(moons_like_loss(points=3), node_budget=60).dot
     random.seed(3)

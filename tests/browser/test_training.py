@@ -5,7 +5,6 @@ kernel-side parameters and the logged losses."""
 from __future__ import annotations
 
 import base64
-import json
 import math
 import random
 
@@ -294,4 +293,4 @@ def test_a_training_loop_in_jupyterlab_shows_its_final_step_and_loss(jupyterlab,
     shown = poll(lambda: shown_grads(root), lambda g: set(g) == set(printed["grads"]), "every neuron's box")
     for unit, norm in printed["grads"].items():
         assert math.isclose(shown[unit], norm, rel_tol=1e-12, abs_tol=1e-15), (unit, shown[unit], norm)
-    assert json.loads(json.dumps(printed))  # the kernel's numbers were plain JSON
+    assert printed["step"] == 39, "the cell's loop runs k = 0..39"
