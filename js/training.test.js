@@ -1,9 +1,10 @@
-// The training view's pure helpers (the view itself is tested in Chromium by tests/browser/test_training.py).
+// The training view's and its loss curve's pure helpers (the view itself is tested in Chromium by tests/browser/test_training.py).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { curvePath, drawable, logTicks, lossDomain, neuronNorms, niceTicks, shortNumber } from "./training.js";
+import { curvePath, drawable, logTicks, lossDomain, niceTicks, shortNumber } from "./curve.js";
+import { neuronNorms } from "./training.js";
 
 test("nice ticks are round, evenly spaced and inside the range", () => {
   assert.deepEqual(niceTicks(0, 10), [0, 2, 4, 6, 8, 10]);
