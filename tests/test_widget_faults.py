@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import lecture_L as lecture
 from IPython.core.interactiveshell import InteractiveShell
 from test_extension import CELL, make_shell
-from test_widget import Recorder, assert_values_match, custom_from_browser, from_browser, lecture, log_graph
+from test_widget import Recorder, assert_values_match, custom_from_browser, from_browser, log_graph
 
 import micrograd_widget
 from micrograd_widget import export
