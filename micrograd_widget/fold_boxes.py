@@ -1,0 +1,209 @@
+"""The boxes a folded picture may draw nodes as: modules (per scope depth), long sums as Σ boxes, the
+nodes only a sum's terms use, and leaves that feed the same boxes. fold.py's planner chooses among them
+(its docstring says the rules); the heuristics that find structure live here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Literal, NamedTuple
+
+from .ops import OPS_BY_NAME
+from .tape import Tape
+
+__all__ = ["Box", "FoldKind", "SumTree", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels", "uses_of", "sum_trees", "structure",
+           "units_of", "contract", "kinds_of"]
+
+MIN_SUM_TERMS = 8          # beyond the budget, a sum of this many terms or more is drawn as one Σ box
+MIN_LEAF_GROUP = 8         # beyond the budget, this many leaves feeding the same boxes are drawn as one box
+
+FoldKind = Literal["scope", "sum", "terms", "leaves", "distance"]
+
+
+@dataclass
+class Box:
+    """A fold box while planning: its members and how the picture names it."""
+
+    title: str
+    members: list[int]
+    kind: FoldKind
+    note: str = ""
+    terms: int = 0
+    total: int | None = None
+    of_sum: int | None = None      # a terms box: the total of its sum
+    shown_terms: int = 0           # a Σ box: how many of its terms are drawn in full
+
+
+class SumTree(NamedTuple):
+    """A long sum: its top '+' node (the total), its other '+' nodes ascending, its number of terms."""
+
+    top: int
+    members: list[int]
+    terms: int
+
+
+def _prefix(scope: str, depth: int) -> str:
+    return ".".join(scope.split(".")[:depth])
+
+
+def scope_levels(tape: Tape) -> list[tuple[int, list[Box]]]:
+    """Per scope depth, deepest first, the module boxes at that depth: [(depth, boxes)], only depths
+    giving at least two boxes (one box for everything would show nothing). The root is never boxed;
+    a box of one node is drawn as that node."""
+    distinct = {s for s in tape.scopes if s}
+    if not distinct:
+        return []
+    levels = []
+    for depth in range(max(s.count(".") + 1 for s in distinct), 0, -1):
+        prefix = {s: _prefix(s, depth) for s in distinct}
+        groups: dict[str, list[int]] = {}
+        for i, s in enumerate(tape.scopes):
+            if s and i != tape.root:
+                groups.setdefault(prefix[s], []).append(i)
+        boxes = [Box(title, members, "scope", f"{title}: {len(members):,} nodes made inside this module, folded")
+                 for title, members in groups.items() if len(members) >= 2]
+        if len(boxes) >= 2:
+            levels.append((depth, boxes))
+    # Nested groupings with as many boxes are the same boxes: keep the shorter titles ('layers.0').
+    return [lv for k, lv in enumerate(levels) if k + 1 == len(levels) or len(levels[k + 1][1]) != len(lv[1])]
+
+
+def uses_of(tape: Tape) -> list[int]:
+    """How many times each node is an input (``x + x`` uses ``x`` twice)."""
+    uses = [0] * len(tape)
+    for ins in tape.inputs:
+        for c in ins:
+            uses[c] += 1
+    return uses
+
+
+def sum_trees(tape: Tape, uses: list[int]) -> list[SumTree]:
+    """The long sums: maximal trees of '+' nodes in one scope where every node but the top feeds only
+    the next '+' (what ``sum()`` and a neuron's ``b + w0*x0 + ...`` build), with at least
+    ``MIN_SUM_TERMS`` terms."""
+    inputs, scopes = tape.inputs, tape.scopes
+    add_op = OPS_BY_NAME["add"]                # the table's row, not a user-defined op that is also named 'add'
+    add = [op is add_op for op in tape.ops]
+    inner = [False] * len(tape)
+    for i, ins in enumerate(inputs):
+        if add[i]:
+            for c in ins:
+                if add[c] and uses[c] == 1 and scopes[c] == scopes[i]:
+                    inner[c] = True
+    trees = []
+    for top in range(len(tape)):
+        if not add[top] or inner[top] or not any(inner[c] for c in inputs[top]):
+            continue
+        members, stack, terms = [], [top], 0
+        while stack:
+            for c in inputs[stack.pop()]:
+                if inner[c]:
+                    members.append(c)
+                    stack.append(c)
+                else:
+                    terms += 1
+        if terms >= MIN_SUM_TERMS:
+            trees.append(SumTree(top, sorted(members), terms))
+    return trees
+
+
+def _term_nodes(tape: Tape, uses: list[int], tree: list[int], taken: list[bool]) -> list[int]:
+    """The nodes only a sum uses: its terms and, recursively, their inputs whose every use is inside
+    the sum or already collected (not ``taken`` by another box). Ascending."""
+    inputs = tape.inputs
+    left: dict[int, int] = {}
+    found: list[int] = []
+    stack = list(tree)
+    inside = set(tree)
+    while stack:
+        for c in inputs[stack.pop()]:
+            if taken[c] or c in inside:
+                continue
+            r = left.get(c, uses[c]) - 1
+            left[c] = r
+            if r == 0:
+                found.append(c)
+                stack.append(c)
+    return sorted(found)
+
+
+def kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
+    """'100 ReLU, 1 leaf' or "337 '*'": the ops of ``nodes``, most common first (at most three kinds)."""
+    counts: dict[str, int] = {}
+    for i in nodes:
+        kind = tape.symbols[i] or ("leaf" if not tape.inputs[i] else "node")
+        counts[kind] = counts.get(kind, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    text = ", ".join(f"{c:,} {k}" if k[:1].isalnum() else f"{c:,} '{k}'" for k, c in ranked[:3])
+    return text + (", \u2026" if len(ranked) > 3 else "")
+
+
+def structure(tape: Tape, uses: list[int], trees: list[SumTree],
+                scope_boxes: list[Box]) -> list[Box]:
+    """Fold boxes that keep a large graph's shape readable, on top of ``scope_boxes``: each long sum
+    outside them as a Σ box (its partial sums; the total stays a drawn node), the nodes only its terms
+    use as one box, and every ``MIN_LEAF_GROUP`` or more leaves feeding the same units as one (in the
+    picture they are interchangeable: a column of boxes with the same arrows)."""
+    n = len(tape)
+    taken = [False] * n
+    taken[tape.root] = True
+    for b in scope_boxes:
+        for i in b.members:
+            taken[i] = True
+    sums = [(top, members, terms) for top, members, terms in trees if not taken[members[0]]]
+    for top, members, _ in sums:
+        taken[top] = True
+        for i in members:
+            taken[i] = True
+    boxes = list(scope_boxes)
+    term_boxes = []
+    for top, members, terms in sums:
+        # A no-break space: Graphviz 2.43's record parser drops a space after a non-ASCII first character.
+        boxes.append(Box(f"\u03a3\u00a0sum of {terms:,} terms", members, "sum",
+                          f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
+                          f"{len(members):,} partial sums are folded here, the total is the next box", terms, top))
+        found = _term_nodes(tape, uses, members + [top], taken)
+        if len(found) >= 2:
+            for i in found:
+                taken[i] = True
+            collected = set(found)
+            direct = [c for i in members + [top] for c in tape.inputs[i] if c in collected]
+            term_boxes.append(Box(f"{len(direct):,} terms: {kinds_of(tape, direct)}", found, "terms",
+                                   f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
+                                   f"they use: {len(found):,} nodes, folded", len(direct), of_sum=top))
+    boxes += term_boxes
+    unit = units_of(n, boxes)
+    consumers: dict[int, list[int]] = {}
+    for i, ins in enumerate(tape.inputs):
+        for c in ins:
+            if not tape.inputs[c] and not taken[c]:
+                consumers.setdefault(c, []).append(unit[i])
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for leaf, units in consumers.items():
+        groups.setdefault(tuple(sorted(set(units))), []).append(leaf)
+    for key, leaves in groups.items():
+        if len(leaves) >= MIN_LEAF_GROUP:
+            boxes.append(Box("leaves", sorted(leaves), "leaves",
+                              f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
+                              f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded"))
+    return boxes
+
+
+def units_of(n: int, boxes: list[Box]) -> list[int]:
+    """The unit each node is drawn as: itself (its id), or box ``j`` (``n + j``)."""
+    unit = list(range(n))
+    for j, box in enumerate(boxes):
+        for i in box.members:
+            unit[i] = n + j
+    return unit
+
+
+def contract(tape: Tape, unit: list[int]) -> dict[tuple[int, int], None]:
+    """The edges between units (input unit, consumer unit), once each, in a deterministic order."""
+    pairs: dict[tuple[int, int], None] = {}
+    for i, ins in enumerate(tape.inputs):
+        u = unit[i]
+        for c in ins:
+            if unit[c] != u:
+                pairs[(unit[c], u)] = None
+    return pairs
