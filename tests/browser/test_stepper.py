@@ -34,12 +34,19 @@ def _name(tape: Tape, i: int) -> str:
     return tape.labels[i] or f"#{i}"
 
 
+def _keys(tape: Tape, nodes) -> set[str]:
+    """The view's data-node keys of ``nodes``: a node's label when no other node has it, else its id."""
+    labels = list(tape.labels)
+    return {labels[i] if labels[i] and labels.count(labels[i]) == 1 else str(i) for i in nodes}
+
+
 def expect_step(stepper: StepperDom, tape: Tape, steps, states, k: int) -> None:
     """The view shows step ``k`` of ``steps``: counter, highlighted node, chain-rule products, and every drawn
     grad = the engine's partial sum after k steps, or the empty marker with data-reached="false"."""
     n = len(steps)
     assert stepper.index() == (k, n)
     shown = stepper.grads()
+    assert set(shown) == _keys(tape, range(len(tape))), f"step {k}: grads shown for {sorted(shown)}, not every node"
     for key, cell in shown.items():
         i = tape.labels.index(key) if key in tape.labels else int(key)
         if i in states[k]:
@@ -172,7 +179,11 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
     stepper.click("end")
     assert stepper.index() == (n, n)
     full = tape.backward()
-    for key, cell in stepper.grads().items():
+    drawn = widget.view["shown"]  # the nodes Python's fold draws in full
+    assert 0 < len(drawn) < len(tape) // 10, f"{len(drawn)} of {len(tape)} nodes drawn: the graph was not folded"
+    shown = stepper.grads()
+    assert set(shown) == _keys(tape, drawn), f"grads shown for {len(shown)} nodes, {len(drawn)} drawn"
+    for key, cell in shown.items():
         i = tape.labels.index(key) if key in tape.labels else int(key)
         assert cell["reached"] == "true" and shown_equals(cell["text"], full[i]), f"{key}: {cell} vs {full[i]}"
     # The last node to fire (the lowest op node) sits inside a fold: the fold box is highlighted.
