@@ -10,7 +10,14 @@ from __future__ import annotations
 import graphviz
 
 from .dot import (
-    DEFAULT_OPTIONS, MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view,
+    DEFAULT_OPTIONS,
+    MAX_LABEL_CHARS,
+    GraphView,
+    clean_text,
+    escape,
+    format_number,
+    grad_color,
+    graph_view,
 )
 from .engine import Value
 from .tape import Tape
@@ -29,11 +36,13 @@ MAX_SVG_BYTES = 2_500_000
 def render_svg(view: GraphView) -> str:
     """The picture as SVG text, laid out by the kernel's ``dot`` (its warnings kept out of the notebook);
     raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed."""
-    return view.graph.pipe(format="svg", encoding="utf-8", quiet=True)
+    svg: str = view.graph.pipe(format="svg", encoding="utf-8", quiet=True)
+    return svg
 
 
 def value_mimebundle(value: Value, *, precision: int = DEFAULT_OPTIONS["precision"],
-                     rankdir: str = DEFAULT_OPTIONS["rankdir"], node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
+                     rankdir: str = DEFAULT_OPTIONS["rankdir"],
+                     node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
                      color: bool = DEFAULT_OPTIONS["color"]) -> dict[str, str]:
     """``{"image/svg+xml": ..., "text/plain": repr}``, or ``text/html`` (a table of the nodes with a
     one-line reason) when ``dot`` is missing, fails, or the picture would be too large for a notebook."""
@@ -81,8 +90,9 @@ def html_table(view: GraphView, note: str = "") -> str:
             f'<td title="{g!r}"{grad_style}>{format_number(g, precision)}</td></tr>'
         )))
     for f in view.folds:
+        title = escape(clean_text(f.title, MAX_LABEL_CHARS * 3), "html")
         rows.append((min(f.members), (
-            f'<tr style="font-style:italic"><td>{f.id}</td><td>{escape(clean_text(f.title, MAX_LABEL_CHARS * 3), "html")}'
+            f'<tr style="font-style:italic"><td>{f.id}</td><td>{title}'
             f'</td><td>folded</td><td colspan="2">{len(f.members):,} nodes</td></tr>'
         )))
     rows.sort(key=lambda r: r[0])

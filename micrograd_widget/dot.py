@@ -14,15 +14,22 @@ from __future__ import annotations
 import html
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal
+from typing import Any, Literal
 
 import graphviz
 
 from .engine import Value, topological_order
 from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold, plan
 from .options import (
-    DEFAULT_OPTIONS, MAX_NODE_BUDGET, MAX_PRECISION, MIN_NODE_BUDGET, MIN_PRECISION, RANKDIRS, check_option,
+    DEFAULT_OPTIONS,
+    MAX_NODE_BUDGET,
+    MAX_PRECISION,
+    MIN_NODE_BUDGET,
+    MIN_PRECISION,
+    RANKDIRS,
+    check_option,
 )
 from .tape import Tape
 
@@ -174,7 +181,8 @@ class GraphView:
     @property
     def dot(self) -> str:
         """The DOT source."""
-        return self.graph.source
+        source: str = self.graph.source
+        return source
 
     @property
     def total(self) -> int:

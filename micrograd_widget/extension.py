@@ -8,8 +8,9 @@ values in force to anything that draws (the live widget included) without import
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from traitlets import Bool, Int, TraitError, TraitType, Unicode, validate
 from traitlets.config import Configurable

@@ -36,11 +36,22 @@ A *unit* is what one node is drawn as: itself (its id) or box ``j`` (``len(tape)
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .fold_boxes import (
-    MIN_LEAF_GROUP, MIN_SUM_TERMS, Box, FoldKind, SumTree, contract, kinds_of, scope_levels, structure, sum_trees,
-    units_of, uses_of,
+    MIN_LEAF_GROUP,
+    MIN_SUM_TERMS,
+    Box,
+    FoldKind,
+    SumTree,
+    contract,
+    kinds_of,
+    scope_levels,
+    structure,
+    sum_trees,
+    units_of,
+    uses_of,
 )
 from .tape import Tape
 
@@ -163,19 +174,20 @@ class _TermsDrawing:
             return unit[i] if r is None else i if r < k else -1      # -1: the box itself
         return len({(unit_of(c), unit_of(i)) for c, i in self.pairs if unit_of(c) != unit_of(i)})
 
-    def most_terms(self, units: int, edges: int, budget: int, limit: int) -> int:
-        """The most terms drawn in full (nearest the output first) that keep the picture, now ``units``
-        units and ``edges`` edges, within ``budget`` units and ``limit`` edges; by bisection."""
-        before = self.edges(0)
+    def most_terms(self, units: int, outside: int, budget: int, limit: int) -> int:
+        """The most terms drawn in full (nearest the output first) that keep the picture (now ``units``
+        units, ``outside`` edges not among ``pairs``) within ``budget`` units and ``limit`` edges; by
+        bisection, as drawing more terms never takes fewer units or edges."""
         lo, hi = 0, len(self.direct) + 1
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            fits = self.units(units, mid) <= budget and edges - before + self.edges(mid) <= limit
+            fits = self.units(units, mid) <= budget and outside + self.edges(mid) <= limit
             lo, hi = (mid, hi) if fits else (lo, mid)
         return lo
 
 
-def _terms_nearest_output(inputs: list[list[int]], total: int, partial: set[int], inside: set[int]) -> list[int]:
+def _terms_nearest_output(inputs: Sequence[Sequence[int]], total: int, partial: set[int],
+                          inside: set[int]) -> list[int]:
     """A sum's terms in the box ``inside``, nearest the output first: breadth first from the total
     through the partial sums."""
     direct: list[int] = []
@@ -190,7 +202,7 @@ def _terms_nearest_output(inputs: list[list[int]], total: int, partial: set[int]
     return direct
 
 
-def _first_use(inputs: list[list[int]], terms: list[int]) -> dict[int, int]:
+def _first_use(inputs: Sequence[Sequence[int]], terms: list[int]) -> dict[int, int]:
     """For each node under ``terms``: the position of the first term (in that order) whose drawing needs it."""
     rank: dict[int, int] = {}
     for r, t in enumerate(terms):
@@ -215,18 +227,21 @@ def _unfold_terms(tape: Tape, boxes: list[Box], unit: list[int], budget: int) ->
     limit = max(budget, edges)
     sums = {b.total: b for b in boxes if b.kind == "sum"}
     for box in sorted((b for b in boxes if b.kind == "terms"), key=lambda b: -len(b.members)):
-        sum_box = sums[box.of_sum]
+        total = box.of_sum
+        assert total is not None, "a terms box belongs to a sum"
+        sum_box = sums[total]
         inside = set(box.members)
         if any(c not in inside for i in box.members for c in inputs[i]):
             continue      # fed by other boxes: each term drawn would add an edge from them (a tall fan)
-        direct = _terms_nearest_output(inputs, sum_box.total, set(sum_box.members), inside)
+        direct = _terms_nearest_output(inputs, total, set(sum_box.members), inside)
         pairs = [(c, i) for i in box.members for c in inputs[i]]
-        pairs += [(c, i) for i in (*sum_box.members, sum_box.total) for c in inputs[i] if c in inside]
+        pairs += [(c, i) for i in (*sum_box.members, total) for c in inputs[i] if c in inside]
         drawing = _TermsDrawing(box.members, _first_use(inputs, direct), direct, pairs, unit)
-        k = drawing.most_terms(units, edges, budget, limit)
+        before = drawing.edges(0)
+        k = drawing.most_terms(units, edges - before, budget, limit)
         if k:
             units = drawing.units(units, k)
-            edges += drawing.edges(k) - drawing.edges(0)
+            edges += drawing.edges(k) - before
             _draw_terms(tape, box, sum_box, drawing, k)
     return [b for b in boxes if b.members]
 
@@ -255,10 +270,12 @@ def _what_was_folded(boxes: list[Box], rest: int) -> str:
         return f"{k:,} {one if k == 1 else many}"
     parts = []
     if modules := of("scope"):
-        parts.append(f"{sum(len(b.members) for b in modules):,} folded by module into {count(len(modules), 'box', 'boxes')}")
+        folded = sum(len(b.members) for b in modules)
+        parts.append(f"{folded:,} folded by module into {count(len(modules), 'box', 'boxes')}")
     if sums := of("sum"):
         sizes = [f"{b.terms:,}" for b in sums]
-        listed = " and ".join(sizes) if len(sizes) <= 2 else ", ".join(sizes[:3]) + (", \u2026" if len(sizes) > 3 else "")
+        more = ", \u2026" if len(sizes) > 3 else ""
+        listed = " and ".join(sizes) if len(sizes) <= 2 else ", ".join(sizes[:3]) + more
         drawn_as = "a \u03a3 box" if len(sums) == 1 else "\u03a3 boxes"
         parts.append(f"{count(len(sums), 'long sum', 'long sums')} ({listed} terms) drawn as {drawn_as}")
         their = "their" if len(sums) > 1 else "its"

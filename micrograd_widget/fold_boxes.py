@@ -5,14 +5,15 @@ nodes only a sum's terms use, and leaves that feed the same boxes. fold.py's pla
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from .ops import OPS_BY_NAME
 from .tape import Tape
 
-__all__ = ["Box", "FoldKind", "SumTree", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels", "uses_of", "sum_trees", "structure",
-           "units_of", "contract", "kinds_of"]
+__all__ = ["Box", "FoldKind", "SumTree", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels", "uses_of", "sum_trees",
+           "structure", "units_of", "contract", "kinds_of"]
 
 MIN_SUM_TERMS = 8          # beyond the budget, a sum of this many terms or more is drawn as one Σ box
 MIN_LEAF_GROUP = 8         # beyond the budget, this many leaves feeding the same boxes are drawn as one box
@@ -138,13 +139,12 @@ def kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
     return text + (", \u2026" if len(ranked) > 3 else "")
 
 
-def structure(tape: Tape, uses: list[int], trees: list[SumTree],
-                scope_boxes: list[Box]) -> list[Box]:
+def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: list[Box]) -> list[Box]:
     """Fold boxes that keep a large graph's shape readable, on top of ``scope_boxes``: each long sum
     outside them as a Σ box (its partial sums; the total stays a drawn node), the nodes only its terms
     use as one box, and every ``MIN_LEAF_GROUP`` or more leaves feeding the same units as one (in the
     picture they are interchangeable: a column of boxes with the same arrows)."""
-    n = len(tape)
+    n, inputs = len(tape), tape.inputs
     taken = [False] * n
     taken[tape.root] = True
     for b in scope_boxes:
@@ -160,33 +160,37 @@ def structure(tape: Tape, uses: list[int], trees: list[SumTree],
     for top, members, terms in sums:
         # A no-break space: Graphviz 2.43's record parser drops a space after a non-ASCII first character.
         boxes.append(Box(f"\u03a3\u00a0sum of {terms:,} terms", members, "sum",
-                          f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
-                          f"{len(members):,} partial sums are folded here, the total is the next box", terms, top))
-        found = _term_nodes(tape, uses, members + [top], taken)
+                         f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
+                         f"{len(members):,} partial sums are folded here, the total is the next box", terms, top))
+        tree = [*members, top]
+        found = _term_nodes(tape, uses, tree, taken)
         if len(found) >= 2:
             for i in found:
                 taken[i] = True
             collected = set(found)
-            direct = [c for i in members + [top] for c in tape.inputs[i] if c in collected]
+            direct = [c for i in tree for c in inputs[i] if c in collected]
             term_boxes.append(Box(f"{len(direct):,} terms: {kinds_of(tape, direct)}", found, "terms",
-                                   f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
-                                   f"they use: {len(found):,} nodes, folded", len(direct), of_sum=top))
+                                  f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
+                                  f"they use: {len(found):,} nodes, folded", len(direct), of_sum=top))
     boxes += term_boxes
-    unit = units_of(n, boxes)
+    return boxes + _leaf_boxes(tape, units_of(n, boxes), taken)
+
+
+def _leaf_boxes(tape: Tape, unit: list[int], taken: list[bool]) -> list[Box]:
+    """One box per ``MIN_LEAF_GROUP`` or more leaves (not ``taken`` by another box) that feed the same units."""
+    inputs = tape.inputs
     consumers: dict[int, list[int]] = {}
-    for i, ins in enumerate(tape.inputs):
+    for i, ins in enumerate(inputs):
         for c in ins:
-            if not tape.inputs[c] and not taken[c]:
+            if not inputs[c] and not taken[c]:
                 consumers.setdefault(c, []).append(unit[i])
     groups: dict[tuple[int, ...], list[int]] = {}
     for leaf, units in consumers.items():
         groups.setdefault(tuple(sorted(set(units))), []).append(leaf)
-    for key, leaves in groups.items():
-        if len(leaves) >= MIN_LEAF_GROUP:
-            boxes.append(Box("leaves", sorted(leaves), "leaves",
-                              f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
-                              f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded"))
-    return boxes
+    return [Box("leaves", sorted(leaves), "leaves",
+                f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
+                f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded")
+            for key, leaves in groups.items() if len(leaves) >= MIN_LEAF_GROUP]
 
 
 def units_of(n: int, boxes: list[Box]) -> list[int]:
