@@ -6,12 +6,12 @@ import importlib
 import math
 import warnings
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
-
 
 _INSTALL = {
     "torch": "pip install -e '.[dev]' installs it on Python 3.11 x86_64; elsewhere `pip install torch` yourself",
@@ -92,7 +92,7 @@ def _safe(op: str, a: float, b: float, c: float) -> bool:
     if op == "c_pow":
         return c > 0 and abs(a * math.log(c)) < 8
     if op == "pow":
-        if a < 0 and c != int(c) or c < 0 and abs(a) < 0.1 or 0 < c < 1 and a == 0:
+        if (a < 0 and c != int(c)) or (c < 0 and abs(a) < 0.1) or (0 < c < 1 and a == 0):
             return False  # not real, or no finite slope (and PyTorch's sign of inf at -0.0 differs)
         return abs(a) < 30 or c <= 1
     if op in ("mul", "c_mul"):

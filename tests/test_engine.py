@@ -7,13 +7,12 @@ from __future__ import annotations
 import gc
 
 import pytest
+from builders import lecture_L, micrograd_readme
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, current_scope, scope, topological_order
 from micrograd_widget.tape import Tape
-
-from builders import lecture_L, micrograd_readme
 
 # ---- the lecture ----
 
@@ -76,7 +75,8 @@ def test_lecture_style_hand_made_nodes_backprop_through_backward() -> None:
     L = (total * 2).tanh()
     L.backward()
     assert total._prev == (out, c, a) and out._prev == (a, b) and total._op == "+"
-    assert topological_order(L)[-1] is L and set(topological_order(L)) == {a, b, c, out, total, L, L._prev[0], L._prev[0]._prev[1]}
+    assert topological_order(L)[-1] is L
+    assert set(topological_order(L)) == {a, b, c, out, total, L, L._prev[0], L._prev[0]._prev[1]}
     slope = 2 * (1 - L.data ** 2)
     assert a.grad == pytest.approx(slope * (b.data + 1)) and b.grad == pytest.approx(slope * a.data)
     assert c.grad == pytest.approx(slope)
@@ -248,7 +248,8 @@ def test_values_hash_by_identity_so_they_can_be_dict_keys() -> None:
 
 @pytest.mark.parametrize(
     "bad,words",
-    [("x", ["str", "'x'"]), (None, ["NoneType"]), (Value(1.0), ["Value", ".data"]), (1 + 2j, ["complex"]), ([1.0], ["list"])],
+    [("x", ["str", "'x'"]), (None, ["NoneType"]), (Value(1.0), ["Value", ".data"]), (1 + 2j, ["complex"]),
+     ([1.0], ["list"])],
 )
 def test_value_from_a_non_number_raises_type_error(bad, words: list[str]) -> None:
     with pytest.raises(TypeError) as err:
@@ -312,15 +313,15 @@ def test_scope_tags_new_nodes_and_nests() -> None:
             assert name == current_scope() == "layers.0.neurons.3"
         c = b + 1
     d = c.tanh()
-    assert (a.scope, b.scope, b._prev[1].scope, c.scope, d.scope) == ("", "layers.0.neurons.3", "layers.0.neurons.3", "layers.0", "")
+    scopes = (a.scope, b.scope, b._prev[1].scope, c.scope, d.scope)
+    assert scopes == ("", "layers.0.neurons.3", "layers.0.neurons.3", "layers.0", "")
     with pytest.raises(TypeError, match="str"):
         scope(3)  # type: ignore[arg-type]
 
 
 def test_scope_is_restored_after_an_error() -> None:
-    with pytest.raises(ZeroDivisionError):
-        with scope("boom"):
-            Value(1.0) / 0
+    with pytest.raises(ZeroDivisionError), scope("boom"):
+        Value(1.0) / 0
     assert current_scope() == ""
 
 

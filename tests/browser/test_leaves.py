@@ -97,7 +97,9 @@ def test_a_typed_exact_value_is_sent_exactly(show, guarded):
 
 
 def _rows(view: WidgetDom) -> list[str]:
-    return view.root.evaluate("r => [...r.querySelectorAll('[data-leaf-row]')].map(e => e.getAttribute('data-leaf-row'))")
+    """The data-leaf-row keys of the rows listed, in order."""
+    return view.root.evaluate(
+        "r => [...r.querySelectorAll('[data-leaf-row]')].map(e => e.getAttribute('data-leaf-row'))")
 
 
 def test_the_leaf_filter_lists_matching_leaves_exact_match_first(show):

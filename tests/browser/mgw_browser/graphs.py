@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from builders import lecture_L  # noqa: F401  (the browser tests import the shared builder from here)
+
 from micrograd_widget.demo import lecture_neuron  # noqa: F401  (the tests import it from here)
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
