@@ -1,6 +1,7 @@
 """display.py: the mimebundle of a Value (SVG from dot), the HTML table without dot, size limits.
 
-Outputs are parsed (xml.etree for SVG, html.parser for HTML), never only searched for substrings.
+Outputs are parsed (xml.etree for SVG, html.parser for HTML), never only searched for substrings; the SVG
+ids and texts checked pin js/svg-contract.md.
 """
 
 from __future__ import annotations
@@ -9,18 +10,24 @@ from html.parser import HTMLParser
 
 import graphviz
 import pytest
+from test_dot import (  # noqa: F401  (dot_program is a fixture)
+    HOSTILE,
+    SVG,
+    assert_no_markup,
+    dot_program,
+    hostile_graph,
+    lecture_graph,
+    moons_like_loss,
+    parse_svg,
+    saturated_neuron,
+    svg_groups,
+    texts,
+)
 
-from micrograd_widget import Value
-from micrograd_widget import display
+from micrograd_widget import Value, display
 from micrograd_widget.display import value_mimebundle
 from micrograd_widget.dot import MAX_LABEL_CHARS, POSITIVE_COLOR, clean_text, format_number, grad_color, graph_view
 from micrograd_widget.tape import Tape
-
-from test_dot import (  # noqa: F401  (dot_program is a fixture)
-    saturated_neuron,
-    HOSTILE, SVG, assert_no_markup, dot_program, hostile_graph, lecture_graph, moons_like_loss, parse_svg,
-    svg_groups, texts,
-)
 
 ALLOWED_TAGS = {"div", "p", "code", "table", "thead", "tbody", "tr", "th", "td"}
 ALLOWED_ATTRS = {"class", "style", "title", "colspan"}
@@ -70,7 +77,8 @@ def no_dot(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
         graphviz.Digraph().pipe(format="svg")
 
 
-def test_svg_holds_every_nodes_label_data_and_grad(dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_svg_holds_every_nodes_label_data_and_grad() -> None:
     L = lecture_graph()
     bundle = value_mimebundle(L)
     assert set(bundle) == {"text/plain", "image/svg+xml"}
@@ -80,7 +88,8 @@ def test_svg_holds_every_nodes_label_data_and_grad(dot_program: str) -> None:
         assert texts(groups[f"n{i}"]) == [v.label, f"data {format_number(v.data)}", f"grad {format_number(v.grad)}"]
 
 
-def test_options_reach_the_picture(dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_options_reach_the_picture() -> None:
     bundle = value_mimebundle(lecture_graph(), precision=1, rankdir="TB", color=False)
     groups = svg_groups(parse_svg(bundle["image/svg+xml"]))
     assert texts(groups["n0"]) == ["a", "data 2.0", "grad 6.0"]
@@ -123,7 +132,8 @@ def test_hostile_labels_are_escaped_in_the_table(no_dot: None) -> None:
     assert all(lbl in " ".join(cells) for lbl in HOSTILE[:4])
 
 
-def test_hostile_labels_are_text_in_the_bundles_svg(dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_hostile_labels_are_text_in_the_bundles_svg() -> None:
     root, labels = hostile_graph()
     svg = parse_svg(value_mimebundle(root)["image/svg+xml"])
     assert_no_markup(svg)
@@ -144,7 +154,8 @@ def test_a_failing_dot_gives_a_table_with_its_reason(monkeypatch: pytest.MonkeyP
     assert len(table.rows) == 8
 
 
-def test_too_large_a_picture_becomes_a_table_that_says_why(monkeypatch: pytest.MonkeyPatch, dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_too_large_a_picture_becomes_a_table_that_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(display, "MAX_SVG_BYTES", 2000)
     bundle = value_mimebundle(lecture_graph())
     assert "image/svg+xml" not in bundle
@@ -152,7 +163,8 @@ def test_too_large_a_picture_becomes_a_table_that_says_why(monkeypatch: pytest.M
     assert "over the 0.0 MB" in said and "node_budget" in said
 
 
-def test_folded_display_says_what_it_folded(dot_program: str, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_folded_display_says_what_it_folded(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
     root = moons_like_loss(points=10)
     total = len(Tape.from_value(root))
     svg = parse_svg(value_mimebundle(root, node_budget=100)["image/svg+xml"])

@@ -1,7 +1,8 @@
 """dot.py: the lecture's draw_dot, stable ids, the one escaping function, colours, folding.
 
 Pictures are checked by rendering them with Graphviz's ``dot`` and parsing the SVG, not by
-searching the DOT text.
+searching the DOT text. The ids, classes and texts checked here pin the SVG contract the JS view relies
+on (js/svg-contract.md): change them together.
 """
 
 from __future__ import annotations
@@ -14,22 +15,36 @@ import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
-from hypothesis import given, settings, strategies as st
+from builders import lecture_L
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
-from micrograd_widget.demo import lecture_neuron
 from micrograd_widget import dot as dot_module
+from micrograd_widget.demo import lecture_neuron
 from micrograd_widget.dot import (
-    DEFAULT_OPTIONS, MAX_LABEL_CHARS, MAX_NODE_BUDGET, MIN_LEAF_GROUP, MIN_NODE_BUDGET, MIN_SUM_TERMS,
-    NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, GraphView, check_option, clean_text, escape,
-    format_number, grad_color, graph_view,
+    DEFAULT_OPTIONS,
+    MAX_LABEL_CHARS,
+    MAX_NODE_BUDGET,
+    MIN_LEAF_GROUP,
+    MIN_NODE_BUDGET,
+    MIN_SUM_TERMS,
+    NEGATIVE_COLOR,
+    NONFINITE_COLOR,
+    POSITIVE_COLOR,
+    ZERO_COLOR,
+    GraphView,
+    check_option,
+    clean_text,
+    escape,
+    format_number,
+    grad_color,
+    graph_view,
 )
 from micrograd_widget.engine import scope
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
 from micrograd_widget.tape import Tape
-
-from builders import lecture_L
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -116,7 +131,7 @@ def moons_like_loss(points: int = 100, seed: int = 0) -> Value:
 def chain(n: int) -> Value:
     """A graph of about ``n`` nodes with no scopes."""
     x = Value(0.5, label="x")
-    for i in range(n // 4):
+    for _ in range(n // 4):
         x = (x * Value(1.01) + 0.01).tanh()
     x.backward()
     return x
@@ -327,7 +342,8 @@ def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None
     assert by_label["o"] == POSITIVE_COLOR                 # the output: clamped to the strongest colour
     scale = max(others)
     assert graph_view(o).scale == scale
-    assert texts(groups["mgw-legend"]) == ["grad", *(format_number(v) for v in (-scale, -scale / 4, 0.0, scale / 4, scale))]
+    legend = (-scale, -scale / 4, 0.0, scale / 4, scale)
+    assert texts(groups["mgw-legend"]) == ["grad", *(format_number(v) for v in legend)]
     assert texts(groups["mgw-legend"])[-1] == "0.0005"
 
 
@@ -516,7 +532,8 @@ def test_folding_the_moons_training_loss(dot_program: str, moons_tape: Tape) -> 
     assert 65_000 < len(tape) < 66_500
     view = graph_view(tape, node_budget=250)
     check_partition(view)
-    by_kind = {kind: [f for f in view.folds if f.kind == kind] for kind in ("scope", "sum", "terms", "leaves", "distance")}
+    kinds = ("scope", "sum", "terms", "leaves", "distance")
+    by_kind = {kind: [f for f in view.folds if f.kind == kind] for kind in kinds}
     # inputs -> layers -> per-sample losses -> sum -> mean, and the regularisation branch: one box each
     assert [f.title for f in by_kind["scope"]] == ["layers.2", "layers.1", "layers.0"]
     assert sorted(f.title.replace("\u00a0", " ") for f in by_kind["sum"]) == ["\u03a3 sum of 101 terms",
@@ -725,7 +742,8 @@ def test_folded_pictures_stack_fields_across_the_flow(dot_program: str) -> None:
     assert rows(graph_view(root, node_budget=50), total) == 3
     assert rows(graph_view(root, node_budget=50, rankdir="TB"), total) == 1
     # stacked numbers start at the box's left edge: a number that grows a digit does not shift its row
-    anchors = [t.get("text-anchor") for t in svg_groups(render(graph_view(root, node_budget=50)))[total].iter(f"{SVG}text")]
+    folded = svg_groups(render(graph_view(root, node_budget=50)))[total]
+    anchors = [t.get("text-anchor") for t in folded.iter(f"{SVG}text")]
     assert anchors == ["middle", "start", "start"]
     assert {t.get("text-anchor") for t in svg_groups(render(graph_view(lecture_graph())))["n0"].iter(f"{SVG}text")} \
         == {"middle"}

@@ -1,21 +1,21 @@
 """extension.py through a real IPython InteractiveShell: %load_ext, %unload_ext, %config, profiles,
-and the switch to the live widget (default_view='widget')."""
+and the switch to the live widget (default_view='widget'). The SVG ids and texts checked pin js/svg-contract.md."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from test_dot import dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
 from traitlets import TraitError
 from traitlets.config import Config
 
 import micrograd_widget
 from micrograd_widget import extension
 from micrograd_widget.extension import MicrogradWidget, current_options
-
-from test_dot import dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
 
 CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
 
@@ -48,7 +48,8 @@ def ours(shell: InteractiveShell) -> list[MicrogradWidget]:
     return [c for c in shell.configurables if isinstance(c, MicrogradWidget)]
 
 
-def test_load_ext_shows_the_live_widget_with_the_picture_as_fallback(ip: InteractiveShell, dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_load_ext_shows_the_live_widget_with_the_picture_as_fallback(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     data = last_value_bundle(ip)
     assert set(data) == {"text/plain", "image/svg+xml", "application/vnd.jupyter.widget-view+json"}
@@ -56,7 +57,8 @@ def test_load_ext_shows_the_live_widget_with_the_picture_as_fallback(ip: Interac
     assert texts(svg_groups(parse_svg(data["image/svg+xml"]))["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
 
 
-def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell, dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell) -> None:
     assert set(last_value_bundle(ip)) == {"text/plain"}
     ip.run_line_magic("load_ext", "micrograd_widget")
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'static'")
@@ -68,7 +70,8 @@ def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell, dot_progra
     assert texts(groups["n2"]) == [" ", "data -6.0000", "grad 1.0000"]
 
 
-def test_loading_twice_is_harmless_and_unload_restores_plain_output(ip: InteractiveShell, dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_loading_twice_is_harmless_and_unload_restores_plain_output(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     loaded = len(ip.configurables)
     ip.run_line_magic("load_ext", "micrograd_widget")
@@ -94,7 +97,8 @@ def test_unload_gives_back_a_display_registered_before(ip: InteractiveShell) -> 
     assert last_value_bundle(ip)["text/markdown"] == "**theirs**"
 
 
-def test_config_magic_sets_options(ip: InteractiveShell, dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_config_magic_sets_options(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     assert current_options() == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
                                  "default_view": "widget"}
@@ -111,7 +115,8 @@ def test_config_magic_sets_options(ip: InteractiveShell, dot_program: str) -> No
 
 
 @pytest.mark.parametrize("line, message", [
-    ("MicrogradWidget.precision = 99", "MicrogradWidget.precision is the number of decimals shown, a whole number from 0 to 17"),
+    ("MicrogradWidget.precision = 99",
+     "MicrogradWidget.precision is the number of decimals shown, a whole number from 0 to 17"),
     ("MicrogradWidget.rankdir = 'diagonal'", "MicrogradWidget.rankdir must be 'LR'"),
     ("MicrogradWidget.node_budget = 1", "MicrogradWidget.node_budget is how many boxes"),
     ("MicrogradWidget.default_view = 'movie'", "MicrogradWidget.default_view must be 'static'"),
@@ -154,7 +159,7 @@ def test_profile_settings_apply_and_bad_ones_say_where(tmp_path: Any, monkeypatc
         assert current_options()["precision"] == 2 and current_options()["node_budget"] == 400
         micrograd_widget.unload_ipython_extension(shell)
         shell.config.MicrogradWidget.rankdir = "XY"
-        with pytest.raises(TraitError, match="rankdir must be 'LR'.*c.MicrogradWidget"):
+        with pytest.raises(TraitError, match=r"rankdir must be 'LR'.*c\.MicrogradWidget"):
             micrograd_widget.load_ipython_extension(shell)
         assert ours(shell) == []
         assert set(last_value_bundle(shell)) == {"text/plain"}
@@ -191,7 +196,8 @@ def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pyt
     assert calls[0][0].data == -6.0
 
 
-def test_default_view_widget_with_the_real_widget(ip: InteractiveShell, dot_program: str) -> None:
+@pytest.mark.usefixtures("dot_program")
+def test_default_view_widget_with_the_real_widget(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
     ip.run_line_magic("config", "MicrogradWidget.precision = 2")
