@@ -10,8 +10,8 @@ the garbage collector has little to chase: one tracked object per node.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable, Iterable
 from operator import attrgetter
-from typing import Callable
 
 from .ops import OPS_BY_NAME, Op, op_symbol
 
@@ -95,7 +95,7 @@ class Value:
     __slots__ = ("data", "grad", "_a", "_b", "_rest", "_op", "label", "_code", "_k", "_scope",
                  "_user_backward", "__weakref__")
 
-    def __init__(self, data: float, _children: tuple = (), _op: str = "", label: str = "") -> None:
+    def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
         data = _check_number(data)
         children = tuple(_children)
         for child in children:
@@ -115,7 +115,7 @@ class Value:
         self._user_backward: Callable[[], None] | None = None
 
     @property
-    def _prev(self) -> tuple["Value", ...]:
+    def _prev(self) -> tuple[Value, ...]:
         """The inputs that made this node, in order (a+a lists ``a`` twice)."""
         a = self._a
         if a is None:
@@ -128,53 +128,69 @@ class Value:
 
     # ---- the ops: each is one node, named by what the user wrote ----
 
-    def __add__(self, other: "Value | float") -> "Value":
-        if type(other) is not Value and (other := _as_value(other)) is None:
-            return NotImplemented
+    def __add__(self, other: Value | float) -> Value:
+        if type(other) is not Value:
+            o = _as_value(other)
+            if o is None:
+                return NotImplemented
+            other = o
         return _node(_add(self.data, other.data, None), self, other, _ADD, "+")
 
-    def __radd__(self, other: float) -> "Value":
-        if (other := _as_value(other)) is None:
+    def __radd__(self, other: float) -> Value:
+        o = _as_value(other)
+        if o is None:
             return NotImplemented
-        return _node(_add(other.data, self.data, None), other, self, _ADD, "+")
+        return _node(_add(o.data, self.data, None), o, self, _ADD, "+")
 
-    def __sub__(self, other: "Value | float") -> "Value":
-        if type(other) is not Value and (other := _as_value(other)) is None:
-            return NotImplemented
+    def __sub__(self, other: Value | float) -> Value:
+        if type(other) is not Value:
+            o = _as_value(other)
+            if o is None:
+                return NotImplemented
+            other = o
         return _node(_sub(self.data, other.data, None), self, other, _SUB, "-")
 
-    def __rsub__(self, other: float) -> "Value":
-        if (other := _as_value(other)) is None:
+    def __rsub__(self, other: float) -> Value:
+        o = _as_value(other)
+        if o is None:
             return NotImplemented
-        return _node(_sub(other.data, self.data, None), other, self, _SUB, "-")
+        return _node(_sub(o.data, self.data, None), o, self, _SUB, "-")
 
-    def __mul__(self, other: "Value | float") -> "Value":
-        if type(other) is not Value and (other := _as_value(other)) is None:
-            return NotImplemented
+    def __mul__(self, other: Value | float) -> Value:
+        if type(other) is not Value:
+            o = _as_value(other)
+            if o is None:
+                return NotImplemented
+            other = o
         return _node(_mul(self.data, other.data, None), self, other, _MUL, "*")
 
-    def __rmul__(self, other: float) -> "Value":
-        if (other := _as_value(other)) is None:
+    def __rmul__(self, other: float) -> Value:
+        o = _as_value(other)
+        if o is None:
             return NotImplemented
-        return _node(_mul(other.data, self.data, None), other, self, _MUL, "*")
+        return _node(_mul(o.data, self.data, None), o, self, _MUL, "*")
 
-    def __truediv__(self, other: "Value | float") -> "Value":
-        if type(other) is not Value and (other := _as_value(other)) is None:
-            return NotImplemented
+    def __truediv__(self, other: Value | float) -> Value:
+        if type(other) is not Value:
+            o = _as_value(other)
+            if o is None:
+                return NotImplemented
+            other = o
         return _node(_div(self.data, other.data, None), self, other, _DIV, "/")
 
-    def __rtruediv__(self, other: float) -> "Value":
-        if (other := _as_value(other)) is None:
+    def __rtruediv__(self, other: float) -> Value:
+        o = _as_value(other)
+        if o is None:
             return NotImplemented
-        return _node(_div(other.data, self.data, None), other, self, _DIV, "/")
+        return _node(_div(o.data, self.data, None), o, self, _DIV, "/")
 
-    def __neg__(self) -> "Value":
+    def __neg__(self) -> Value:
         return _unary(_NEG, self)
 
-    def __pos__(self) -> "Value":
+    def __pos__(self) -> Value:
         return self
 
-    def __pow__(self, other: "Value | float") -> "Value":
+    def __pow__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
             return _node(_POWV.forward(self.data, other.data, None), self, other, _POWV, _POWV.symbol)
         if isinstance(other, numbers.Real):
@@ -182,33 +198,34 @@ class Value:
             return _node(_POW.forward(self.data, None, k), self, None, _POW, _pow_symbol(k), k)
         return NotImplemented
 
-    def __rpow__(self, other: float) -> "Value":
-        if (other := _as_value(other)) is None:
+    def __rpow__(self, other: float) -> Value:
+        o = _as_value(other)
+        if o is None:
             return NotImplemented
-        return _node(_POWV.forward(other.data, self.data, None), other, self, _POWV, _POWV.symbol)
+        return _node(_POWV.forward(o.data, self.data, None), o, self, _POWV, _POWV.symbol)
 
-    def exp(self) -> "Value":
+    def exp(self) -> Value:
         """e**self as one node; OverflowError past about 709.78."""
         return _unary(_EXP, self)
 
-    def log(self) -> "Value":
+    def log(self) -> Value:
         """The natural log as one node; ValueError for a non-positive input."""
         return _unary(_LOG, self)
 
-    def tanh(self) -> "Value":
+    def tanh(self) -> Value:
         """tanh as one node, stable for any input (tanh(400) is 1.0 with slope 0)."""
         return _unary(_TANH, self)
 
-    def relu(self) -> "Value":
+    def relu(self) -> Value:
         """max(0, self) as one node (micrograd's 'ReLU'; slope 0 at 0, as PyTorch)."""
         return _unary(_RELU, self)
 
-    def sigmoid(self) -> "Value":
+    def sigmoid(self) -> Value:
         """1 / (1 + e**-self) as one node, stable on both signs."""
         return _unary(_SIGMOID, self)
 
     @staticmethod
-    def apply(op: Op, *inputs: "Value | float") -> "Value":
+    def apply(op: Op, *inputs: Value | float) -> Value:
         """One node of ``op`` (a row from ``ops.define_op``, or a built-in row) on ``inputs``."""
         if not isinstance(op, Op):
             raise TypeError(f"Value.apply takes an op from micrograd_widget.ops.define_op, got {type(op).__name__}")
@@ -216,14 +233,16 @@ class Value:
             raise TypeError("Value.apply cannot make 'pow' (it needs a constant exponent): write x ** k")
         if len(inputs) != op.arity:
             raise TypeError(f"op {op.name!r} takes {op.arity} input(s), got {len(inputs)}")
-        values = tuple(_as_value(x) for x in inputs)
-        for x, v in zip(inputs, values):
+        values: list[Value] = []
+        for x in inputs:
+            v = _as_value(x)
             if v is None:
                 raise TypeError(f"op {op.name!r} takes Values or numbers, got {type(x).__name__}: {x!r}")
+            values.append(v)
         if op.arity == 2:
             a, b = values
-            return _node(op.forward(a.data, b.data, None), a, b, op, op.symbol)  # type: ignore[union-attr]
-        return _unary(op, values[0])  # type: ignore[arg-type]
+            return _node(op.forward(a.data, b.data, None), a, b, op, op.symbol)
+        return _unary(op, values[0])
 
     # ---- backpropagation ----
 
@@ -251,6 +270,7 @@ class Value:
                 g = v.grad
                 a = v._a
                 b = v._b
+                assert a is not None  # a node made by an op always has its first input
                 if b is None:
                     a.grad += code.local_grad(a.data, None, v._k, v.data)[0] * g
                 else:
@@ -277,6 +297,7 @@ class Value:
         if code is None:
             return
         a, b = self._a, self._b
+        assert a is not None  # a node made by an op always has its first input
         grads = code.local_grad(a.data, None if b is None else b.data, self._k, self.data)
         a.grad += grads[0] * self.grad
         if b is not None:
@@ -349,11 +370,10 @@ def _leaf(data: float) -> Value:
 
 def _as_value(x: object) -> Value | None:
     """``x`` as a Value: a number becomes a new leaf (as in micrograd); anything else is None."""
-    t = type(x)
-    if t is float:
-        return _leaf(x)  # type: ignore[arg-type]
-    if t is int:
-        return _leaf(float(x))  # type: ignore[arg-type]
+    if type(x) is float:
+        return _leaf(x)
+    if type(x) is int:
+        return _leaf(float(x))
     if isinstance(x, Value):
         return x
     if isinstance(x, numbers.Real):
@@ -361,7 +381,7 @@ def _as_value(x: object) -> Value | None:
     return None
 
 
-_EMIT = object()  # on the stack below a node's inputs: "all inputs are done, emit the node"
+_EMIT: Value = _new(Value)  # a sentinel on the stack below a node's inputs: "its inputs are done, emit it"
 
 
 def topological_order(root: Value) -> list[Value]:
@@ -374,7 +394,7 @@ def topological_order(root: Value) -> list[Value]:
         raise TypeError(f"topological_order() takes a Value, got {type(root).__name__}")
     topo: list[Value] = []
     seen: set[Value] = set()
-    stack: list = [root]
+    stack: list[Value] = [root]
     push, pop, emit, mark = stack.append, stack.pop, topo.append, seen.add
     while stack:
         v = pop()

@@ -8,8 +8,8 @@ as a failing row.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from .engine import Value
 from .tape import Tape

@@ -7,7 +7,7 @@ module's path, e.g. ``layers.0.neurons.3``, so a large graph can be folded one b
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from .engine import Value, scope
 
@@ -58,7 +58,7 @@ class Neuron(Module):
         return getattr(act, self.act)() if self.nonlin else act
 
     def parameters(self) -> list[Value]:
-        return self.w + [self.b]
+        return [*self.w, self.b]
 
     def __repr__(self) -> str:
         kind = {"relu": "ReLU", "tanh": "Tanh", "sigmoid": "Sigmoid"}[self.act] if self.nonlin else "Linear"
@@ -68,16 +68,17 @@ class Neuron(Module):
 class Layer(Module):
     """``nout`` neurons that each see the same ``nin`` inputs."""
 
-    def __init__(self, nin: int, nout: int, **kwargs: object) -> None:
+    def __init__(self, nin: int, nout: int, nonlin: bool = True, act: str = "relu") -> None:
+        """``nonlin`` and ``act`` are each neuron's (see ``Neuron``)."""
         if not isinstance(nout, int) or nout < 1:
             raise ValueError(f"Layer(nout=...) needs a positive number of neurons, got {nout!r}")
-        self.neurons = []
+        self.neurons: list[Neuron] = []
         for j in range(nout):
             with scope(f"neurons.{j}"):
-                self.neurons.append(Neuron(nin, **kwargs))
+                self.neurons.append(Neuron(nin, nonlin=nonlin, act=act))
 
     def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
-        out = []
+        out: list[Value] = []
         for j, n in enumerate(self.neurons):
             with scope(f"neurons.{j}"):
                 out.append(n(x))
@@ -98,18 +99,24 @@ class MLP(Module):
         layer too (the lecture's ``MLP`` with ``act='tanh'``)."""
         if isinstance(nouts, int):
             raise TypeError(f"MLP(nouts=...) takes a list of layer sizes such as [16, 16, 1], got {nouts!r}")
-        sizes = [nin] + list(nouts)
-        self.layers = []
+        if not nouts:
+            raise ValueError("MLP(nouts=...) needs at least one layer size, such as [16, 16, 1]; got none")
+        sizes = [nin, *nouts]
+        self.layers: list[Layer] = []
         for i in range(len(nouts)):
             with scope(f"layers.{i}"):
                 last = i == len(nouts) - 1
                 self.layers.append(Layer(sizes[i], sizes[i + 1], nonlin=output_nonlin or not last, act=act))
 
-    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
+    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
+        """The output layer's Value (one neuron) or Values; ``x`` may be a bare Value or number when ``nin`` is 1."""
+        inputs: Sequence[Value | float] = x if isinstance(x, Sequence) else [x]
+        out: Value | list[Value] = []
         for i, layer in enumerate(self.layers):
             with scope(f"layers.{i}"):
-                x = layer(x if isinstance(x, (list, tuple)) else [x])
-        return x
+                out = layer(inputs)
+            inputs = out if isinstance(out, list) else [out]
+        return out
 
     def parameters(self) -> list[Value]:
         return [p for layer in self.layers for p in layer.parameters()]

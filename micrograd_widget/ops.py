@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any
 
 __all__ = ["Op", "OPS", "OPS_BY_NAME", "ZeroDivisionValueError", "define_op", "op_symbol", "js_module"]
 
@@ -62,17 +63,19 @@ def _pow_const(a: float, b: None, k: float) -> float:
             f"'**{k}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
         )
     try:
-        return a ** k
+        out: float = a ** k
     except OverflowError:
         raise OverflowError(f"'**{k}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
+    return out
 
 
 def _pow_or_inf(a: float, e: float) -> float:
     """``a ** e`` for a slope: the infinity JavaScript's ``**`` gives where Python's raises OverflowError."""
     try:
-        return a ** e
+        out: float = a ** e
     except OverflowError:
         return -math.inf if a < 0 and e % 2 == 1 else math.inf
+    return out
 
 
 def _d_pow_const(a: float, k: float) -> float:
@@ -90,9 +93,10 @@ def _pow_value(a: float, b: float, k: None) -> float:
             "use a number exponent (x**2) for a non-positive base"
         )
     try:
-        return a ** b
+        out: float = a ** b
     except OverflowError:
         raise OverflowError(f"'**': {_fmt(a)} ** {_fmt(b)} overflows a float") from None
+    return out
 
 
 def _exp(a: float, b: None, k: None) -> float:
@@ -115,38 +119,65 @@ def _sigmoid(a: float, b: None, k: None) -> float:
     return e / (1.0 + e)
 
 
-# Each row: the Python columns on its first line, the same formulas in JavaScript on the second. The JS
-# domain is true exactly when the Python forward returns instead of raising (its NaN and infinity cases
-# included), so the browser's replay stops where the kernel would and nowhere else.
-_ROWS: list[tuple] = [
-    # name       symbol  arity forward                                 local derivative(s)
-    #                          js forward                              js local derivative(s)                               js domain (Python does not raise)
-    ("add",      "+",    2,    lambda a, b, k: a + b,                 lambda a, b, k, out: (1.0, 1.0),
-                               "a + b",                                ("1", "1"),                                          "true"),
-    ("sub",      "-",    2,    lambda a, b, k: a - b,                 lambda a, b, k, out: (1.0, -1.0),
-                               "a - b",                                ("1", "-1"),                                         "true"),
-    ("mul",      "*",    2,    lambda a, b, k: a * b,                 lambda a, b, k, out: (b, a),
-                               "a * b",                                ("b", "a"),                                          "true"),
-    ("div",      "/",    2,    _div,                                  lambda a, b, k, out: (1.0 / b, -(a / b) / b),
-                               "a / b",                                ("1 / b", "-(a / b) / b"),                           "b !== 0"),
-    ("neg",      "neg",  1,    lambda a, b, k: -a,                    lambda a, b, k, out: (-1.0,),
-                               "-a",                                   ("-1",),                                             "true"),
-    ("pow",      "**",   1,    _pow_const,                            lambda a, b, k, out: (_d_pow_const(a, k),),
-                               "a ** k",                               ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))",),
-                               "!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k))"),
-    ("powv",     "**",   2,    _pow_value,                            lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)),
-                               "a ** b",                               ("b * a ** (b - 1)", "out * Math.log(a)"),
-                               "!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b))"),
-    ("exp",      "exp",  1,    _exp,                                  lambda a, b, k, out: (out,),
-                               "Math.exp(a)",                          ("out",),                                            "Number.isFinite(out) || !Number.isFinite(a)"),
-    ("log",      "log",  1,    _log,                                  lambda a, b, k, out: (1.0 / a,),
-                               "Math.log(a)",                          ("1 / a",),                                          "!(a <= 0)"),
-    ("tanh",     "tanh", 1,    lambda a, b, k: math.tanh(a),          lambda a, b, k, out: (1.0 - out * out,),
-                               "Math.tanh(a)",                         ("1 - out * out",),                                  "true"),
-    ("relu",     "ReLU", 1,    lambda a, b, k: a if a > 0 else 0.0,   lambda a, b, k, out: (1.0 if a > 0 else 0.0,),
-                               "a > 0 ? a : 0",                        ("a > 0 ? 1 : 0",),                                  "true"),
-    ("sigmoid",  "sigmoid", 1, _sigmoid,                              lambda a, b, k, out: (out * (1.0 - out),),
-                               "a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a))", ("out * (1 - out)",), "true"),
+# Each row: its name, symbol and arity; then the forward and the local derivative(s) in Python, and below them
+# the same formulas in JavaScript; last the JS domain, true exactly when the Python forward returns instead of
+# raising (its NaN and infinity cases included), so the browser's replay stops where the kernel would, nowhere else.
+_ROWS: list[tuple[Any, ...]] = [
+    # name      symbol     arity
+    #   forward (Python, then JS)      local derivative(s) (Python, then JS)
+    #   JS domain
+    ("add",     "+",       2,
+        lambda a, b, k: a + b,         lambda a, b, k, out: (1.0, 1.0),
+        "a + b",                       ("1", "1"),
+        "true"),
+    ("sub",     "-",       2,
+        lambda a, b, k: a - b,         lambda a, b, k, out: (1.0, -1.0),
+        "a - b",                       ("1", "-1"),
+        "true"),
+    ("mul",     "*",       2,
+        lambda a, b, k: a * b,         lambda a, b, k, out: (b, a),
+        "a * b",                       ("b", "a"),
+        "true"),
+    ("div",     "/",       2,
+        _div,                          lambda a, b, k, out: (1.0 / b, -(a / b) / b),
+        "a / b",                       ("1 / b", "-(a / b) / b"),
+        "b !== 0"),
+    ("neg",     "neg",     1,
+        lambda a, b, k: -a,            lambda a, b, k, out: (-1.0,),
+        "-a",                          ("-1",),
+        "true"),
+    ("pow",     "**",      1,
+        _pow_const,                    lambda a, b, k, out: (_d_pow_const(a, k),),
+        "a ** k",                      ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN)"
+                                        " : k * a ** (k - 1))",),
+        "!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k))"
+        " && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k))"),
+    ("powv",    "**",      2,
+        _pow_value,                    lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)),
+        "a ** b",                      ("b * a ** (b - 1)", "out * Math.log(a)"),
+        "!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b))"),
+    ("exp",     "exp",     1,
+        _exp,                          lambda a, b, k, out: (out,),
+        "Math.exp(a)",                 ("out",),
+        "Number.isFinite(out) || !Number.isFinite(a)"),
+    ("log",     "log",     1,
+        _log,                          lambda a, b, k, out: (1.0 / a,),
+        "Math.log(a)",                 ("1 / a",),
+        "!(a <= 0)"),
+    ("tanh",    "tanh",    1,
+        lambda a, b, k: math.tanh(a),  lambda a, b, k, out: (1.0 - out * out,),
+        "Math.tanh(a)",                ("1 - out * out",),
+        "true"),
+    ("relu",    "ReLU",    1,
+        lambda a, b, k: a if a > 0 else 0.0,
+                                       lambda a, b, k, out: (1.0 if a > 0 else 0.0,),
+        "a > 0 ? a : 0",               ("a > 0 ? 1 : 0",),
+        "true"),
+    ("sigmoid", "sigmoid", 1,
+        _sigmoid,                      lambda a, b, k, out: (out * (1.0 - out),),
+        "a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a))",
+                                       ("out * (1 - out)",),
+        "true"),
 ]
 
 OPS: tuple[Op, ...] = tuple(Op(i, *row) for i, row in enumerate(_ROWS))
@@ -175,23 +206,31 @@ def define_op(
     if not callable(forward) or not callable(local_grad):
         raise TypeError("define_op needs callables: forward(*inputs) and local_grad(*inputs, out)")
     if arity == 1:
-        def fwd(a: float, b: None, k: None) -> float:
+        def fwd(a: float, b: float | None, k: float | None) -> float:
             return float(forward(a))
 
-        def grad(a: float, b: None, k: None, out: float) -> tuple[float, ...]:
+        def grad(a: float, b: float | None, k: float | None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, out), 1, name)
     else:
-        def fwd(a: float, b: float, k: None) -> float:
+        def fwd(a: float, b: float | None, k: float | None) -> float:
             return float(forward(a, b))
 
-        def grad(a: float, b: float, k: None, out: float) -> tuple[float, ...]:
+        def grad(a: float, b: float | None, k: float | None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, b, out), 2, name)
     return Op(-1, name, symbol or name, arity, fwd, grad, "", (), "")
 
 
 def _partials(result: object, arity: int, name: str) -> tuple[float, ...]:
     """A custom op's local derivative as a tuple of ``arity`` floats, or a clear error."""
-    parts = (result,) if arity == 1 and not isinstance(result, (tuple, list)) else tuple(result)  # type: ignore[arg-type]
+    parts: tuple[Any, ...]
+    if isinstance(result, (tuple, list)):
+        parts = tuple(result)
+    elif arity == 1:
+        parts = (result,)
+    elif isinstance(result, Iterable):
+        parts = tuple(result)
+    else:
+        raise TypeError(f"op {name!r}: local_grad must return {arity} partials (a tuple), got {type(result).__name__}")
     if len(parts) != arity:
         raise ValueError(f"op {name!r}: local_grad returned {len(parts)} partials, expected {arity}")
     return tuple(float(p) for p in parts)
