@@ -1,7 +1,7 @@
 // The picture: Graphviz-WASM lays out the kernel's DOT once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed;
 // a picture wider than its box is fitted to the width unless that would shrink it below MIN_FIT_SCALE.
-// Every box is focusable (Tab) and Enter (or a click) picks it.
+// Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { formatNumber, gradColor, gradScale } from "../format.js";
 import { h } from "../dom.js";
