@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
-# The test command: sets up everything (system packages, .venv, the JS build) and runs every test:
-# the JS unit tests, then pytest (engine, nn, tape, dot, display, widget, extension, examples, browser).
+# The test command: sets up everything (system packages, .venv, the JS build), then runs, in order, failing on the
+# first that fails: ruff, mypy, the JS linter, the committed-bundle check, the JS unit tests and pytest (engine, nn,
+# tape, dot, display, widget, extension, examples, browser).
 # Usage: bash tests/run.sh [extra pytest arguments]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../.ci/setup.sh" --for-tests
 
-# The committed bundle must be exactly what js/ builds (CI checks a clean clone; locally, commit the rebuilt files).
-if [ -n "${CI:-}" ] && git rev-parse --git-dir >/dev/null 2>&1; then
-    git diff --exit-code --stat -- micrograd_widget/static js/ops.js \
-        || die "micrograd_widget/static or js/ops.js differs from what js/ builds: rebuild (npm --prefix js run build) and commit"
+# step NAME WHAT-TO-DO COMMAND...: run COMMAND; when it fails, stop with NAME and what to do about it.
+step() {
+    local name="$1" advice="$2"
+    shift 2
+    say "$name"
+    "$@" || die "$name failed: $advice"
+}
+
+step "ruff check" "fix the findings above (ruff's rules are in pyproject.toml)" .venv/bin/ruff check
+step "mypy (strict, micrograd_widget/)" "fix the type errors above" .venv/bin/mypy
+step "JS lint" "fix the findings above (js/eslint.config.js)" npm --prefix js run --silent lint
+
+# setup.sh fingerprinted micrograd_widget/static/ and js/ops.js before and after its build (bundle_fingerprint).
+say "committed bundle == fresh build"
+if [ "$bundle_before_build" != "$bundle_after_build" ]; then
+    diff <(printf '%s\n' "$bundle_before_build") <(printf '%s\n' "$bundle_after_build") >&2 || true
+    die "the committed bundle was stale: micrograd_widget/static/ or js/ops.js differed from what js/ and ops.py" \
+        "build (above: sha256 before < and after > the build). The build has rewritten them now:" \
+        "review and commit them (git add micrograd_widget/static js/ops.js; git commit)"
 fi
 
-say "JS unit tests"
-npm --prefix js test
+step "JS unit tests" "fix the failing tests above" npm --prefix js test
 
 say "pytest"
 status=0
