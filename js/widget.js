@@ -18,8 +18,7 @@
 // buttons (and export buttons) in view/toolbar.js; the small per-widget loader and the shared assets model
 // (issue 10) land in js/loader.js, which imports this file's `render`.
 
-import { backward, compileTape, forward } from "./tape.js";
-import { decodeList } from "./codec.js";
+import { backward, compileTape, forward, initialData, kernelNumbers } from "./tape.js";
 import { h } from "./dom.js";
 import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";
@@ -54,13 +53,12 @@ class GraphWidgetView {
 
   setup() {
     const model = this.model;
-    const spec = model.get("spec");
-    this.tape = compileTape(spec);
-    this.names = new NodeNames(spec);
+    this.tape = compileTape(model.get("spec"));
+    this.names = new NodeNames(this.tape);
     const n = this.tape.n;
     this.output = model.get("output");
-    this.data = decodeList(model.get("data"), n) || Float64Array.from(this.tape.data);
-    this.grad = decodeList(model.get("grad"), n) || Float64Array.from(this.tape.grad);
+    this.data = kernelNumbers(model.get("data"), n) || initialData(this.tape);
+    this.grad = kernelNumbers(model.get("grad"), n) || new Float64Array(n);
     this.scratch = new Float64Array(n);
     this.mode = this.tape.replayable ? "browser" : this.tape.opaque >= 0 ? "readonly" : "kernel";
     const readonly = this.mode === "readonly";
@@ -172,8 +170,8 @@ class GraphWidgetView {
 
   onKernelNumbers() {
     if (this.mode === "browser") return;
-    const data = decodeList(this.model.get("data"), this.tape.n);
-    const grad = decodeList(this.model.get("grad"), this.tape.n);
+    const data = kernelNumbers(this.model.get("data"), this.tape.n);
+    const grad = kernelNumbers(this.model.get("grad"), this.tape.n);
     if (data && grad) this.showNumbers(data, grad);
   }
 

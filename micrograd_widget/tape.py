@@ -2,22 +2,33 @@
 
 Freezing walks the graph once (iteratively, O(n)); nodes are stored in the engine's topological
 order, so a replay performs the engine's float operations in the engine's order and reproduces its
-data and grads exactly. ``to_json()`` is the spec the browser replays (js/tape.js).
+data and grads exactly. The tape is array-backed (typed arrays, no per-node Python objects beyond the
+graph's own): an open widget on a 60,001-node graph costs about 100 B per node. ``spec()`` is what the
+browser replays (js/tape.js): the same arrays as little-endian binary buffers.
 """
 
 from __future__ import annotations
 
 import math
+import sys
+from array import array
 from bisect import bisect_right
-from operator import attrgetter
-from typing import Any, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import compress, repeat
+from operator import attrgetter, is_not
+from typing import Any, overload
 
 from .engine import Value, topological_order
 from .ops import OPS, Op
 
-__all__ = ["Tape", "TapeReplayError", "SPEC_VERSION", "encode_number", "decode_number"]
+__all__ = ["SPEC_VERSION", "Tape", "TapeReplayError", "decode_number", "encode_number", "from_buffer", "json_safe",
+           "to_buffer"]
 
-SPEC_VERSION = 1
+SPEC_VERSION = 2
+_BUILTIN = frozenset(map(id, OPS))
+_CODE, _CONST = map(attrgetter, ("_code", "_k"))
+_SYMBOL, _LABEL, _SCOPE, _DATA, _GRAD = map(attrgetter, ("_op", "label", "_scope", "data", "grad"))
+_LOOKUPS_BEFORE_INDEX = 8  # index() scans this many times before it keeps a dict (~70 B/node) for speed
 
 
 class TapeReplayError(ValueError):
@@ -36,67 +47,191 @@ def decode_number(x: float | int | str) -> float:
     return float(x) if not isinstance(x, str) else {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[x]
 
 
-class Tape:
-    """Nodes in topological order (inputs first, root last) with, per node: its op row (``None`` for a
-    leaf or for a node made outside the op table), input indices, constant, symbol, label, scope,
-    and the current replayed ``data`` and ``grad``."""
+def json_safe(text: object) -> str:
+    """``text`` as every widget state can carry it (JSON packed as UTF-8): lone surrogates, which UTF-8
+    cannot encode, become U+FFFD. THE one place the widget state's user strings are made safe."""
+    if not isinstance(text, str):
+        text = str(text)
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # Through UTF-16: a surrogate pair written as two code points becomes its character, a lone one U+FFFD.
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
 
-    __slots__ = ("values", "ops", "inputs", "k", "symbols", "labels", "scopes", "leaves", "root",
-                 "data", "grad", "_index", "_opaque", "_steps")
+
+def _json_safe_all(strings: tuple[str, ...]) -> tuple[str, ...]:
+    """``strings`` itself when every one is JSON-safe (checked in one pass), else a copy made safe."""
+    try:
+        "".join(strings).encode("utf-8")
+    except (UnicodeEncodeError, TypeError):
+        return tuple(map(json_safe, strings))
+    return strings
+
+
+def to_buffer(values: array[int] | array[float]) -> memoryview | bytes:
+    """An array as the spec carries it: its little-endian bytes, shared (not copied) on little-endian machines."""
+    if sys.byteorder == "little":
+        return memoryview(values).cast("B")
+    swapped = array(values.typecode, values)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def from_buffer(buffer: bytes | memoryview, typecode: str) -> array[Any]:
+    """The inverse of the spec's buffers: little-endian bytes as an ``array(typecode)`` ('i' or 'd')."""
+    out = array(typecode)
+    out.frombytes(bytes(buffer))
+    if sys.byteorder != "little":
+        out.byteswap()
+    return out
+
+
+class _Inputs(Sequence[tuple[int, ...]]):
+    """``tape.inputs[i]``: node i's input ids as a tuple, read from the tape's CSR arrays."""
+
+    __slots__ = ("_starts", "_flat")
+
+    def __init__(self, starts: array[int], flat: array[int]) -> None:
+        self._starts, self._flat = starts, flat
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[int, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[int, ...]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[int, ...] | list[tuple[int, ...]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        s = self._starts
+        if i < 0:
+            i += len(s) - 1
+        return tuple(self._flat[s[i]:s[i + 1]])
+
+    def __iter__(self) -> Iterator[tuple[int, ...]]:
+        s, flat = self._starts, self._flat
+        return map(tuple, map(flat.__getitem__, map(slice, s, s[1:])))
+
+
+class _Ops(Sequence["Op | None"]):
+    """``tape.ops[i]``: node i's op-table row, or None for a leaf or a node made outside the op table."""
+
+    __slots__ = ("_rows", "_table")
+
+    def __init__(self, rows: array[int], table: tuple[Op, ...]) -> None:
+        self._rows = rows
+        self._table: tuple[Op | None, ...] = (*table, None)  # row -1 reads the trailing None
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, i: int) -> Op | None: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Op | None]: ...
+
+    def __getitem__(self, i: int | slice) -> Op | list[Op | None] | None:
+        if isinstance(i, slice):
+            return [self._table[r] for r in self._rows[i]]
+        return self._table[self._rows[i]]
+
+    def __iter__(self) -> Iterator[Op | None]:
+        return map(self._table.__getitem__, self._rows)
+
+
+class Tape:
+    """Nodes in topological order (inputs first, root last). Per node, as arrays: ``rows`` (its row in
+    ``op_table``, -1 for a leaf or a node made outside the op table), inputs in CSR form (``starts``,
+    ``flat``: node i's inputs are ``flat[starts[i]:starts[i + 1]]``; ``inputs[i]`` gives them as a tuple),
+    ``k`` (the op's constant, NaN where none), and the replayed ``data`` and ``grad`` (``array('d')``:
+    indexable, iterable, ``len()``, but not lists); as tuples of the Values' own strings: ``symbols``,
+    ``labels``, ``scopes``. ``leaves`` is an ``array('i')`` of node ids."""
+
+    __slots__ = ("values", "op_table", "rows", "starts", "flat", "k", "symbols", "labels", "scopes", "leaves",
+                 "root", "data", "grad", "_consts", "_index", "_lookups", "_opaque", "_program")
 
     def __init__(self, values: Sequence[Value]) -> None:
         """Freeze ``values``, which must be in topological order (use ``Tape.from_value(root)``)."""
         self.values: tuple[Value, ...] = tuple(values)
-        if not self.values:
-            raise TapeReplayError("a tape needs at least one node")
-        index: dict[Value, int] = {}
-        inputs: list[tuple[int, ...]] = []
-        for i, v in enumerate(self.values):
-            a = v._a
-            try:
-                if a is None:
-                    ins: tuple[int, ...] = ()
-                elif v._b is None:
-                    ins = (index[a],)
-                elif v._rest is None:
-                    ins = (index[a], index[v._b])
-                else:
-                    ins = tuple(index[c] for c in v._prev)
-            except KeyError:
-                raise TapeReplayError(
-                    f"node {i} uses an input that comes later or is missing: the values must be in "
-                    "topological order (build the tape with Tape.from_value(root))"
-                ) from None
-            index[v] = i
-            inputs.append(ins)
-        self._index = index
         values = self.values
-        self.inputs: tuple[tuple[int, ...], ...] = tuple(inputs)
-        self.ops: tuple[Op | None, ...] = tuple(map(attrgetter("_code"), values))
-        self.k: tuple[float | None, ...] = tuple(map(attrgetter("_k"), values))
-        self.symbols: tuple[str, ...] = tuple(map(attrgetter("_op"), values))
-        self.labels: tuple[str, ...] = tuple(map(attrgetter("label"), values))
-        self.scopes: tuple[str, ...] = tuple(map(attrgetter("_scope"), values))
-        self.leaves: tuple[int, ...] = tuple(i for i, ins in enumerate(self.inputs) if not ins)
-        self.root = len(values) - 1
-        self.data: list[float] = list(map(attrgetter("data"), values))
-        self.grad: list[float] = list(map(attrgetter("grad"), values))
-        self._opaque = tuple(i for i, (op, ins) in enumerate(zip(self.ops, self.inputs)) if op is None and ins)
-        # The replay program, as parallel lists (no per-node objects for the garbage collector to
-        # chase): for each op node in order, its id, forward, local_grad, input a, input b or None, constant.
-        steps = [i for i, op in enumerate(self.ops) if op is not None]
-        ops, ins, ks = self.ops, self.inputs, self.k
-        self._steps = (
-            steps,
-            [ops[i].forward for i in steps],  # type: ignore[union-attr]
-            [ops[i].local_grad for i in steps],  # type: ignore[union-attr]
-            [ins[i][0] for i in steps],
-            [ins[i][1] if ops[i].arity == 2 else None for i in steps],  # type: ignore[union-attr]
-            [ks[i] for i in steps],
-        )
+        n = len(values)
+        if not n:
+            raise TapeReplayError("a tape needs at least one node")
+        # One pass: inputs in CSR form, leaves, opaque nodes and the replay program's node ids and inputs
+        # (second input -1 for unary ops: replays read data[-1], a None put after the data). The dict
+        # from Value to id lives only while freezing: a kept one would cost ~70 B per node.
+        index: dict[Value, int] = {}
+        flat, starts, leaves, steps, inputs_a, inputs_b = (array("i", start) for start in ((), (0,), (), (), (), ()))
+        opaque: list[int] = []
+        push, mark, leaf, step, put_a, put_b = (flat.append, starts.append, leaves.append, steps.append,
+                                                inputs_a.append, inputs_b.append)
+        try:
+            for i, v in enumerate(values):
+                a = v._a
+                if a is None:
+                    leaf(i)
+                else:
+                    ia = index[a]
+                    push(ia)
+                    ib = -1
+                    b = v._b
+                    if b is not None:
+                        ib = index[b]
+                        push(ib)
+                        if v._rest is not None:
+                            flat.extend([index[c] for c in v._rest])
+                    if v._code is None:
+                        opaque.append(i)
+                    else:
+                        step(i)
+                        put_a(ia)
+                        put_b(ib)
+                index[v] = i
+                mark(len(flat))
+        except KeyError:
+            raise TapeReplayError(
+                f"node {i} uses an input that comes later or is missing: the values must be in "
+                "topological order (build the tape with Tape.from_value(root))"
+            ) from None
+        del index
+        self.starts, self.flat, self.leaves = starts, flat, leaves
+        self._opaque = tuple(opaque)
+        codes = list(map(_CODE, values))
+        by_id = dict(zip(map(id, codes), codes))
+        by_id.pop(id(None), None)
+        self.op_table: tuple[Op, ...] = tuple(by_id.values())
+        row_of = {key: r for r, key in enumerate(by_id)}
+        row_of[id(None)] = -1
+        self.rows = array("i", list(map(row_of.__getitem__, map(id, codes))))
+        del codes, by_id
+        ks = list(map(_CONST, values))
+        has_k = list(compress(range(n), map(is_not, ks, repeat(None))))
+        self._consts: dict[int, float] = dict(zip(has_k, map(ks.__getitem__, has_k)))
+        self.k = array("d", [math.nan]) * n
+        for i, c in self._consts.items():
+            self.k[i] = c
+        del ks, has_k
+        self.symbols: tuple[str, ...] = tuple(map(_SYMBOL, values))
+        self.labels: tuple[str, ...] = tuple(map(_LABEL, values))
+        self.scopes: tuple[str, ...] = tuple(map(_SCOPE, values))
+        self.root = n - 1
+        self.data = array("d", list(map(_DATA, values)))
+        self.grad = array("d", list(map(_GRAD, values)))
+        self._index: dict[Value, int] | None = None
+        self._lookups = 0
+        forwards = [op.forward for op in self.op_table]
+        local_grads = [op.local_grad for op in self.op_table]
+        step_rows = list(map(self.rows.__getitem__, steps))
+        self._program = (steps, list(map(forwards.__getitem__, step_rows)),
+                         list(map(local_grads.__getitem__, step_rows)), inputs_a, inputs_b)
 
     @classmethod
-    def from_value(cls, root: Value) -> "Tape":
+    def from_value(cls, root: Value) -> Tape:
         """Freeze the graph that ends at ``root``."""
         if not isinstance(root, Value):
             raise TypeError(f"Tape.from_value() takes a Value, got {type(root).__name__}")
@@ -108,12 +243,31 @@ class Tape:
     def __repr__(self) -> str:
         return f"Tape({len(self)} nodes, {len(self.leaves)} leaves)"
 
+    @property
+    def inputs(self) -> _Inputs:
+        """Per node, its input ids as a tuple (a view of ``starts``/``flat``; fast loops can read those)."""
+        return _Inputs(self.starts, self.flat)
+
+    @property
+    def ops(self) -> _Ops:
+        """Per node, its op-table row (an ``Op``), or None for a leaf or a node made outside the op table."""
+        return _Ops(self.rows, self.op_table)
+
     def index(self, value: Value) -> int:
-        """The node id of ``value`` in this tape."""
+        """The node id of ``value`` in this tape. The first few calls scan the tape; after that a dict
+        (~70 B per node) is kept, so that many look-ups stay fast without every tape paying for it."""
+        if self._index is None:
+            self._lookups += 1
+            if self._lookups > _LOOKUPS_BEFORE_INDEX:
+                self._index = dict(zip(self.values, range(len(self.values))))
         try:
-            return self._index[value]
-        except (KeyError, TypeError):
-            raise KeyError(f"{value!r} is not a node of this tape's graph") from None
+            if self._index is not None:
+                return self._index[value]
+            if isinstance(value, Value):
+                return self.values.index(value)
+        except (KeyError, TypeError, ValueError):
+            pass
+        raise KeyError(f"{value!r} is not a node of this tape's graph")
 
     @property
     def opaque(self) -> tuple[int, ...]:
@@ -131,7 +285,7 @@ class Tape:
 
     def _leaf_vector(self, leaf_values: Sequence[float] | Mapping[int, float] | None) -> list[float]:
         """A copy of the current data with the new leaf values in place, after checking every one."""
-        data = list(self.data)
+        data = self.data.tolist()
         if leaf_values is None:
             return data
         if isinstance(leaf_values, Mapping):
@@ -139,9 +293,10 @@ class Tape:
         else:
             if len(leaf_values) != len(self.leaves):
                 raise TapeReplayError(
-                    f"expected {len(self.leaves)} leaf values (one per leaf, in tape.leaves order), got {len(leaf_values)}"
+                    f"expected {len(self.leaves)} leaf values (one per leaf, in tape.leaves order), "
+                    f"got {len(leaf_values)}"
                 )
-            items = zip(self.leaves, leaf_values)
+            items = zip(self.leaves, leaf_values)  # type: ignore[assignment]  # same pairs as a mapping's items
         leaf_set = set(self.leaves)
         for node, x in items:
             if node not in leaf_set:
@@ -151,45 +306,49 @@ class Tape:
             data[node] = float(x)
         return data
 
-    def forward(self, leaf_values: Sequence[float] | Mapping[int, float] | None = None) -> list[float]:
+    def forward(self, leaf_values: Sequence[float] | Mapping[int, float] | None = None) -> array[float]:
         """Recompute every node's data for new leaf values (a sequence in ``leaves`` order, or a mapping
         from leaf node id to value, other leaves keeping their current value); returns and keeps the
-        new data. Raises, leaving the tape as it was, on bad leaf values (TapeReplayError), when an op
-        fails (its own error, e.g. ValueError for log of a negative number) or when the graph has
-        opaque nodes (TapeReplayError)."""
+        new data (a new ``array('d')``). Raises, leaving the tape as it was, on bad leaf values
+        (TapeReplayError), when an op fails (its own error, e.g. ValueError for log of a negative
+        number) or when the graph has opaque nodes (TapeReplayError)."""
         self._check_replayable()
-        data = self._leaf_vector(leaf_values)
-        nodes, forwards, _, inputs_a, inputs_b, ks = self._steps
-        for i, forward, a, b, k in zip(nodes, forwards, inputs_a, inputs_b, ks):
-            data[i] = forward(data[a], None if b is None else data[b], k)
-        self.data = data
-        return data
+        data: list[float | None] = self._leaf_vector(leaf_values)  # type: ignore[assignment]  # None at the end
+        data.append(None)  # data[-1]: the missing second input of a unary op
+        steps, forwards, _, inputs_a, inputs_b = self._program
+        ks = map(self._consts.get, steps) if self._consts else repeat(None)
+        for i, forward, a, b, k in zip(steps, forwards, inputs_a, inputs_b, ks):
+            data[i] = forward(data[a], data[b], k)  # type: ignore[arg-type]  # a is always a number
+        data.pop()
+        self.data = array("d", data)
+        return self.data
 
-    def backward(self, output: int | None = None) -> list[float]:
+    def backward(self, output: int | None = None) -> array[float]:
         """Fresh grads of node ``output`` (default: the root) with respect to every node, as the
-        engine computes them after ``zero_grad()``; returns and keeps them."""
+        engine computes them after ``zero_grad()``; returns and keeps them (a new ``array('d')``)."""
         self._check_replayable()
         out = self.root if output is None else output
         if isinstance(out, bool) or not isinstance(out, int) or not 0 <= out < len(self.values):
             raise TapeReplayError(f"output must be a node id from 0 to {len(self.values) - 1}, got {output!r}")
-        data = self.data
+        data: list[float] = self.data.tolist()
         grad = [0.0] * len(data)
         grad[out] = 1.0
-        nodes, _, local_grads, inputs_a, inputs_b, ks = self._steps
+        steps, _, local_grads, inputs_a, inputs_b = self._program
         if out != self.root:  # only the op nodes up to `output` can carry its gradient
-            cut = bisect_right(nodes, out)
-            nodes, local_grads, inputs_a, inputs_b, ks = (x[:cut] for x in (nodes, local_grads, inputs_a, inputs_b, ks))
-        for i, local_grad, a, b, k in zip(reversed(nodes), reversed(local_grads), reversed(inputs_a),
-                                          reversed(inputs_b), reversed(ks)):
+            cut = bisect_right(steps, out)
+            steps, local_grads, inputs_a, inputs_b = steps[:cut], local_grads[:cut], inputs_a[:cut], inputs_b[:cut]
+        ks = map(self._consts.get, reversed(steps)) if self._consts else repeat(None)
+        for i, local_grad, a, b, k in zip(reversed(steps), reversed(local_grads), reversed(inputs_a),
+                                          reversed(inputs_b), ks):
             g = grad[i]
-            if b is None:
+            if b < 0:
                 grad[a] += local_grad(data[a], None, k, data[i])[0] * g
             else:
                 da, db = local_grad(data[a], data[b], k, data[i])
                 grad[a] += da * g
                 grad[b] += db * g
-        self.grad = grad
-        return grad
+        self.grad = array("d", grad)
+        return self.grad
 
     def write_back(self) -> None:
         """Copy the tape's data and grads into the graph's Value objects."""
@@ -197,35 +356,35 @@ class Tape:
             v.data = d
             v.grad = g
 
-    def to_json(self) -> dict[str, Any]:
-        """The spec the browser replays: op rows used, per-node arrays, leaves and root.
+    def spec(self) -> dict[str, Any]:
+        """What the browser replays (js/tape.js ``compileTape``), version 2.
 
-        Non-finite numbers are encoded as the strings "NaN", "Infinity", "-Infinity".
+        ``ops``: the op rows used (name, symbol, arity, builtin); per node, as little-endian binary
+        buffers (shared with the tape, not copied): ``op`` (Int32 row, -1 for none), ``input_start``
+        (Int32, n + 1) and ``inputs`` (Int32, CSR), ``k`` (Float64, NaN where none); ``leaves`` (Int32),
+        ``leaf_data`` (Float64: the leaves' data, in ``leaves`` order), ``root``, ``n``; and as JSON lists
+        (the Values' own strings, made JSON-safe): ``symbol``, ``label``, ``scope``. Grads and inner
+        data are not in the spec: the browser replays them, or the kernel sends them.
         """
-        rows: dict[int, int] = {}
-        op_ids = []
-        for op in self.ops:
-            if op is None:
-                op_ids.append(-1)
-            else:
-                op_ids.append(rows.setdefault(id(op), len(rows)))
-        by_id = {id(op): op for op in self.ops if op is not None}
-        used = sorted(rows, key=rows.__getitem__)
-        builtin = {id(op) for op in OPS}
+        # The JSON parts first, then the buffers: ipywidgets sends the buffers apart and puts them back last.
         return {
             "version": SPEC_VERSION,
-            "ops": [
-                {"name": by_id[r].name, "symbol": by_id[r].symbol, "arity": by_id[r].arity, "builtin": r in builtin}
-                for r in used
-            ],
-            "op": op_ids,
-            "inputs": [list(ins) for ins in self.inputs],
-            "k": [None if c is None else encode_number(float(c)) for c in self.k],
-            "symbol": list(self.symbols),
-            "label": list(self.labels),
-            "scope": list(self.scopes),
-            "leaves": list(self.leaves),
+            "n": len(self.values),
             "root": self.root,
-            "data": [encode_number(x) for x in self.data],
-            "grad": [encode_number(x) for x in self.grad],
+            "ops": [{"name": json_safe(op.name), "symbol": json_safe(op.symbol), "arity": op.arity,
+                     "builtin": id(op) in _BUILTIN} for op in self.op_table],
+            "symbol": _json_safe_all(self.symbols),
+            "label": _json_safe_all(self.labels),
+            "scope": _json_safe_all(self.scopes),
+            "op": to_buffer(self.rows),
+            "input_start": to_buffer(self.starts),
+            "inputs": to_buffer(self.flat),
+            "k": to_buffer(self.k),
+            "leaves": to_buffer(self.leaves),
+            "leaf_data": to_buffer(array("d", map(self.data.__getitem__, self.leaves))),
         }
+
+    @property
+    def builtin_only(self) -> bool:
+        """True when every op of the graph is a built-in row (the browser can replay it unless opaque)."""
+        return all(id(op) in _BUILTIN for op in self.op_table)

@@ -10,12 +10,12 @@ micrograd_widget.gradcheck), so a user-defined op with a wrong local derivative 
 
 Displaying a widget never changes the Values; the first change of a leaf or of the output does.
 
-Traits (all synced): ``spec`` (Tape.to_json()), ``dot`` and ``view`` (dot.graph_view: the DOT and which
-nodes are drawn, which fold box holds each other node, and the colour palette), ``leaf_values`` (in
-``spec["leaves"]`` order),
-``output`` (the node differentiated), ``data``/``grad`` (the kernel's numbers, only for graphs the
-browser cannot replay: empty otherwise, so a settled slider does not ship every node twice), ``precision``,
-``rankdir``, ``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
+Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``dot`` and ``view``
+(dot.graph_view: the DOT and which nodes are drawn, which fold box holds each other node, and the colour
+palette), ``leaf_values`` (in ``spec["leaves"]`` order), ``output`` (the node differentiated),
+``data``/``grad`` (the kernel's numbers as Float64 buffers, only for graphs the browser cannot replay:
+empty otherwise, so a settled slider does not ship every node twice), ``precision``, ``rankdir``,
+``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
 
 Faults stay contained: a front end may write only ``leaf_values``, ``output`` and the view options (updates
 of any other trait are refused, logged and the kernel's value pushed back); a change from the view takes
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ from .display import value_mimebundle
 from .engine import Value
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
 from .requests import answer, error_text, real_number, short
-from .tape import Tape, TapeReplayError, decode_number, encode_number
+from .tape import Tape, TapeReplayError, decode_number, encode_number, to_buffer
 
 __all__ = ["GraphWidget", "explore"]
 
@@ -83,8 +84,8 @@ class GraphWidget(anywidget.AnyWidget):
     view = traitlets.Dict().tag(sync=True)
     leaf_values: traitlets.List[Any] = traitlets.List().tag(sync=True)
     output = traitlets.Int(0).tag(sync=True)
-    data = traitlets.List().tag(sync=True)
-    grad = traitlets.List().tag(sync=True)
+    data = traitlets.Union([traitlets.Bytes(), traitlets.Instance(memoryview)], default_value=b"").tag(sync=True)
+    grad = traitlets.Union([traitlets.Bytes(), traitlets.Instance(memoryview)], default_value=b"").tag(sync=True)
     precision = traitlets.Int(4).tag(sync=True)
     rankdir = traitlets.Unicode("LR").tag(sync=True)
     node_budget = traitlets.Int(250, allow_none=True).tag(sync=True)
@@ -112,8 +113,8 @@ class GraphWidget(anywidget.AnyWidget):
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
         picture = _dot.graph_view(tape, output=out, **settings)
-        spec = tape.to_json()
-        self._kernel_computes = bool(tape.opaque) or not all(row["builtin"] for row in spec["ops"])
+        spec = tape.spec()
+        self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         self._busy = True
         super().__init__(
             spec=spec,
@@ -358,9 +359,10 @@ class GraphWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ helpers
 
-    def _numbers(self, values: Sequence[float]) -> list[float | str]:
-        """The ``data``/``grad`` trait value: every node's number when the kernel computes for the view."""
-        return [encode_number(x) for x in values] if self._kernel_computes else []
+    def _numbers(self, values: array[float]) -> memoryview | bytes:
+        """The ``data``/``grad`` trait value: every node's number (Float64, shared with the tape, not copied)
+        when the kernel computes for the view, else empty."""
+        return to_buffer(values) if self._kernel_computes else b""
 
     def _decode_leaves(self, values: object) -> list[float]:
         """The view's leaf values as floats, or a TapeReplayError saying what was wrong."""

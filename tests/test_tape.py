@@ -1,12 +1,14 @@
-"""Tape: replays bitwise equal to the engine (random graphs, random new leaf values), the JSON spec,
+"""Tape: replays bitwise equal to the engine (random graphs, random new leaf values), the binary spec,
 clear errors that leave the tape unchanged, and the shared vectors in tests/vectors/ (never stale)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import math
 import struct
+from array import array
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,15 @@ from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.tape import SPEC_VERSION, Tape, TapeReplayError, decode_number, encode_number
+from micrograd_widget.tape import (
+    SPEC_VERSION,
+    Tape,
+    TapeReplayError,
+    decode_number,
+    encode_number,
+    from_buffer,
+    json_safe,
+)
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
@@ -41,16 +51,40 @@ def _graph():
 
 
 def test_freezing_records_the_graph_in_topological_order() -> None:
-    L, (a, b, c) = _graph()
+    L, (a, _, _) = _graph()
     tape = Tape.from_value(L)
     order = topological_order(L)
     assert tape.values == tuple(order) and tape.root == len(tape) - 1 and tape.values[-1] is L
     assert [tape.values[i] for i in tape.leaves] == [v for v in order if not v._prev]
     for i, v in enumerate(tape.values):
         assert tape.inputs[i] == tuple(tape.index(p) for p in v._prev)
-        assert tape.ops[i] is v._code and tape.k[i] == v._k and tape.symbols[i] == v._op
+        assert tape.ops[i] is v._code and tape.symbols[i] == v._op
+        assert math.isnan(tape.k[i]) if v._k is None else tape.k[i] == v._k
         assert tape.labels[i] == v.label and tape.scopes[i] == v.scope
     assert tape.index(a) == 0 and repr(tape) == f"Tape({len(tape)} nodes, {len(tape.leaves)} leaves)"
+    assert isinstance(tape.data, array) and isinstance(tape.leaves, array)
+    assert list(tape.ops) == [v._code for v in order]
+    assert list(tape.inputs) == [tape.inputs[i] for i in range(len(tape))] and tape.inputs[-1] == tape.inputs[tape.root]
+
+
+def test_index_scans_then_keeps_a_dict_and_answers_the_same() -> None:
+    L, _ = _graph()
+    tape = Tape.from_value(L)
+    order = topological_order(L)
+    assert tape._index is None
+    assert [tape.index(v) for v in order] == list(range(len(order)))  # more look-ups than the scan limit
+    assert tape._index is not None and [tape.index(v) for v in order] == list(range(len(order)))
+    for stranger in (Value(1.0), 3.0, "a", None):
+        with pytest.raises(KeyError, match="not a node"):
+            tape.index(stranger)  # type: ignore[arg-type]
+
+
+def test_a_node_with_three_inputs_is_kept_in_order_and_opaque() -> None:
+    a, b, c = Value(1.0), Value(2.0), Value(3.0)
+    s = Value(6.0, (a, b, c), "sum3")
+    tape = Tape.from_value(s * 2.0)
+    assert tape.inputs[tape.index(s)] == (0, 1, 2) and tape.opaque == (3,)
+    assert list(tape.starts) == [0, 0, 0, 0, 3, 3, 5] and list(tape.flat) == [0, 1, 2, 3, 4]
 
 
 def test_replay_equals_engine_bitwise_for_the_same_leaves() -> None:
@@ -100,16 +134,15 @@ def test_random_graphs_replay_bitwise_equal_to_the_engine_for_new_leaf_values(gr
     xs, root = graphs.build(program)
     tape = Tape.from_value(root)
     new = tuple(data.draw(st.floats(-2.5, 2.5, allow_nan=False), label=f"x{n}") for n in range(len(xs)))
-    mapping = {tape.index(x): v for x, v in zip(xs, new) if x in tape._index}
+    on_tape = set(map(id, tape.values))
+    mapping = {tape.index(x): v for x, v in zip(xs, new) if id(x) in on_tape}
     try:
-        ys, again = graphs.build(program, new)
+        _, again = graphs.build(program, new)
     except (ArithmeticError, ValueError):
         # A step left its domain. It may lie off the root's graph, which the tape does not hold, so
         # the tape may succeed or fail on another step; it must not fail any other way.
-        try:
+        with contextlib.suppress(ArithmeticError, ValueError):
             tape.forward(mapping)
-        except (ArithmeticError, ValueError):
-            pass
         return
     data_ = tape.forward(mapping)
     grad = tape.backward()
@@ -129,15 +162,17 @@ def test_custom_ops_replay_and_are_marked_not_builtin() -> None:
     assert bits(tape.backward()) == bits(v.grad for v in tape.values)
     tape.forward([3.0, ])
     assert tape.data[tape.root] == 81.0 and tape.backward()[0] == 108.0
-    spec = tape.to_json()
+    spec = tape.spec()
     assert {row["name"]: row["builtin"] for row in spec["ops"]} == {"cube": False, "mul": True}
+    assert not tape.builtin_only and Tape.from_value(x * x).builtin_only
 
 
 # ---- errors: clear, and the tape is left as it was ----
 
 
 def _snapshot(tape: Tape) -> tuple:
-    return list(tape.data), list(tape.grad), json.dumps(tape.to_json())
+    spec = {key: bytes(v) if isinstance(v, memoryview) else v for key, v in tape.spec().items()}
+    return list(tape.data), list(tape.grad), spec
 
 
 @pytest.mark.parametrize(
@@ -169,7 +204,7 @@ def test_an_op_failing_during_replay_raises_its_own_error_and_keeps_the_tape() -
     L = 1.0 / x + x.log()
     tape = Tape.from_value(L)
     before = _snapshot(tape)
-    with pytest.raises(ValueError, match="'log'.*-1.0"):
+    with pytest.raises(ValueError, match=r"'log'.*-1\.0"):
         tape.forward({tape.index(x): -1.0})
     with pytest.raises(ZeroDivisionError):
         tape.forward({tape.index(x): 0.0})
@@ -185,11 +220,11 @@ def test_opaque_hand_made_nodes_cannot_replay_and_say_why() -> None:
     assert tape.opaque == (tape.index(out),)
     before = _snapshot(tape)
     for call in (lambda: tape.forward(), lambda: tape.backward()):
-        with pytest.raises(TapeReplayError, match="'hand'.*built by hand.*define_op"):
+        with pytest.raises(TapeReplayError, match=r"'hand'.*built by hand.*define_op"):
             call()
     assert _snapshot(tape) == before
-    spec = tape.to_json()
-    assert spec["op"][tape.index(out)] == -1 and spec["inputs"][tape.index(out)] == [0, 1]
+    spec = tape.spec()
+    assert from_buffer(spec["op"], "i")[tape.index(out)] == -1 and tape.inputs[tape.index(out)] == (0, 1)
 
 
 def test_construction_errors() -> None:
@@ -205,10 +240,10 @@ def test_construction_errors() -> None:
         Tape.from_value(b).index(Value(1.0))
 
 
-# ---- the JSON spec ----
+# ---- the binary spec ----
 
 
-def test_to_json_is_the_documented_spec() -> None:
+def test_spec_is_the_documented_binary_spec() -> None:
     a = Value(0.0, label="a")
     from micrograd_widget.engine import scope
 
@@ -217,21 +252,68 @@ def test_to_json_is_the_documented_spec() -> None:
     z = y * (a ** 0.5)
     z.backward()
     tape = Tape.from_value(z)
-    spec = tape.to_json()
-    assert list(spec) == ["version", "ops", "op", "inputs", "k", "symbol", "label", "scope", "leaves", "root", "data", "grad"]
-    assert spec["version"] == SPEC_VERSION == 1 and spec["root"] == len(tape) - 1
+    spec = tape.spec()
+    assert list(spec) == ["version", "n", "root", "ops", "symbol", "label", "scope",  # JSON, then the buffers
+                          "op", "input_start", "inputs", "k", "leaves", "leaf_data"]
     n = len(tape)
-    assert all(len(spec[key]) == n for key in ("op", "inputs", "k", "symbol", "label", "scope", "data", "grad"))
-    for i, row in enumerate(spec["op"]):
+    assert spec["version"] == SPEC_VERSION == 2 and spec["root"] == n - 1 and spec["n"] == n
+    ints = {key: from_buffer(spec[key], "i") for key in ("op", "input_start", "inputs", "leaves")}
+    floats = {key: from_buffer(spec[key], "d") for key in ("k", "leaf_data")}
+    assert [len(ints["op"]), len(ints["input_start"]), len(floats["k"])] == [n, n + 1, n]
+    for i in range(n):  # the CSR arrays give each node's inputs, in order
+        assert tuple(ints["inputs"][ints["input_start"][i]:ints["input_start"][i + 1]]) == tape.inputs[i]
+    assert [len(spec[key]) for key in ("symbol", "label", "scope")] == [n, n, n]
+    for i, row in enumerate(ints["op"]):
         if row == -1:
-            assert tape.ops[i] is None
+            assert tape.ops[i] is None and math.isnan(floats["k"][i])
         else:
             op = tape.ops[i]
             assert spec["ops"][row] == {"name": op.name, "symbol": op.symbol, "arity": op.arity, "builtin": True}
-    assert spec["k"][tape.index(y._prev[0]._prev[0])] == 2.0 and spec["label"][0] == "a"
+    assert floats["k"][tape.index(y._prev[0]._prev[0])] == 2.0 and spec["label"][0] == "a"
+    assert floats["k"][tape.index(z._prev[1])] == 0.5 and math.isnan(floats["k"][tape.root])
     assert spec["scope"][tape.index(y)] == "layers.0" and spec["scope"][tape.root] == ""
-    assert spec["grad"][0] == "NaN"  # d/da sqrt(a) at 0 is infinite, times log(1) = 0
-    assert json.loads(json.dumps(spec, allow_nan=False)) == spec
+    assert list(ints["leaves"]) == [i for i in range(n) if not tape.inputs[i]] == list(tape.leaves)
+    assert list(floats["leaf_data"]) == [0.0, 1.0] == [tape.data[i] for i in tape.leaves]  # a and the 1.0 added
+    # Little-endian bytes, as JavaScript's typed arrays on every browser read them.
+    assert bytes(spec["op"])[:4] == struct.pack("<i", ints["op"][0])
+    assert bytes(spec["k"])[8:16] == struct.pack("<d", floats["k"][1])
+
+
+def test_spec_buffers_share_the_tapes_arrays_and_travel_as_ipywidgets_binary_buffers() -> None:
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    x = Value(1.5, label="x")
+    tape = Tape.from_value((x * x).tanh())
+    spec = tape.spec()
+    assert spec["op"].obj is tape.rows and spec["inputs"].obj is tape.flat and spec["k"].obj is tape.k
+    state, paths, buffers = _remove_buffers({"spec": spec})
+    assert sorted(p[1] for p in paths) == ["input_start", "inputs", "k", "leaf_data", "leaves", "op"]
+    text = json.dumps(state, allow_nan=False, ensure_ascii=False)  # the rest is plain JSON (NaN k's are in buffers)
+    assert json.loads(text)["spec"]["label"] == ["x", "", ""] and all(isinstance(b, memoryview) for b in buffers)
+
+
+def test_json_safe_replaces_lone_surrogates_and_keeps_everything_else() -> None:
+    for text in ("", "a", "naïve Σ x_i 🙂", "tab\there", "\u202eRTL"):
+        assert json_safe(text) is text
+    assert json_safe("a\ud800b") == "a\ufffdb" and json_safe("\udfff") == "\ufffd"
+    assert json_safe("\ud83d\ude42") == "🙂"  # a pair written as two code points is its character
+    assert json_safe(7) == "7"
+    for text in ("\ud800", "x\udc80y", "ok\ud83d"):
+        json.dumps(json_safe(text), ensure_ascii=False).encode("utf-8")  # what a kernel's JSON packing does
+
+
+def test_every_user_string_in_the_spec_is_json_safe() -> None:
+    a = Value(1.0, label="bad\ud800label")
+    b = Value(2.0, label="fine")
+    with __import__("micrograd_widget.engine", fromlist=["scope"]).scope("sc\udcffope"):
+        c = a * b
+    tape = Tape.from_value(c)
+    spec = tape.spec()
+    assert spec["label"][:2] == ("bad\ufffdlabel", "fine") and spec["scope"][2] == "sc\ufffdope"
+    assert tape.labels[0] == "bad\ud800label", "the tape keeps the Values' own strings"
+    json.dumps({k: v for k, v in spec.items() if not isinstance(v, memoryview)}, ensure_ascii=False).encode("utf-8")
+    clean = Tape.from_value(b * b).spec()
+    assert clean["label"] is not None and Tape.from_value(b * b).spec()["label"] == ("fine", "")
 
 
 @pytest.mark.parametrize("x,encoded", [(1.5, 1.5), (-0.0, -0.0), (math.inf, "Infinity"), (-math.inf, "-Infinity")])
@@ -268,7 +350,7 @@ def test_vectors_cover_every_op_row_and_the_non_finite_encodings(generator) -> N
     docs = [json.loads(p.read_text(encoding="utf-8")) for p in VECTORS.glob("*.json")]
     used = {row["name"] for doc in docs for row in doc["spec"]["ops"]}
     assert used == {op.name for op in OPS}
-    ks = {doc["spec"]["k"][i] for doc in docs for i, row in enumerate(doc["spec"]["op"])
+    ks = {doc["spec"]["k"]["float64"][i] for doc in docs for i, row in enumerate(doc["spec"]["op"]["int32"])
           if row >= 0 and doc["spec"]["ops"][row]["name"] == "pow"}
     assert {2.0, 3.0, 0.5, -1.0, -2.5, 0.0} <= ks
     numbers = {x for doc in docs for case in doc["cases"] for x in case["grad"] if isinstance(x, str)}
@@ -279,7 +361,7 @@ def test_vectors_cover_every_op_row_and_the_non_finite_encodings(generator) -> N
         assert set(doc) == {"name", "spec", "cases"} and doc["cases"]
         for case in doc["cases"]:
             assert set(case) == {"leaf_values", "output", "data", "grad"}
-            assert len(case["leaf_values"]) == len(doc["spec"]["leaves"])
+            assert len(case["leaf_values"]) == len(doc["spec"]["leaves"]["int32"])
 
 
 @pytest.mark.parametrize("path", sorted(VECTORS.glob("*.json")), ids=lambda p: p.stem)
@@ -287,7 +369,17 @@ def test_python_replay_reproduces_each_vector_case(generator, path: Path) -> Non
     doc = json.loads(path.read_text(encoding="utf-8"))
     root, _ = generator.GRAPHS[doc["name"]]()
     tape = Tape.from_value(root)
-    assert tape.to_json()["inputs"] == doc["spec"]["inputs"] and tape.to_json()["op"] == doc["spec"]["op"]
+    spec = tape.spec()
+    for key, value in doc["spec"].items():  # the very bytes the browser reads, and the same JSON parts
+        if key in generator.BUFFERS:
+            (kind, numbers), = value.items()
+            if kind == "int32":
+                expected = struct.pack(f"<{len(numbers)}i", *numbers)
+            else:
+                expected = struct.pack(f"<{len(numbers)}d", *map(decode_number, numbers))
+            assert bytes(spec[key]) == expected, key
+        else:
+            assert (list(spec[key]) if isinstance(spec[key], tuple) else spec[key]) == value, key
     for case in doc["cases"]:
         data = tape.forward([decode_number(x) for x in case["leaf_values"]])
         grad = tape.backward(case["output"])

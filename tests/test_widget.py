@@ -16,7 +16,7 @@ from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.gradcheck import gradcheck
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
-from micrograd_widget.tape import Tape, TapeReplayError
+from micrograd_widget.tape import Tape, TapeReplayError, from_buffer
 from micrograd_widget.widget import GraphWidget, explore
 
 from builders import lecture_L
@@ -39,6 +39,10 @@ class Recorder:
         widget.comm.send = self._send  # type: ignore[method-assign]
 
     def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        if buffers:  # binary traits (spec's arrays, data, grad) travel beside the JSON: put them back in place
+            from ipywidgets.widgets.widget import _put_buffers
+
+            _put_buffers(data["state"], data["buffer_paths"], buffers)
         self.messages.append(data)
 
     def states(self) -> list[dict[str, Any]]:
@@ -74,7 +78,7 @@ def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> No
     w = GraphWidget(nodes["L"])
     state = w.get_state()
     tape = Tape.from_value(nodes["L"])
-    assert state["spec"] == tape.to_json()
+    assert state["spec"] == tape.spec()
     assert state["dot"] == dot_module.graph_view(tape).dot, "the widget must lay out exactly dot.py's DOT"
     assert state["output"] == tape.root
     assert state["leaf_values"] == [tape.data[i] for i in tape.leaves]
@@ -82,7 +86,7 @@ def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> No
     assert state["view"]["folds"] == [] and state["view"]["fold_of"] == [] and state["view"]["message"] == ""
     assert state["view"]["palette"]["positive"] == dot_module.POSITIVE_COLOR
     assert (state["precision"], state["rankdir"], state["node_budget"], state["color"]) == (4, "LR", 250, True)
-    assert state["data"] == [] and state["grad"] == [], "the browser replays this graph: no duplicate numbers"
+    assert state["data"] == b"" and state["grad"] == b"", "the browser replays this graph: no duplicate numbers"
     assert state["error"] == ""
 
 
@@ -285,7 +289,7 @@ def test_a_user_defined_op_is_replayed_by_the_kernel_on_request() -> None:
     nodes = cube_graph()
     w = GraphWidget(nodes["z"])
     assert w.spec["ops"][0]["builtin"] is False
-    assert len(w.data) == len(w.tape) and w.data[w.tape.index(nodes["z"])] == 4.0
+    assert len(from_buffer(w.data, "d")) == len(w.tape) and from_buffer(w.data, "d")[w.tape.index(nodes["z"])] == 4.0
     sent = Recorder(w)
     x_pos = w.tape.leaves.index(w.tape.index(nodes["x"]))
     values = list(w.leaf_values)
@@ -298,7 +302,7 @@ def test_a_user_defined_op_is_replayed_by_the_kernel_on_request() -> None:
     assert nodes["x"].data == 2.0, "a preview replay must not touch the Values"
     from_browser(w, leaf_values=values)
     assert nodes["z"].data == 13.5 and nodes["x"].grad == pytest.approx(13.5)
-    assert w.data[w.tape.index(nodes["z"])] == 13.5
+    assert from_buffer(w.data, "d")[w.tape.index(nodes["z"])] == 13.5
 
 
 def test_a_bad_replay_request_gets_an_error_reply() -> None:
@@ -387,7 +391,7 @@ def test_a_graph_with_hand_built_nodes_shows_but_cannot_be_changed() -> None:
     a, b = Value(1.0, label="a"), Value(2.0, label="b")
     c = Value(3.0, (a, b), "+", label="c")
     w = GraphWidget(c)
-    assert w.spec["op"][w.tape.index(c)] == -1 and w.data[w.tape.index(c)] == 3.0
+    assert from_buffer(w.spec["op"], "i")[w.tape.index(c)] == -1 and from_buffer(w.data, "d")[w.tape.index(c)] == 3.0
     with pytest.raises(TapeReplayError, match="built by hand"):
         w.set_leaf("a", 5.0)
     assert a.data == 1.0

@@ -4,6 +4,7 @@
 import { h } from "../dom.js";
 import { pyRepr } from "../format.js";
 import { GradcheckPanel } from "../gradcheck.js";
+import { inputsOf, opOf } from "../tape.js";
 
 export class Inspector {
   /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `chooseOutput(i)`. */
@@ -26,13 +27,14 @@ export class Inspector {
     this.dropGradcheck();
     this.node = i;
     const { names, output } = this.view;
-    const spec = names.spec;
-    const op = spec.op[i] >= 0 ? spec.ops[spec.op[i]] : null;
-    const opText = spec.inputs[i].length === 0 ? "leaf (no op)"
-      : op ? `${spec.symbol[i]} (${op.name}${op.builtin ? "" : ", user-defined"})` : `${spec.symbol[i] || "?"} (built by hand)`;
+    const tape = names.tape;
+    const op = opOf(tape, i);
+    const ins = inputsOf(tape, i);
+    const opText = ins.length === 0 ? "leaf (no op)"
+      : op ? `${tape.symbols[i]} (${op.name}${op.builtin ? "" : ", user-defined"})` : `${tape.symbols[i] || "?"} (built by hand)`;
     const inputs = h("span", { className: "mgw-inputs" });
-    if (spec.inputs[i].length === 0) inputs.append("none");
-    spec.inputs[i].forEach((j, n) => {
+    if (ins.length === 0) inputs.append("none");
+    ins.forEach((j, n) => {
       const link = h("button", { type: "button", className: "mgw-link", "data-input": j, text: names.describe(j) });
       link.addEventListener("click", () => this.inspect(j));
       if (n) inputs.append(", ");
@@ -50,7 +52,7 @@ export class Inspector {
       ["grad", this.fields.grad],
       ["", this.fields.of],
     ];
-    if (spec.scope[i]) rows.push(["scope", h("span", { "data-field": "scope", text: spec.scope[i] })]);
+    if (tape.scopes[i]) rows.push(["scope", h("span", { "data-field": "scope", text: tape.scopes[i] })]);
     const list = h("dl", {});
     for (const [name, value] of rows) list.append(h("dt", { text: name }), h("dd", {}, value));
     const actions = h("div", { className: "mgw-actions" });

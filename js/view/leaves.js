@@ -6,7 +6,6 @@
 
 import { h } from "../dom.js";
 import { decodeList, encodeList, sameValues } from "../codec.js";
-import { leafValuesOf } from "../tape.js";
 
 export const SETTLE_MS = 150;
 const MAX_LEAF_ROWS = 40;
@@ -40,7 +39,7 @@ export class Leaves {
     this.errors = errors;
     this.onChange = onChange;
     const n = tape.leaves.length;
-    this.initial = leafValuesOf(tape, tape.data);
+    this.initial = Float64Array.from(tape.leafData);
     this.values = decodeList(model.get("leaf_values"), n) || Float64Array.from(this.initial);
     this.range = { lo: new Float64Array(n), hi: new Float64Array(n) };
     for (let j = 0; j < n; j++) [this.range.lo[j], this.range.hi[j]] = sliderRange(this.initial[j]);
@@ -88,7 +87,7 @@ export class Leaves {
 
   renderRows() {
     const leaves = this.tape.leaves;
-    const { keys, spec } = this.names;
+    const { keys, tape } = this.names;
     let order = this.order();
     const total = order.length;
     if (this.filter) {
@@ -97,8 +96,8 @@ export class Leaves {
         const exact = (j) => keys[leaves[j]].toLowerCase() === q || `#${leaves[j]}` === q;
         order = order.filter((j) => {
           const i = leaves[j];
-          return exact(j) || keys[i].toLowerCase().includes(q) || (spec.label[i] || "").toLowerCase().includes(q)
-            || (spec.scope[i] || "").toLowerCase().includes(q);
+          return exact(j) || keys[i].toLowerCase().includes(q) || tape.labels[i].toLowerCase().includes(q)
+            || tape.scopes[i].toLowerCase().includes(q);
         });
         order.sort((a, b) => exact(b) - exact(a));
       }
@@ -115,8 +114,8 @@ export class Leaves {
   row(j) {
     const i = this.tape.leaves[j];
     const key = this.names.keys[i];
-    const label = this.names.spec.label[i];
-    const scope = this.names.spec.scope[i];
+    const label = this.tape.labels[i];
+    const scope = this.tape.scopes[i];
     // A label shared by many leaves (every neuron's "w0") is told apart by the module that made it.
     const name = !label ? `#${i}` : key === label || !scope ? label : `${scope}.${label}`;
     const common = { "data-lm-suppress-shortcuts": "true", disabled: this.readonly };

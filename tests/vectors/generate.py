@@ -4,10 +4,13 @@ Run ``.venv/bin/python tests/vectors/generate.py`` after changing the op table o
 commit the result; tests/test_tape.py regenerates them in memory and fails if the files are stale.
 The browser replay (js/tape.js) must reproduce every case to 1e-12.
 
-Each file is ``{"name", "spec": Tape.to_json(), "cases": [{"leaf_values", "output", "data", "grad"}]}``:
-``leaf_values`` in ``spec["leaves"]`` order, ``output`` the node differentiated (the root or another
-node id), ``data``/``grad`` per node, numbers encoded with ``tape.encode_number``. Deterministic: the
-only randomness is seeded.
+Each file is ``{"name", "spec", "cases": [{"leaf_values", "output", "data", "grad"}]}``. ``spec`` is
+``Tape.spec()`` with each binary buffer written as its numbers, ``{"int32": [...]}`` or ``{"float64":
+[...]}`` (``spec_to_json``; the tests turn them back into the exact little-endian bytes, and js/tape.test.js
+into the DataViews a widget manager hands over). ``leaf_values`` in ``spec["leaves"]`` order, ``output``
+the node differentiated (the root or another node id), ``data``/``grad`` per node; every float in the
+file is encoded with ``tape.encode_number`` (non-finite ones as "NaN", "Infinity", "-Infinity").
+Deterministic: the only randomness is seeded.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any
 
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape, encode_number
+from micrograd_widget.tape import Tape, encode_number, from_buffer
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
@@ -30,6 +34,9 @@ import builders  # noqa: E402  (importable once tests/ is on the path)
 # A graph: its root, and cases as ({leaf label: value}, node to differentiate or None for the root).
 # Leaves a case does not name keep their value (numbers written in the expression, unlabelled).
 Case = tuple[Mapping[str, float], "Value | None"]
+# The spec's binary buffers and their element types (the rest of the spec is JSON as it is).
+BUFFERS = {"op": "int32", "input_start": "int32", "inputs": "int32", "k": "float64", "leaves": "int32",
+           "leaf_data": "float64"}
 Graph = tuple[Value, list[Case]]
 
 
@@ -133,8 +140,22 @@ def mlp() -> Graph:
 
 GRAPHS: dict[str, Callable[[], Graph]] = {
     f.__name__: f
-    for f in (arithmetic, powers, sqrt_at_zero, unary, a_plus_a, lecture_L, lecture_neuron, micrograd_readme, chain, mlp)
+    for f in (arithmetic, powers, sqrt_at_zero, unary, a_plus_a, lecture_L, lecture_neuron, micrograd_readme, chain,
+              mlp)
 }
+
+
+def spec_to_json(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """``Tape.spec()`` as JSON: each binary buffer as ``{"int32": [...]}`` or ``{"float64": [...]}``."""
+    out: dict[str, Any] = {}
+    for key, value in spec.items():
+        if key in BUFFERS:
+            numbers = from_buffer(value, "i" if BUFFERS[key] == "int32" else "d").tolist()
+            value = {BUFFERS[key]: numbers if BUFFERS[key] == "int32" else [encode_number(x) for x in numbers]}
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[key] = value
+    return out
 
 
 def vector(name: str, build: Callable[[], Graph]) -> dict:
@@ -142,8 +163,9 @@ def vector(name: str, build: Callable[[], Graph]) -> dict:
     root, cases = build()
     root.backward()
     tape = Tape.from_value(root)
-    spec = tape.to_json()
-    if tape.forward() != [v.data for v in tape.values] or tape.backward() != [v.grad for v in tape.values]:
+    spec = spec_to_json(tape.spec())
+    if (list(tape.forward()) != [v.data for v in tape.values]
+            or list(tape.backward()) != [v.grad for v in tape.values]):
         raise AssertionError(f"{name}: the tape replay differs from the engine")
     labels = tape.labels
     out_cases = []
