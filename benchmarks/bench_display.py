@@ -3,9 +3,10 @@
 Graphs: micrograd's moons training loss (MLP(2,[16,16,1]) on 100 points, SVM loss + L2, about 65,800
 nodes), shown folded (the default node budget; also printed: how many boxes and edges the folded picture
 draws and its size in points, which says whether a screen shows it at a readable scale), and a graph of
-about 1,000 nodes (the same MLP's squared error on one point) shown in full. Baseline: the lecture's ``draw_dot`` (nodes named by id(), sets)
-followed by ``pipe('svg')`` on the same ~1,000-node graph; the lecture's draw_dot is not run on the moons graph
-(Graphviz needs many minutes to lay out 130,000 boxes). All timings include Graphviz's ``dot``.
+about 1,000 nodes (the same MLP's squared error on one point) shown in full. Baseline: the lecture's
+``draw_dot`` (nodes named by id(), sets) followed by ``pipe('svg')`` on the same ~1,000-node graph; the lecture's
+draw_dot is not run on the moons graph (Graphviz needs many minutes to lay out 130,000 boxes). All timings
+include Graphviz's ``dot``.
 """
 
 from __future__ import annotations
@@ -18,15 +19,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # `common`, `bench_engine` when run directly
 
-from bench_engine import SEED, loss, make_moons  # noqa: E402
-from common import ms, summary, time_runs  # noqa: E402
-from graphviz import Digraph  # noqa: E402
+from bench_engine import SEED, loss, make_moons
+from common import ms, summary, time_runs
+from graphviz import Digraph
 
-from micrograd_widget.display import html_table, render_svg, value_mimebundle  # noqa: E402
-from micrograd_widget.dot import graph_view  # noqa: E402
-from micrograd_widget.engine import Value  # noqa: E402
-from micrograd_widget.nn import MLP  # noqa: E402
-from micrograd_widget.tape import Tape  # noqa: E402
+from micrograd_widget.display import html_table, render_svg, value_mimebundle
+from micrograd_widget.dot import graph_view
+from micrograd_widget.engine import Value
+from micrograd_widget.nn import MLP
+from micrograd_widget.tape import Tape
 
 REPEATS = 5
 
@@ -45,7 +46,9 @@ def lecture_draw_dot(root: Value) -> Digraph:
     dot = Digraph(format="svg", graph_attr={"rankdir": "LR"})
     for n in nodes:
         uid = str(id(n))
-        dot.node(name=uid, label="{ %s | data %.4f | grad %.4f }" % (n.label, n.data, n.grad), shape="record")
+        # The lecture's code verbatim, its %-formatting included (hence the noqa).
+        label = "{ %s | data %.4f | grad %.4f }" % (n.label, n.data, n.grad)  # noqa: UP031
+        dot.node(name=uid, label=label, shape="record")
         if n._op:
             dot.node(name=uid + n._op, label=n._op)
             dot.edge(uid + n._op, uid)
@@ -112,8 +115,9 @@ def main() -> None:
     print(f"baseline  lecture draw_dot + pipe('svg'), {n_small:,} nodes: {ms(base_t)}   {base_bytes / 1e6:6.2f} MB")
     print(f"full      value_mimebundle, {n_small:,} nodes, unfolded:      {ms(full_t)}   {full_bytes / 1e6:6.2f} MB"
           f"   time x{full_t / base_t:.2f}, size x{full_bytes / base_bytes:.2f} of baseline")
-    print(f"folded    value_mimebundle, moons loss {len(tape):,} nodes:   {ms(fold_t)}   {len(folded.encode()) / 1e6:6.2f} MB"
-          f"   time x{fold_t / base_t:.2f}, size x{len(folded.encode()) / base_bytes:.2f} of baseline")
+    folded_bytes = len(folded.encode())
+    print(f"folded    value_mimebundle, moons loss {len(tape):,} nodes:   {ms(fold_t)}   {folded_bytes / 1e6:6.2f} MB"
+          f"   time x{fold_t / base_t:.2f}, size x{folded_bytes / base_bytes:.2f} of baseline")
     print(f"          {view.message}")
     width, height = svg_size(folded)
     print(f"          picture: {len(view.shown) + len(view.folds)} boxes ({len(view.folds)} folded), "

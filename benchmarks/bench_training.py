@@ -17,7 +17,8 @@ import json
 import random
 import statistics
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from bench_engine import SEED, make_moons, step
 from common import ms
@@ -38,7 +39,7 @@ class JsonComm:
     def __init__(self, widget: TrainingWidget) -> None:
         self.messages = 0
         self.bytes = 0
-        widget.comm.send = self.send  # type: ignore[method-assign]
+        widget.comm.send = self.send  # type: ignore[method-assign]  # record instead of sending: no kernel here
 
     def send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
         self.messages += 1
@@ -98,7 +99,7 @@ def main() -> None:
     w = watch(model, every=DEFAULT_EVERY)
     JsonComm(w)
     start = time.perf_counter()
-    for k in range(LOG_CALLS):
+    for _ in range(LOG_CALLS):
         w.log(0.5)
     per_log = (time.perf_counter() - start) / LOG_CALLS
     # One push on its own: read 337 grads and data, rebuild the curve (up to 1,000 points), serialise.

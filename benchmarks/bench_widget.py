@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT / "tests") not in sys.path:
     sys.path.insert(0, str(ROOT / "tests"))
 
+# E402: these imports need tests/ on sys.path (the browser helpers are shared with the browser tests).
 from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa: E402
 from browser.mgw_browser.fake_model import open_view  # noqa: E402
 from browser.mgw_browser.graphs import chain_graph, moons_loss  # noqa: E402
@@ -41,7 +42,10 @@ _SLIDER_FRAMES = """async ({leaf, watch, n}) => {
   // leaf === null: the floor, a one-text-node change outside the widget timed the same way.
   const root = document.querySelector('.mgw-root');
   let probe = document.getElementById('mgw-bench-probe');
-  if (!probe) { probe = Object.assign(document.createElement('span'), {id: 'mgw-bench-probe'}); document.body.prepend(probe); }
+  if (!probe) {
+    probe = Object.assign(document.createElement('span'), {id: 'mgw-bench-probe'});
+    document.body.prepend(probe);
+  }
   const slider = leaf === null ? null
     : [...root.querySelectorAll('input[type=range]')].find(e => e.getAttribute('data-leaf') === leaf);
   const target = leaf === null ? probe : [...root.querySelectorAll('[data-field="data"]')]
@@ -60,7 +64,9 @@ _SLIDER_FRAMES = """async ({leaf, watch, n}) => {
     await nextPaint();
     const before = target.textContent;
     const changed = new Promise(resolve => {
-      const obs = new MutationObserver(() => { if (target.textContent !== before) { obs.disconnect(); resolve(performance.now()); } });
+      const obs = new MutationObserver(() => {
+        if (target.textContent !== before) { obs.disconnect(); resolve(performance.now()); }
+      });
       obs.observe(target, {characterData: true, childList: true, subtree: true});
       setTimeout(() => { obs.disconnect(); resolve(NaN); }, 5000);
     });
@@ -81,7 +87,10 @@ _RERENDERS = """async ({n}) => {
   const mod = await import('/static/widget.js');
   let def = mod.default ?? mod; if (typeof def === 'function') def = await def();
   const painted = () => new Promise(resolve => requestAnimationFrame(() => {
-    const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(performance.now()); ch.port2.postMessage(0); }));
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve(performance.now());
+    ch.port2.postMessage(0);
+  }));
   const times = [];
   for (let i = 0; i < n; i++) {
     await painted();
@@ -148,7 +157,8 @@ def main() -> None:
             _measure(page, server, "~1,000 nodes (unfolded: node_budget=None)", chain_graph(1000), RERENDERS,
                      node_budget=None)
             _measure(page, server, "moons loss (folded)", moons_loss(), RERENDERS_LARGE)
-            print("targets (issue 4): ~1,000 nodes under 16 ms, folded moons under 100 ms (slider input -> painted frame)")
+            print("targets (issue 4): ~1,000 nodes under 16 ms, folded moons under 100 ms"
+                  " (slider input -> painted frame)")
         finally:
             browser.close()
 

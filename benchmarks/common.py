@@ -6,7 +6,8 @@ import gc
 import statistics
 import time
 import tracemalloc
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 

@@ -23,8 +23,10 @@ def discover() -> dict[str, Path]:
 def load(name: str, path: Path):
     """Import one bench module by path (benchmarks/ is not a package)."""
     spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{path.name} cannot be imported as a module")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
     if not callable(getattr(module, "main", None)):
         raise SystemExit(f"{path.name} has no main() function; every bench_*.py must define main() -> None")
     return module

@@ -33,7 +33,7 @@ class Recorder:
     def __init__(self, widget: TrainingWidget, on_send: Any = None) -> None:
         self.states: list[dict[str, Any]] = []
         self.on_send = on_send
-        widget.comm.send = self._send  # type: ignore[method-assign]
+        widget.comm.send = self._send  # type: ignore[method-assign]  # record instead of sending: no kernel here
 
     def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
         if data.get("method") == "update":
@@ -98,7 +98,7 @@ def test_log_between_pushes_sends_nothing_and_reads_no_grads(clock):
     class Counting(Value):
         reads = 0
 
-        @property  # type: ignore[override]
+        @property  # type: ignore[override]  # a counting grad: a property where Value has a slot
         def grad(self) -> float:
             Counting.reads += 1
             return 0.5
