@@ -94,8 +94,9 @@ def plan(tape: Tape, budget: int | None) -> Plan:
     edge_budget = EDGES_PER_BOX * budget
     uses = uses_of(tape)
     trees = sum_trees(tape, uses)
-    levels = scope_levels(tape)
-    chosen = _module_level(tape, uses, trees, levels, budget, edge_budget)
+    levels = [boxes for _, boxes in scope_levels(tape)] or [[]]     # module boxes per depth, deepest first
+    built: list[list[Box]] = []          # structure()'s boxes on each level, in that order
+    chosen = _module_level(tape, uses, trees, levels, budget, edge_budget, built)
     if chosen is not None:
         boxes = _unfold_terms(tape, chosen, units_of(n, chosen), budget)
         unit = units_of(n, boxes)
@@ -103,23 +104,24 @@ def plan(tape: Tape, budget: int | None) -> Plan:
     else:
         # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
         # at most half the budget in boxes, then the units nearest the root; fold the rest in one box.
-        scope_boxes = next((b for _, b in levels if len(b) <= budget // 2), levels[-1][1] if levels else [])
-        boxes = structure(tape, uses, trees, scope_boxes)
+        boxes = built[next((k for k, b in enumerate(levels) if len(b) <= budget // 2), len(levels) - 1)]
         unit = units_of(n, boxes)
         kept = _nearest_units(tape, unit, boxes, budget - 1, edge_budget)
     return _plan_of(tape, boxes, unit, kept)
 
 
-def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], levels: list[tuple[int, list[Box]]],
-                  budget: int, edge_budget: int) -> list[Box] | None:
+def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], levels: list[list[Box]], budget: int,
+                  edge_budget: int, built: list[list[Box]]) -> list[Box] | None:
     """The boxes (module boxes and ``structure``'s) of the deepest scope depth giving at most ``budget``
     boxes and at most ``budget`` edges between them: dense wiring (every neuron of a layer feeding every
     neuron of the next) is what makes a picture unreadable, and one box per layer reads better. Failing
-    that, the deepest depth within the edge budget that Graphviz lays out quickly; None if none fits."""
+    that, the deepest depth within the edge budget that Graphviz lays out quickly; None if none fits
+    (then every level's boxes are in ``built``, for the caller's fallback)."""
     n = len(tape)
     fallback: list[Box] | None = None
-    for _, scope_boxes in levels or [(0, [])]:
+    for scope_boxes in levels:
         boxes = structure(tape, uses, trees, scope_boxes)
+        built.append(boxes)
         if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
             continue
         edges = len(contract(tape, units_of(n, boxes)))

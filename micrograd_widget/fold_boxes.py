@@ -179,10 +179,11 @@ def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: li
 def _leaf_boxes(tape: Tape, unit: list[int], taken: list[bool]) -> list[Box]:
     """One box per ``MIN_LEAF_GROUP`` or more leaves (not ``taken`` by another box) that feed the same units."""
     inputs = tape.inputs
+    free_leaf = [not ins and not taken[i] for i, ins in enumerate(inputs)]
     consumers: dict[int, list[int]] = {}
     for i, ins in enumerate(inputs):
         for c in ins:
-            if not inputs[c] and not taken[c]:
+            if free_leaf[c]:
                 consumers.setdefault(c, []).append(unit[i])
     groups: dict[tuple[int, ...], list[int]] = {}
     for leaf, units in consumers.items():
