@@ -9,17 +9,9 @@ from __future__ import annotations
 
 import graphviz
 
-from .dot import (
-    DEFAULT_OPTIONS,
-    MAX_LABEL_CHARS,
-    GraphView,
-    clean_text,
-    escape,
-    format_number,
-    grad_color,
-    graph_view,
-)
+from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
 from .engine import Value
+from .options import DEFAULT_OPTIONS
 from .tape import Tape
 
 __all__ = ["value_mimebundle", "render_svg", "html_table", "INSTALL_HINT", "MAX_SVG_BYTES"]
