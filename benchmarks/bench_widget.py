@@ -8,10 +8,17 @@ task posted there runs after that frame's style, layout and paint). The baseline
 measured in the same page, is what the widget avoids doing per slider frame: a full re-render of the same
 graph (Graphviz layout of the same DOT, SVG insertion, sliders) until the new view is ready and painted.
 Targets (issue 4): 1,000 nodes under one frame (16 ms), folded moons under 100 ms.
+
+Memory (issue 12), measured first and without a browser: the bytes an open widget costs beyond its graph
+(tracemalloc around GraphWidget(root) after a full GC) on the Decisions' graph (20,000 leaves, sum(x*x),
+60,001 nodes) and on the moons loss, per node (target <= ~150 B), and the size of its saved state as
+ipywidgets serializes it (JSON + binary buffers; a notebook stores the buffers in base64).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import statistics
 import sys
 import tempfile
@@ -26,8 +33,12 @@ from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa
 from browser.mgw_browser.fake_model import open_view  # noqa: E402
 from browser.mgw_browser.graphs import chain_graph, moons_loss  # noqa: E402
 from browser.mgw_browser.http import STATIC_DIR, StaticServer  # noqa: E402
+from common import traced_bytes  # noqa: E402
+from ipywidgets.widgets.widget import _remove_buffers  # noqa: E402
 
+from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.tape import Tape  # noqa: E402
+from micrograd_widget.widget import GraphWidget  # noqa: E402
 
 SLIDER_FRAMES = 40
 RERENDERS = 5
@@ -137,7 +148,32 @@ def _measure(page, server, name: str, root, rerenders: int, **options) -> None:
           f"  ->  {full / frame:,.0f}x the slider frame")
 
 
+def _sum_of_squares(n: int = 20_000) -> Value:
+    """Issue 12's memory graph: n labelled leaves x_i, their squares and the running sum (3n + 1 nodes)."""
+    xs = [Value(float(i % 7) - 3.0, label=f"x{i}") for i in range(n)]
+    return sum(x * x for x in xs)  # type: ignore[return-value]  # 0 + Value is a Value
+
+
+def _memory(name: str, root: Value) -> None:
+    """Bytes per node of an open widget beyond its graph, and of its saved state."""
+    widget, used = traced_bytes(lambda: GraphWidget(root))
+    n = len(widget.tape)
+    state = {k: v for k, v in widget.get_state().items() if k not in ("_esm", "_css")}
+    text, _, buffers = _remove_buffers(state)
+    json_bytes = len(json.dumps(text, allow_nan=False, ensure_ascii=False).encode("utf-8"))
+    binary = sum(memoryview(b).nbytes for b in buffers)
+    saved = json_bytes + sum(len(base64.b64encode(b)) for b in buffers)
+    print(f"{name}: {n:,} nodes")
+    print(f"  open widget beyond the graph {used / n:6.1f} B/node   (target <= ~150; {used / 1e6:.1f} MB)")
+    print(f"  synced state {(json_bytes + binary) / n:6.1f} B/node (JSON {json_bytes / n:.1f} + buffers "
+          f"{binary / n:.1f}); saved in a notebook (base64) {saved / n:.1f} B/node ({saved / 1e6:.2f} MB)")
+    widget.close()
+
+
 def main() -> None:
+    GraphWidget(_sum_of_squares(10)).close()  # first-use costs (imports, caches) are not a widget's
+    _memory("memory, sum(x*x) of 20,000 leaves", _sum_of_squares())
+    _memory("memory, moons loss", moons_loss())
     reason = missing_chromium_reason()
     if reason:
         print(f"skipped: {reason}")
