@@ -72,7 +72,8 @@ def test_the_page_embeds_the_widget_state_and_view_and_loads_nothing_from_the_ne
     assert model["model_module"] == "anywidget"
     widget_state = model["state"]
     assert widget_state["spec"]["label"][-1] == "out"
-    assert widget_state["_esm"] == (Path(__file__).resolve().parents[1] / "micrograd_widget/static/widget.js").read_text(encoding="utf-8")
+    widget_js = Path(__file__).resolve().parents[1] / "micrograd_widget/static/widget.js"
+    assert widget_state["_esm"] == widget_js.read_text(encoding="utf-8")
     assert "digraph" in widget_state["dot"]
     inline = "".join(text for kind, text in page.scripts if not kind)
     assert 'define("anywidget"' in inline, "anywidget's AMD module is not in the page"

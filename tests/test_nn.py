@@ -44,7 +44,8 @@ def test_tanh_neurons_as_in_the_lecture() -> None:
     model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
     out = model([2.0, 3.0, -1.0])
     assert out._op == "tanh" and -1 < out.data < 1
-    assert {v._op for v in topological_order(out)} >= {"tanh", "*", "+"} and "ReLU" not in {v._op for v in topological_order(out)}
+    assert {v._op for v in topological_order(out)} >= {"tanh", "*", "+"} \
+        and "ReLU" not in {v._op for v in topological_order(out)}
     assert Neuron(2, act="sigmoid")([1.0, 1.0])._op == "sigmoid"
     assert Neuron(2, nonlin=False)([1.0, 1.0])._op == "+" and repr(Neuron(2, nonlin=False)) == "LinearNeuron(2)"
 

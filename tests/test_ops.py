@@ -29,12 +29,17 @@ CASES = {
         [(1.7, None, 2), (-1.3, None, 3), (2.0, None, 0.5), (0.8, None, -1), (1.5, None, -2.5),
          (-2.0, None, -2), (3.0, None, 0), (-0.6, None, 1), (2.2, None, 1.5)],
     ),
-    "powv": (lambda a, b, k: a ** b, lambda t, a, b, k: a ** b, [(1.7, 2.3, None), (0.4, -1.2, None), (2.5, 0.0, None)]),
-    "exp": (lambda a, b, k: a.exp(), lambda t, a, b, k: t.exp(a), [(1.3, None, None), (-2.1, None, None), (0.0, None, None)]),
-    "log": (lambda a, b, k: a.log(), lambda t, a, b, k: t.log(a), [(1.3, None, None), (0.2, None, None), (7.5, None, None)]),
-    "tanh": (lambda a, b, k: a.tanh(), lambda t, a, b, k: t.tanh(a), [(0.8813735870195432, None, None), (-2.1, None, None), (0.0, None, None)]),
+    "powv": (lambda a, b, k: a ** b, lambda t, a, b, k: a ** b,
+             [(1.7, 2.3, None), (0.4, -1.2, None), (2.5, 0.0, None)]),
+    "exp": (lambda a, b, k: a.exp(), lambda t, a, b, k: t.exp(a),
+            [(1.3, None, None), (-2.1, None, None), (0.0, None, None)]),
+    "log": (lambda a, b, k: a.log(), lambda t, a, b, k: t.log(a),
+            [(1.3, None, None), (0.2, None, None), (7.5, None, None)]),
+    "tanh": (lambda a, b, k: a.tanh(), lambda t, a, b, k: t.tanh(a),
+             [(0.8813735870195432, None, None), (-2.1, None, None), (0.0, None, None)]),
     "relu": (lambda a, b, k: a.relu(), lambda t, a, b, k: t.relu(a), [(1.3, None, None), (-2.1, None, None)]),
-    "sigmoid": (lambda a, b, k: a.sigmoid(), lambda t, a, b, k: t.sigmoid(a), [(1.3, None, None), (-2.1, None, None), (0.0, None, None)]),
+    "sigmoid": (lambda a, b, k: a.sigmoid(), lambda t, a, b, k: t.sigmoid(a),
+                [(1.3, None, None), (-2.1, None, None), (0.0, None, None)]),
 }
 POINTS = [(name, a, b, k) for name, (_, _, points) in CASES.items() for a, b, k in points]
 
@@ -89,8 +94,10 @@ def test_gradient_matches_central_finite_differences(name: str, a: float, b: flo
 def test_each_node_shows_the_symbol_the_user_wrote() -> None:
     a, b = Value(3.0), Value(2.0)
     assert [(a + b)._op, (a - b)._op, (a * b)._op, (a / b)._op, (-a)._op] == ["+", "-", "*", "/", "neg"]
-    assert [(a ** 2)._op, (a ** 0.5)._op, (a ** -1)._op, (a ** b)._op, (2 ** a)._op] == ["**2", "**0.5", "**-1", "**", "**"]
-    assert [a.exp()._op, a.log()._op, a.tanh()._op, a.relu()._op, a.sigmoid()._op] == ["exp", "log", "tanh", "ReLU", "sigmoid"]
+    assert [(a ** 2)._op, (a ** 0.5)._op, (a ** -1)._op, (a ** b)._op, (2 ** a)._op] \
+        == ["**2", "**0.5", "**-1", "**", "**"]
+    assert [a.exp()._op, a.log()._op, a.tanh()._op, a.relu()._op, a.sigmoid()._op] \
+        == ["exp", "log", "tanh", "ReLU", "sigmoid"]
     assert op_symbol(OPS_BY_NAME["pow"], 3) == "**3" and op_symbol(OPS_BY_NAME["add"], None) == "+"
 
 
@@ -190,7 +197,7 @@ def test_a_custom_op_with_the_wrong_number_of_partials_says_so() -> None:
     bad = define_op("bad", lambda a: a * a, lambda a, out: (2 * a, 1.0))
     x = Value(3.0)
     y = Value.apply(bad, x)
-    with pytest.raises(ValueError, match="'bad'.*2 partials, expected 1"):
+    with pytest.raises(ValueError, match=r"'bad'.*2 partials, expected 1"):
         y.backward()
 
 
@@ -283,7 +290,8 @@ def test_js_domain_agrees_with_where_the_python_forward_raises(tmp_path: Path) -
     script = tmp_path / "domain.mjs"
     script.write_text(DOMAIN_SCRIPT % json.dumps(ops_js))
     # The browser replay passes 0 for a unary op's missing input and NaN for a missing constant (js/tape.js).
-    payload = [[op.name, encode_number(a), encode_number(0.0 if b is None else b), encode_number(math.nan if k is None else k)]
+    payload = [[op.name, encode_number(a), encode_number(0.0 if b is None else b),
+                encode_number(math.nan if k is None else k)]
                for op, a, b, k in cases]
     result = subprocess.run([node, str(script)], input=json.dumps(payload), capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, f"node failed (stale js/ops.js? run `npm --prefix js run build`): {result.stderr}"

@@ -49,7 +49,8 @@ def read_table(view: WidgetDom) -> list[dict[str, Any]] | None:
 def check_gradients(view: WidgetDom, rows: int) -> list[dict[str, Any]]:
     """Press the inspector's "Check gradients" and wait for a table of ``rows`` rows."""
     view.root.locator('button[data-role="gradcheck"]').click()
-    return poll(lambda: read_table(view), lambda t: t is not None and len(t) == rows, f"a gradcheck table of {rows} rows")
+    return poll(lambda: read_table(view), lambda t: t is not None and len(t) == rows,
+                f"a gradcheck table of {rows} rows")
 
 
 def table_problems(table: list[dict[str, Any]] | None, expected: GradCheck, key) -> list[str]:
@@ -99,11 +100,13 @@ def test_gradcheck_follows_the_slider_and_the_output(show):
     moved = lecture_L(a=x)
     want = gradcheck(moved["L"])
     label = lambda r: r.label  # noqa: E731
-    poll(lambda: read_table(view), lambda t: not table_problems(t, want, label), "the check to run again for the slider's value")
+    poll(lambda: read_table(view), lambda t: not table_problems(t, want, label),
+         "the check to run again for the slider's value")
     view.root.locator('select[data-role="output"]').select_option(label="d (#4)")
     want_d = gradcheck(moved["L"], output=moved["d"])
     assert [r.analytic for r in want_d.rows if r.label == "f"] == [0.0], "f does not reach d"
-    poll(lambda: read_table(view), lambda t: not table_problems(t, want_d, label), "the check to run again for output d")
+    poll(lambda: read_table(view), lambda t: not table_problems(t, want_d, label),
+         "the check to run again for output d")
     expect(view.root.locator('[data-role="inspector"]')).to_contain_text("d d / d leaf")
 
 

@@ -51,9 +51,11 @@ def expect_step(stepper: StepperDom, tape: Tape, steps, states, k: int) -> None:
         i = tape.labels.index(key) if key in tape.labels else int(key)
         if i in states[k]:
             assert cell["reached"] == "true", f"step {k}: {key} has a grad but data-reached={cell['reached']!r}"
-            assert shown_equals(cell["text"], states[k][i]), f"step {k}: {key} shows {cell['text']!r}, engine {states[k][i]!r}"
+            assert shown_equals(cell["text"], states[k][i]), \
+                f"step {k}: {key} shows {cell['text']!r}, engine {states[k][i]!r}"
         else:
-            assert cell["reached"] == "false", f"step {k}: {key} is not reached yet but data-reached={cell['reached']!r}"
+            assert cell["reached"] == "false", \
+                f"step {k}: {key} is not reached yet but data-reached={cell['reached']!r}"
             assert cell["text"] == NOT_REACHED, f"step {k}: {key} is not reached yet but shows {cell['text']!r}"
     if k == 0:
         assert stepper.current() == []
@@ -162,7 +164,8 @@ def test_moving_a_slider_or_choosing_another_output_while_stepping(show):
     expect(stepper.panel).to_have_count(0)
     moved = lecture_L(a=x)
     grads = Tape.from_value(moved["L"]).backward(output=d)
-    view.expect_numbers({label: {"data": v.data, "grad": grads[tape.index(nodes[label])]} for label, v in moved.items()})
+    view.expect_numbers({label: {"data": v.data, "grad": grads[tape.index(nodes[label])]}
+                         for label, v in moved.items()})
 
 
 def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(show, guarded):
@@ -256,7 +259,8 @@ def test_a_picture_wider_than_its_box_is_fitted_to_the_width(show, guarded):
     overflow = lambda: graph.evaluate("g => g.scrollWidth - g.clientWidth")  # noqa: E731
     for width in (1400, 1000, 700):
         guarded.page.set_viewport_size({"width": width, "height": 1000})
-        box = poll(lambda: graph.evaluate("g => g.clientWidth"), lambda w: w < width, f"the box to follow a {width} px page")
+        box = poll(lambda: graph.evaluate("g => g.clientWidth"), lambda w, width=width: w < width,
+                   f"the box to follow a {width} px page")
         if natural > box >= natural / 2:
             expect(fit).to_have_attribute("aria-pressed", "true")
             poll(overflow, lambda o: o <= 1, f"the {natural:.0f} px picture to fit the {box} px box")

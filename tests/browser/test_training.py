@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import math
 import random
+from itertools import pairwise
 
 import pytest
 from playwright.sync_api import expect
@@ -197,7 +198,7 @@ def test_log_scale_toggle_redraws_and_tells_the_model(show, guarded):
     toggle.check()
     poll(lambda: line.get_attribute("d"), lambda d: d != linear, "the curve to redraw on a log scale")
     ys = [float(p.split(" ")[1]) for p in line.get_attribute("d")[1:].split("L")]
-    steps = [b - a for a, b in zip(ys, ys[1:])]
+    steps = [b - a for a, b in pairwise(ys)]
     assert max(steps) - min(steps) < 0.2, f"a geometric decay should be a straight line on a log scale: {ys}"
     log = guarded.page.evaluate("() => window.__mgw.log")
     assert ["log_scale", True] in log["set"] and log["save"], f"the toggle did not reach the model: {log}"
@@ -215,7 +216,7 @@ def test_clicking_a_box_lists_its_parameters_grads_and_follows_pushes(show, guar
     expect(inspector).to_be_visible()
     neuron = model.layers[1].neurons[2]
     names = [f"w{k}" for k in range(len(neuron.w))] + ["b"]
-    params = neuron.w + [neuron.b]
+    params = [*neuron.w, neuron.b]
     for name, p in zip(names, params):
         row = inspector.locator(f'[data-param="{name}"]')
         assert float(row.locator('[data-field="grad"]').text_content()) == p.grad

@@ -118,7 +118,8 @@ def test_inspector_shows_full_precision_op_and_inputs_of_a_clicked_node(show):
         expect(data).to_have_count(1)
         expect(grad).to_have_count(1)
         want = (nodes[label].data, nodes[label].grad)
-        shown = poll(lambda: (_as_float(data.text_content()), _as_float(grad.text_content())), want.__eq__,
+        shown = poll(lambda data=data, grad=grad: (_as_float(data.text_content()), _as_float(grad.text_content())),
+                     want.__eq__,
                      f"the inspector of {label!r} to show full-precision data and grad {want}")
         assert shown == want
         text = inspector.text_content()
@@ -160,11 +161,14 @@ def test_hostile_labels_render_as_text_and_run_nothing(show, guarded):
         assert label in text, f"label {label!r} is not shown as text"
         assert view.count_with_attr("input[type=range]", "data-leaf", label) == 1, f"no slider for leaf {label!r}"
     assert view.root.locator("img, script, iframe, object, embed").count() == 0, "a label became an element"
-    assert view.root.evaluate("r => [...r.querySelectorAll('*')].filter(e => e.hasAttribute('onerror')).length") == 0
+    assert view.root.evaluate(
+        "r => [...r.querySelectorAll('*')].filter(e => e.hasAttribute('onerror')).length") == 0
     leaf = HOSTILE_LABELS[0]
     view.root.evaluate(
-        "(r, leaf) => { const s = [...r.querySelectorAll('input[type=range]')].find(e => e.getAttribute('data-leaf') === leaf);"
-        " s.value = String((Number(s.min) + Number(s.max)) / 2); s.dispatchEvent(new Event('input', {bubbles: true})); }",
+        "(r, leaf) => {"
+        " const s = [...r.querySelectorAll('input[type=range]')].find(e => e.getAttribute('data-leaf') === leaf);"
+        " s.value = String((Number(s.min) + Number(s.max)) / 2);"
+        " s.dispatchEvent(new Event('input', {bubbles: true})); }",
         leaf)
     guarded.page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     assert not guarded.log.dialogs, f"a label ran script: {guarded.log.dialogs}"
@@ -198,7 +202,8 @@ def test_python_side_refresh_flows_into_the_view(show, guarded):
     view = show(widget)
     before = widget_payload(widget)["state"]
     nodes["a"].data = 3.25
-    assert hasattr(widget, "refresh"), "GraphWidget has no refresh() (issue 4: the user edits a leaf and calls refresh())"
+    assert hasattr(widget, "refresh"), \
+        "GraphWidget has no refresh() (issue 4: the user edits a leaf and calls refresh())"
     widget.refresh()
     after = widget_payload(widget)["state"]
     changed = {k: v for k, v in after.items() if before.get(k) != v}
@@ -209,7 +214,7 @@ def test_python_side_refresh_flows_into_the_view(show, guarded):
 
 
 def test_cleanup_leaves_the_element_empty_or_inert(show, guarded):
-    view = show(lecture_L()["L"])
+    show(lecture_L()["L"])
     page = guarded.page
     kind = page.evaluate("() => typeof window.__mgw.cleanup")
     assert kind == "function", f"render() returned {kind}, not a cleanup function"
@@ -234,7 +239,8 @@ def test_folded_moons_loss_graph_renders_and_a_slider_updates_in_place(show, gua
     loss = moons_loss()
     tape = Tape.from_value(loss)
     view = show(loss)
-    drawn = view.root.evaluate("r => new Set([...r.querySelectorAll('[data-node]')].map(e => e.getAttribute('data-node'))).size")
+    drawn = view.root.evaluate(
+        "r => new Set([...r.querySelectorAll('[data-node]')].map(e => e.getAttribute('data-node'))).size")
     assert 0 < drawn < len(tape) // 10, f"{drawn} of {len(tape)} nodes drawn: the large graph was not folded"
     text = view.root.text_content()
     assert "fold" in text.lower(), "the view does not say what it folded"
@@ -301,7 +307,8 @@ def test_colours_leave_the_differentiated_output_out_of_the_scale(show):
     assert want[f"n{tape.index(nodes['x1*w1'])}"] != ZERO_COLOR and want[f"n{tape.root}"] == POSITIVE_COLOR
     scale = picture.scale
     assert scale < 1e-3
-    assert view.root.evaluate(_READ_LEGEND)[1:] == [format_number(v) for v in (-scale, -scale / 4, 0.0, scale / 4, scale)]
+    assert view.root.evaluate(_READ_LEGEND)[1:] == [format_number(v)
+                                                    for v in (-scale, -scale / 4, 0.0, scale / 4, scale)]
 
     n = tape.index(nodes["n"])
     view.root.locator('select[data-role="output"]').select_option(value=str(n))

@@ -38,7 +38,8 @@ def launch(playwright):  # -> playwright.sync_api.Browser
 
 
 def is_local(url: str) -> bool:
-    """True for URLs that stay on this machine's 127.0.0.1 (and for data:/blob:/about: URLs, which are not requests out)."""
+    """True for URLs that stay on this machine's 127.0.0.1 (and for data:/blob:/about: URLs, which are not
+    requests out)."""
     parts = urlsplit(url)
     if parts.scheme in ("data", "blob", "about", "chrome-error", "file"):
         return True

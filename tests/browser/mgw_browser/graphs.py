@@ -84,5 +84,6 @@ L.backward()
 KERNEL_STATE_MARKER = "MGW-KERNEL-STATE "
 PRINT_LECTURE_L_SOURCE = f"""\
 import json
-print({KERNEL_STATE_MARKER!r} + json.dumps({{v.label: {{'data': v.data, 'grad': v.grad}} for v in (a, b, c, e, d, f, L)}}))
+print({KERNEL_STATE_MARKER!r}
+      + json.dumps({{v.label: {{'data': v.data, 'grad': v.grad}} for v in (a, b, c, e, d, f, L)}}))
 """

@@ -7,6 +7,7 @@ import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import micrograd_widget
 
@@ -17,10 +18,11 @@ PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
 class _Handler(SimpleHTTPRequestHandler):
     """Serves three folders by URL prefix, never cached, without log noise."""
 
-    extensions_map = {**SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".mjs": "text/javascript",
-                      ".wasm": "application/wasm", ".json": "application/json", ".css": "text/css",
-                      ".html": "text/html; charset=utf-8"}
-    mounts: dict[str, Path] = {}
+    extensions_map: ClassVar[dict[str, str]] = {
+        **SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript", ".mjs": "text/javascript",
+        ".wasm": "application/wasm", ".json": "application/json", ".css": "text/css",
+        ".html": "text/html; charset=utf-8"}
+    mounts: ClassVar[dict[str, Path]] = {}
 
     def translate_path(self, path: str) -> str:
         clean = path.split("?", 1)[0].split("#", 1)[0]

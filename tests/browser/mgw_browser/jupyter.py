@@ -82,10 +82,9 @@ class JupyterServer:
         """Start the server and wait until /api/status answers 200."""
         self.notebooks.mkdir(parents=True, exist_ok=True)
         env = self._environment()
-        log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(self.command(), env=env, cwd=self.notebooks, stdout=log,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-        log.close()
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(self.command(), env=env, cwd=self.notebooks, stdout=log,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + timeout_s
         while True:
             if self.proc.poll() is not None:
@@ -98,7 +97,8 @@ class JupyterServer:
                 pass
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"jupyter {self.kind} did not answer /api/status in {timeout_s:.0f} s:\n{self.log_tail()}")
+                raise RuntimeError(f"jupyter {self.kind} did not answer /api/status in {timeout_s:.0f} s:\n"
+                                   f"{self.log_tail()}")
             time.sleep(0.25)
 
     def log_tail(self, lines: int = 60) -> str:

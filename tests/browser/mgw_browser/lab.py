@@ -77,7 +77,8 @@ def marked_json(outputs: list[dict[str, Any]], marker: str) -> Any | None:
 
 def set_cell_source(page, index: int, source: str) -> None:
     """Replace the code of cell ``index`` (as typing it would)."""
-    page.evaluate("([i, src]) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.setSource(src)",
+    page.evaluate("([i, src]) => "
+                  "window.jupyterapp.shell.currentWidget.content.widgets[i].model.sharedModel.setSource(src)",
                   [index, source])
 
 
