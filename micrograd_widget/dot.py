@@ -211,10 +211,11 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
                          f"got {output!r}")
     options = {name: check_option(name, value) for name, value in
                (("precision", precision), ("rankdir", rankdir), ("node_budget", node_budget), ("color", color))}
-    folding = plan(tape, options["node_budget"])
-    graph = _digraph(options["rankdir"], folding.message, folded=bool(folding.folds))
-    view = GraphView(tape, graph, tuple(folding.shown), tuple(folding.folds), folding.message, options, output)
-    _write(view)
+    with tape.shared_inputs():  # folding reads every node's inputs many times: one list of tuples for the pass
+        folding = plan(tape, options["node_budget"])
+        graph = _digraph(options["rankdir"], folding.message, folded=bool(folding.folds))
+        view = GraphView(tape, graph, tuple(folding.shown), tuple(folding.folds), folding.message, options, output)
+        _write(view)
     return view
 
 

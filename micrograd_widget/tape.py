@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import math
 import sys
+import weakref
 from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from itertools import compress, repeat
 from operator import attrgetter, is_not
 from typing import Any, overload
@@ -28,6 +30,7 @@ SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))
 _CODE, _CONST = map(attrgetter, ("_code", "_k"))
 _SYMBOL, _LABEL, _SCOPE, _DATA, _GRAD = map(attrgetter, ("_op", "label", "_scope", "data", "grad"))
+_READS_BEFORE_TUPLES = 32  # tape.inputs reads one by one this often before it makes a list of tuples
 _LOOKUPS_BEFORE_INDEX = 8  # index() scans this many times before it keeps a dict (~70 B/node) for speed
 
 
@@ -89,16 +92,27 @@ def from_buffer(buffer: bytes | memoryview, typecode: str) -> array[Any]:
     return out
 
 
+class _Tuples(list[tuple[int, ...]]):
+    """Every node's inputs as tuples: a plain list that the tape can refer to weakly."""
+
+    __slots__ = ("__weakref__",)
+
+
 class _Inputs(Sequence[tuple[int, ...]]):
-    """``tape.inputs[i]``: node i's input ids as a tuple, read from the tape's CSR arrays."""
+    """``tape.inputs[i]``: node i's input ids as a tuple, read from the tape's CSR arrays. A view that is
+    read many times (a loop over the graph) turns into a list of tuples after a few reads, so loops run at
+    list speed; views alive at the same time share that list, and it goes when the last of them does (the
+    tape keeps only a weak reference: its own memory stays the arrays)."""
 
-    __slots__ = ("_starts", "_flat")
+    __slots__ = ("_reads", "_tape", "_tuples")
 
-    def __init__(self, starts: array[int], flat: array[int]) -> None:
-        self._starts, self._flat = starts, flat
+    def __init__(self, tape: Tape) -> None:
+        self._tape = tape
+        self._reads = 0
+        self._tuples: _Tuples | None = tape._tuples() if tape._tuples is not None else None
 
     def __len__(self) -> int:
-        return len(self._starts) - 1
+        return len(self._tape.starts) - 1
 
     @overload
     def __getitem__(self, i: int) -> tuple[int, ...]: ...
@@ -106,16 +120,30 @@ class _Inputs(Sequence[tuple[int, ...]]):
     def __getitem__(self, i: slice) -> list[tuple[int, ...]]: ...
 
     def __getitem__(self, i: int | slice) -> tuple[int, ...] | list[tuple[int, ...]]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        s = self._starts
-        if i < 0:
-            i += len(s) - 1
-        return tuple(self._flat[s[i]:s[i + 1]])
+        tuples = self._tuples
+        if tuples is None:
+            self._reads += 1
+            if self._reads <= _READS_BEFORE_TUPLES and not isinstance(i, slice):
+                s = self._tape.starts
+                if i < 0:
+                    i += len(s) - 1
+                return tuple(self._tape.flat[s[i]:s[i + 1]])
+            tuples = self._as_tuples()
+        return tuples[i]
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
-        s, flat = self._starts, self._flat
-        return map(tuple, map(flat.__getitem__, map(slice, s, s[1:])))
+        return iter(self._tuples if self._tuples is not None else self._as_tuples())
+
+    def _as_tuples(self) -> _Tuples:
+        """Every node's inputs as a list of tuples, made once for all the views alive at the same time."""
+        tape = self._tape
+        tuples = tape._tuples() if tape._tuples is not None else None
+        if tuples is None:
+            s, flat = tape.starts.tolist(), tape.flat.tolist()
+            tuples = _Tuples(map(tuple, map(flat.__getitem__, map(slice, s, s[1:]))))
+            tape._tuples = weakref.ref(tuples)
+        self._tuples = tuples
+        return tuples
 
 
 class _Ops(Sequence["Op | None"]):
@@ -153,7 +181,7 @@ class Tape:
     ``labels``, ``scopes``. ``leaves`` is an ``array('i')`` of node ids."""
 
     __slots__ = ("values", "op_table", "rows", "starts", "flat", "k", "symbols", "labels", "scopes", "leaves",
-                 "root", "data", "grad", "_consts", "_index", "_lookups", "_opaque", "_program")
+                 "root", "data", "grad", "_consts", "_index", "_lookups", "_opaque", "_program", "_tuples")
 
     def __init__(self, values: Sequence[Value]) -> None:
         """Freeze ``values``, which must be in topological order (use ``Tape.from_value(root)``)."""
@@ -224,6 +252,7 @@ class Tape:
         self.grad = array("d", list(map(_GRAD, values)))
         self._index: dict[Value, int] | None = None
         self._lookups = 0
+        self._tuples: weakref.ref[_Tuples] | None = None
         forwards = [op.forward for op in self.op_table]
         local_grads = [op.local_grad for op in self.op_table]
         step_rows = list(map(self.rows.__getitem__, steps))
@@ -246,7 +275,14 @@ class Tape:
     @property
     def inputs(self) -> _Inputs:
         """Per node, its input ids as a tuple (a view of ``starts``/``flat``; fast loops can read those)."""
-        return _Inputs(self.starts, self.flat)
+        return _Inputs(self)
+
+    @contextmanager
+    def shared_inputs(self) -> Iterator[list[tuple[int, ...]]]:
+        """Within the block, every ``inputs`` view reads one list of tuples, made once: for passes that read
+        the inputs of every node many times (folding); the list goes after the block."""
+        held = _Inputs(self)._as_tuples()
+        yield held
 
     @property
     def ops(self) -> _Ops:

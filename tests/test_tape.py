@@ -385,3 +385,18 @@ def test_python_replay_reproduces_each_vector_case(generator, path: Path) -> Non
         grad = tape.backward(case["output"])
         assert decoded_bits(data) == decoded_bits(decode_number(x) for x in case["data"])
         assert decoded_bits(grad) == decoded_bits(decode_number(x) for x in case["grad"])
+
+
+def test_inputs_views_read_alike_one_by_one_in_loops_and_in_a_shared_pass() -> None:
+    a, b, c = Value(1.0), Value(2.0), Value(3.0)
+    tape = Tape.from_value((a * b + c).tanh() + Value(6.0, (a, b, c), "sum3"))
+    expected = [tuple(tape.index(p) for p in v._prev) for v in tape.values]
+    first = tape.inputs
+    assert [first[i] for i in range(len(tape))] == expected  # read one by one, below the list threshold
+    looped = tape.inputs
+    assert [looped[i % len(tape)] for i in range(200)] == [expected[i % len(tape)] for i in range(200)]
+    assert looped[-1] == expected[-1] and looped[1:3] == expected[1:3] and list(tape.inputs) == expected
+    with tape.shared_inputs() as held:
+        assert held == expected and tape.inputs._tuples is held, "views inside the block share one list"
+    del held, looped, first
+    assert tape._tuples is not None and tape._tuples() is None, "the list goes with the last view and the block"
