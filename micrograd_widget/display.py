@@ -1,20 +1,25 @@
-"""The rich display of a Value: its graph as an SVG drawn by Graphviz's ``dot``, or an HTML table.
+"""The static display of a Value: its graph as an SVG drawn by Graphviz's ``dot``, or an HTML table.
 
-A function, not a method on Value (the engine knows nothing of display): ``%load_ext micrograd_widget``
-registers it with IPython. Only standard mimetypes, so JupyterLab, Notebook, VS Code, Colab and
-nbviewer all show it; ``text/plain`` stays the Value's short repr for terminals and logs.
+Functions, not methods on Value (the engine knows nothing of display): ``Value._repr_html_`` calls
+``value_html`` (any notebook, no setup), ``%load_ext micrograd_widget`` uses ``value_mimebundle``, and a
+widget's fallback for viewers without a widget manager is ``tape_mimebundle`` of its own tape. Only
+standard mimetypes, so JupyterLab, Notebook, VS Code, Colab and nbviewer all show it; ``text/plain``
+stays the Value's short repr for terminals and logs.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import graphviz
 
 from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
 from .engine import Value
-from .options import DEFAULT_OPTIONS
+from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
 
-__all__ = ["value_mimebundle", "render_svg", "html_table", "INSTALL_HINT", "MAX_SVG_BYTES"]
+__all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "svg_html", "render_svg", "html_table",
+           "INSTALL_HINT", "MAX_SVG_BYTES"]
 
 INSTALL_HINT = (
     "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "
@@ -40,28 +45,51 @@ def value_mimebundle(value: Value, *, precision: int = DEFAULT_OPTIONS["precisio
     one-line reason) when ``dot`` is missing, fails, or the picture would be too large for a notebook."""
     if not isinstance(value, Value):
         raise TypeError(f"value_mimebundle() takes a Value, got {type(value).__name__}")
-    view = graph_view(Tape.from_value(value), precision=precision, rankdir=rankdir, node_budget=node_budget,
-                      color=color)
     bundle = {"text/plain": repr(value)}
+    bundle.update(tape_mimebundle(Tape.from_value(value), precision=precision, rankdir=rankdir,
+                                  node_budget=node_budget, color=color))
+    return bundle
+
+
+def value_html(value: Value, **options: Any) -> str:
+    """The static picture of ``value``'s graph as one HTML fragment (``Value._repr_html_``): the SVG inline,
+    or the table when ``dot`` cannot draw it. Options default to those in force (``%config``)."""
+    settings = current_drawing_options()
+    settings.update(options)
+    bundle = value_mimebundle(value, **settings)
+    svg = bundle.get("image/svg+xml")
+    return svg_html(svg) if svg is not None else bundle["text/html"]
+
+
+def svg_html(svg: str) -> str:
+    """An SVG document as HTML: without its XML prolog, doctype and comments, in a scrolling block."""
+    start = svg.find("<svg")
+    return f'<div class="mgw-static" style="overflow:auto">{svg[start:] if start >= 0 else svg}</div>'
+
+
+def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = DEFAULT_OPTIONS["precision"],
+                    rankdir: str = DEFAULT_OPTIONS["rankdir"],
+                    node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
+                    color: bool = DEFAULT_OPTIONS["color"]) -> dict[str, str]:
+    """The picture of ``tape`` as it holds its numbers now, its grads those of node ``output`` (default the
+    root): ``{"image/svg+xml": ...}``, or ``{"text/html": table}`` when ``dot`` cannot draw it."""
+    view = graph_view(tape, precision=precision, rankdir=rankdir, node_budget=node_budget, color=color,
+                      output=output)
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound:
-        bundle["text/html"] = html_table(view, INSTALL_HINT)
-        return bundle
+        return {"text/html": html_table(view, INSTALL_HINT)}
     except (graphviz.CalledProcessError, OSError) as err:
         reason = escape(clean_text(getattr(err, "stderr", None) or err, 300), "html")
-        bundle["text/html"] = html_table(view, f"Graphviz's <code>dot</code> could not draw this graph ({reason}); "
-                                               "here is a table of its nodes instead.")
-        return bundle
+        return {"text/html": html_table(view, f"Graphviz's <code>dot</code> could not draw this graph ({reason}); "
+                                              "here is a table of its nodes instead.")}
     size = len(svg.encode("utf-8"))
     if size > MAX_SVG_BYTES:
-        bundle["text/html"] = html_table(
+        return {"text/html": html_table(
             view, f"The picture would be {size / 1e6:.1f} MB, over the {MAX_SVG_BYTES / 1e6:.1f} MB a notebook "
                   "output can carry, so here is a table; for a picture, lower the node budget "
-                  "(<code>%config MicrogradWidget.node_budget = 250</code>).")
-        return bundle
-    bundle["image/svg+xml"] = svg
-    return bundle
+                  "(<code>%config MicrogradWidget.node_budget = 250</code>).")}
+    return {"image/svg+xml": svg}
 
 
 def html_table(view: GraphView, note: str = "") -> str:
@@ -70,11 +98,12 @@ def html_table(view: GraphView, note: str = "") -> str:
     tape, opts = view.tape, view.options
     precision, color = opts.get("precision", 4), opts.get("color", True)
     scale = view.scale
+    output = tape.root if view.output is None else view.output
     rows: list[tuple[int, str]] = []
     for i in view.shown:
         d, g = tape.data[i], tape.grad[i]
         grad_style = f' style="background-color:{grad_color(g, scale)}"' if color else ""
-        weight = ' style="font-weight:bold"' if i == tape.root else ""
+        weight = ' style="font-weight:bold"' if i == output else ""
         rows.append((i, (
             f"<tr{weight}><td>n{i}</td><td>{escape(clean_text(tape.labels[i], MAX_LABEL_CHARS * 3), 'html')}</td>"
             f"<td>{escape(tape.symbols[i], 'html') if tape.symbols[i] else ('leaf' if not tape.inputs[i] else '')}</td>"
@@ -100,3 +129,4 @@ def html_table(view: GraphView, note: str = "") -> str:
     parts.extend(row for _, row in rows)
     parts.append("</tbody></table></div>")
     return "".join(parts)
+

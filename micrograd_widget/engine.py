@@ -325,6 +325,16 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 
+    def _repr_html_(self) -> str | None:
+        """Jupyter's rich display: this node's graph as a static picture (display.py)."""
+        from .display import value_html
+        return value_html(self)
+
+    def _display_(self) -> object:
+        """marimo's display: the live widget (widget.py)."""
+        from .widget import explore
+        return explore(self)
+
 
 _get_grad = attrgetter("grad")
 

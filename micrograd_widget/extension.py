@@ -1,4 +1,9 @@
-"""``%load_ext micrograd_widget``: every Value shows its graph; ``%unload_ext`` restores plain output.
+"""``%load_ext micrograd_widget``: every Value shows the live widget; ``%unload_ext`` goes back to the static picture.
+
+Without the extension a Value shows its static picture (``Value._repr_html_``: ``text/plain`` + ``text/html``).
+Loaded, a Value's bundle is the widget view + ``image/svg+xml`` fallback + ``text/plain`` (or, with
+``default_view = 'static'``, the picture alone), and a ``text/html`` printer returning None keeps IPython
+from also calling ``_repr_html_``: one layout per display. Unloading removes both printers.
 
 Options are the ``MicrogradWidget`` Configurable, so ``%config MicrogradWidget.precision = 6`` works
 and an IPython profile can set ``c.MicrogradWidget.node_budget = 400``. Its traits, checks and help
@@ -64,6 +69,7 @@ class _Loaded:
     config: MicrogradWidget
     show: Callable[[Any], Any]
     previous: Callable[[Any], Any] | None
+    previous_html: Callable[[Any], Any] | None
 
 
 _loaded: dict[int, _Loaded] = {}     # by id(shell); the shell is kept to check the id is still its
@@ -83,29 +89,41 @@ def load_ipython_extension(ip: Any) -> None:
         return _mimebundle(value, config)
 
     ip.configurables.append(config)
-    previous = ip.display_formatter.mimebundle_formatter.for_type_by_name(*_TYPE, show)
-    _loaded[id(ip)] = _Loaded(ip, config, show, previous)
+    formatters = ip.display_formatter
+    previous = formatters.mimebundle_formatter.for_type_by_name(*_TYPE, show)
+    previous_html = formatters.formatters["text/html"].for_type_by_name(*_TYPE, _no_html)
+    _loaded[id(ip)] = _Loaded(ip, config, show, previous, previous_html)
     _options.register(ip, config)
 
 
+def _no_html(value: Any) -> None:
+    """The ``text/html`` printer for Value while loaded: none, the mimebundle above is the whole display."""
+    return None
+
+
 def unload_ipython_extension(ip: Any) -> None:
-    """Undo ``load_ipython_extension``: Values print their plain repr again."""
+    """Undo ``load_ipython_extension``: Values show their static picture again (``Value._repr_html_``)."""
     entry = _loaded.get(id(ip))
     if entry is None or entry.shell is not ip:
         return
     del _loaded[id(ip)]
     _options.unregister(ip)
-    formatter = ip.display_formatter.mimebundle_formatter
+    _restore(ip.display_formatter.mimebundle_formatter, entry.show, entry.previous)
+    _restore(ip.display_formatter.formatters["text/html"], _no_html, entry.previous_html)
+    if entry.config in ip.configurables:
+        ip.configurables.remove(entry.config)
+
+
+def _restore(formatter: Any, ours: Callable[[Any], Any], previous: Callable[[Any], Any] | None) -> None:
+    """Take our printer for Value out of ``formatter`` (if it is still ours) and put back the one it replaced."""
     try:
         registered = formatter.lookup_by_type(".".join(_TYPE))
     except KeyError:
         registered = None
-    if registered is entry.show:
+    if registered is ours:
         formatter.pop(".".join(_TYPE))
-        if entry.previous is not None:
-            formatter.for_type_by_name(*_TYPE, entry.previous)
-    if entry.config in ip.configurables:
-        ip.configurables.remove(entry.config)
+        if previous is not None:
+            formatter.for_type_by_name(*_TYPE, previous)
 
 
 def _mimebundle(value: Any, config: MicrogradWidget) -> Any:

@@ -38,7 +38,7 @@ import anywidget
 import traitlets
 
 from . import dot as _dot
-from .display import value_mimebundle
+from .display import tape_mimebundle
 from .engine import Value
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
 from .requests import answer, error_text, real_number, short
@@ -429,14 +429,15 @@ class GraphWidget(anywidget.AnyWidget):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget view plus display.py's static picture (SVG, or its HTML table when Graphviz's ``dot``
-        is missing), for viewers without a widget manager (nbconvert, GitHub, nbviewer)."""
+        is missing), for viewers without a widget manager (nbconvert, GitHub, nbviewer): drawn from this
+        widget's own tape as it is now, its grads those of the output chosen in the widget (``output``)."""
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        root = self.tape.values[self.tape.root]
-        static = value_mimebundle(root, **{name: getattr(self, name) for name in DRAWING_OPTIONS})
-        return {**{k: v for k, v in static.items() if k != "text/plain"}, **data}, metadata
+        static = tape_mimebundle(self.tape, output=self._applied[1],
+                                 **{name: getattr(self, name) for name in DRAWING_OPTIONS})
+        return {**static, **data}, metadata
 
 
 def explore(root: Value, **options: Any) -> GraphWidget:

@@ -205,3 +205,77 @@ def test_table_colours_leave_the_output_out_of_the_scale() -> None:
     assert styles == [f"background-color:{grad_color(g, scale)}" for g in tape.grad]
     assert styles[tape.labels.index("x1*w1")] != "background-color:#ffffff"
     assert styles[-1] == f"background-color:{POSITIVE_COLOR}"
+
+
+# ---------------------------------------------------------------- a Value's own display, no setup
+
+@pytest.mark.usefixtures("dot_program")
+def test_a_bare_value_shows_its_graph_as_html_without_the_extension() -> None:
+    L = lecture_graph()
+    html = L._repr_html_()
+    assert html is not None and html.startswith('<div class="mgw-static"') and html.endswith("</div>")
+    svg = parse_svg(html[html.index("<svg"):-len("</div>")])
+    groups = svg_groups(svg)
+    # L = (a*b + c) * f at a=2, b=-3, c=10, f=-2: L = -8, dL/da = b*f = 6, dL/db = a*f = -4, dL/dc = f = -2
+    assert texts(groups["n0"]) == ["a", "data 2.0000", "grad 6.0000"]
+    assert texts(groups["n1"]) == ["b", "data -3.0000", "grad -4.0000"]
+    assert texts(groups["n6"]) == ["L", "data -8.0000", "grad 1.0000"]
+    assert repr(L) == "Value(data=-8.0, grad=1.0)"      # text/plain (terminals) unchanged
+
+
+def test_a_bare_values_html_without_dot_is_the_table(no_dot: None) -> None:
+    html = lecture_graph()._repr_html_()
+    assert html is not None
+    table = Table(html)
+    table.check_no_injection()
+    assert table.rows[1][1:] == ["a", "leaf", "2.0000", "6.0000"]
+    assert "apt-get install graphviz" in html
+
+
+def test_a_bare_values_html_is_escaped_and_folded(no_dot: None) -> None:
+    html = hostile_graph()[0]._repr_html_()
+    assert html is not None
+    Table(html).check_no_injection()
+    root = moons_like_loss(points=10)
+    folded = Table(root._repr_html_() or "")
+    total = len(Tape.from_value(root))
+    assert any("folded" in text for text in folded.outside) and len(folded.rows) - 1 < total
+
+
+def test_marimo_display_is_the_live_widget() -> None:
+    from micrograd_widget.widget import GraphWidget
+    L = lecture_graph()
+    w = L._display_()
+    assert isinstance(w, GraphWidget)
+    assert w.tape.values[w.tape.root] is L and w.output == w.tape.root
+
+
+# ---------------------------------------------------------------- a widget's static fallback
+
+@pytest.mark.usefixtures("dot_program")
+def test_widget_fallback_shows_the_output_chosen_in_the_widget(monkeypatch: pytest.MonkeyPatch) -> None:
+    from builders import lecture_L
+
+    from micrograd_widget.widget import explore
+    nodes = lecture_L()
+    w = explore(nodes["L"], output=nodes["d"])
+    tape = w.tape
+    ids = {tape.labels[i]: f"n{i}" for i in range(len(tape))}
+
+    def fallback() -> dict[str, list[str]]:
+        def from_value(*_: object, **__: object) -> Tape:
+            raise AssertionError("the fallback must be drawn from the widget's own tape")
+        with monkeypatch.context() as m:
+            m.setattr(Tape, "from_value", from_value)
+            data, _ = w._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in data
+        groups = svg_groups(parse_svg(data["image/svg+xml"]))
+        return {label: texts(groups[i])[2:] for label, i in ids.items()}
+
+    # d = a*b + c: dd/da = b = -3, dd/db = a = 2, dd/dc = 1; f and L are not inputs of d (grad 0)
+    assert fallback() == {"a": ["grad -3.0000"], "b": ["grad 2.0000"], "e": ["grad 1.0000"], "c": ["grad 1.0000"],
+                          "d": ["grad 1.0000"], "f": ["grad 0.0000"], "L": ["grad 0.0000"]}
+    w.output = tape.root        # chosen again in the widget: the next fallback follows
+    assert fallback() == {"a": ["grad 6.0000"], "b": ["grad -4.0000"], "e": ["grad -2.0000"],
+                          "c": ["grad -2.0000"], "d": ["grad -2.0000"], "f": ["grad 4.0000"], "L": ["grad 1.0000"]}
+    w.close()

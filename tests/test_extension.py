@@ -14,7 +14,7 @@ from traitlets import TraitError
 from traitlets.config import Config
 
 import micrograd_widget
-from micrograd_widget import extension
+from micrograd_widget import Value, extension
 from micrograd_widget.extension import MicrogradWidget, current_options
 
 CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
@@ -58,8 +58,21 @@ def test_load_ext_shows_the_live_widget_with_the_picture_as_fallback(ip: Interac
 
 
 @pytest.mark.usefixtures("dot_program")
+def test_without_the_extension_a_value_shows_its_static_picture_as_html(ip: InteractiveShell) -> None:
+    data = last_value_bundle(ip)
+    assert set(data) == {"text/plain", "text/html"}
+    assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
+    html = data["text/html"]
+    assert html.startswith('<div class="mgw-static"') and html.endswith("</svg>\n</div>")
+    svg = parse_svg(html[html.index("<svg"):-len("</div>")])
+    groups = svg_groups(svg)
+    assert texts(groups["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
+    assert texts(groups["n1"]) == ["b", "data -3.0000", "grad 2.0000"]
+    assert texts(groups["n2"]) == [" ", "data -6.0000", "grad 1.0000"]
+
+
+@pytest.mark.usefixtures("dot_program")
 def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell) -> None:
-    assert set(last_value_bundle(ip)) == {"text/plain"}
     ip.run_line_magic("load_ext", "micrograd_widget")
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'static'")
     data = last_value_bundle(ip)
@@ -80,7 +93,7 @@ def test_loading_twice_is_harmless_and_unload_restores_plain_output(ip: Interact
     assert "image/svg+xml" in last_value_bundle(ip)
 
     ip.run_line_magic("unload_ext", "micrograd_widget")
-    assert set(last_value_bundle(ip)) == {"text/plain"}
+    assert set(last_value_bundle(ip)) == {"text/plain", "text/html"}      # the static picture, no setup
     assert ours(ip) == [] and len(ip.configurables) == loaded - 1
     micrograd_widget.unload_ipython_extension(ip)       # unloading twice is harmless too
 
@@ -91,10 +104,35 @@ def test_loading_twice_is_harmless_and_unload_restores_plain_output(ip: Interact
 def test_unload_gives_back_a_display_registered_before(ip: InteractiveShell) -> None:
     def theirs(value: Any) -> dict[str, str]:
         return {"text/markdown": "**theirs**"}
+
+    def their_html(value: Any) -> str:
+        return "<b>theirs</b>"
     ip.display_formatter.mimebundle_formatter.for_type_by_name("micrograd_widget.engine", "Value", theirs)
+    ip.display_formatter.formatters["text/html"].for_type_by_name("micrograd_widget.engine", "Value", their_html)
     micrograd_widget.load_ipython_extension(ip)
     micrograd_widget.unload_ipython_extension(ip)
-    assert last_value_bundle(ip)["text/markdown"] == "**theirs**"
+    data = last_value_bundle(ip)
+    assert data["text/markdown"] == "**theirs**" and data["text/html"] == "<b>theirs</b>"
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_one_layout_per_display_while_loaded(ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loaded, IPython never also calls _repr_html_ (a second picture); unloaded, it is the whole display."""
+    calls: list[object] = []
+    real = Value._repr_html_
+
+    def counted(self: Value) -> str | None:
+        calls.append(self)
+        return real(self)
+    monkeypatch.setattr(Value, "_repr_html_", counted)
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    for view in ("widget", "static"):
+        ip.run_line_magic("config", f"MicrogradWidget.default_view = '{view}'")
+        assert "text/html" not in last_value_bundle(ip)
+    assert calls == []
+    ip.run_line_magic("unload_ext", "micrograd_widget")
+    assert "text/html" in last_value_bundle(ip)
+    assert len(calls) == 2      # once for the cell's own display, once for the format() above
 
 
 @pytest.mark.usefixtures("dot_program")
@@ -162,7 +200,7 @@ def test_profile_settings_apply_and_bad_ones_say_where(tmp_path: Any, monkeypatc
         with pytest.raises(TraitError, match=r"rankdir must be 'LR'.*c\.MicrogradWidget"):
             micrograd_widget.load_ipython_extension(shell)
         assert ours(shell) == []
-        assert set(last_value_bundle(shell)) == {"text/plain"}
+        assert set(last_value_bundle(shell)) == {"text/plain", "text/html"}      # nothing registered
     finally:
         micrograd_widget.unload_ipython_extension(shell)
         InteractiveShell.clear_instance()
