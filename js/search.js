@@ -38,6 +38,15 @@ export function searchIndex(tape) {
   return { n, names, labels, symbols, opNames };
 }
 
+const INDEXES = new WeakMap();
+
+/** The search index of a compiled tape, built once and shared (the search box and the leaf filter). */
+export function indexOf(tape) {
+  let index = INDEXES.get(tape);
+  if (!index) INDEXES.set(tape, (index = searchIndex(tape)));
+  return index;
+}
+
 /** What was typed, ready to match: `text` trimmed and lowercased, `id` the node id of "#12" (else null). */
 export function parseQuery(typed) {
   const text = String(typed ?? "").trim().toLowerCase();

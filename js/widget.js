@@ -12,6 +12,7 @@
 //   view/kernel.js     replay requests to the kernel for graphs the browser cannot replay
 //   view/toolbar.js    output chooser, buttons, status line, legend
 //   view/names.js      node keys, names, formulas
+//   view/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   stepper.js         the backprop stepper panel, its outlines and words
 // Room for what comes next: folding in the browser (issue 9) lands in js/fold.js, called where the picture
 // is laid out (view/picture.js); search/trace and zoom/pan get their own files in view/ with the toolbar
@@ -27,6 +28,7 @@ import { NodeNames } from "./view/names.js";
 import { Picture } from "./view/picture.js";
 import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
+import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 
@@ -83,6 +85,11 @@ class GraphWidgetView {
       toggleStepper: () => (this.stepper ? this.exitStepper(true) : this.enterStepper()),
       openGradcheck: () => this.inspector.openGradcheck(),
     });
+    this.search = new Search(this);
+    this.toolbar.el.insertBefore(this.search.el, this.toolbar.status);
+    this.root.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.search.marks.active) this.search.clear();
+    });
     this.stepperSlot = h("div", { className: "mgw-stepper-slot" });
     this.legend = h("div", { className: "mgw-legend", "data-role": "legend" });
     this.fillLegend();
@@ -124,6 +131,22 @@ class GraphWidgetView {
     this.model.send(msg);
   }
 
+  // What Search (view/search.js) and the inspector's trace buttons ask of the view.
+  inspect(i) {
+    this.inspector.inspect(i);
+  }
+
+  trace(direction, i) {
+    this.search.trace(direction, i);
+  }
+
+  /** Make node i drawn, opening the fold boxes that hold it; resolves true when the picture changed. */
+  async reveal(i) {
+    // Folding in the browser (js/fold.js keysToReveal + the `open` trait) plugs in here; until then a
+    // node inside a fold box is shown by marking its box.
+    return false;
+  }
+
   fillLegend() {
     const palette = (this.model.get("view") || {}).palette || {};
     fillLegend(this.legend, palette, this.model.get("color") !== false);
@@ -134,6 +157,7 @@ class GraphWidgetView {
     try {
       if (!(await this.picture.layout(this.model.get("dot"), view))) return;
       this.marks.show(this.stepper, this.picture.bound);
+      this.search.rebind();
       this.toolbar.fillOutputOptions(this.picture.bound.shown, this.tape.root, this.output);
       this.leaves.showFirst(this.picture.bound.shownSet);
       this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");

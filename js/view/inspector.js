@@ -64,10 +64,23 @@ export class Inspector {
       });
       actions.append(diff);
     }
+    actions.append(...this.traceButtons(i));
     this.el.replaceChildren(this.head(names.describe(i)), list, actions);
     this.el.setAttribute("data-node", names.keys[i]);
     this.el.hidden = false;
     this.fill();
+  }
+
+  /** Inputs / Path to output: mark what node i depends on, or where the output's gradient reaches it (view/search.js). */
+  traceButtons(i) {
+    const button = (action, text, title) => {
+      const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
+      b.title = title;
+      b.addEventListener("click", () => this.view.trace(action === "trace-up" ? "up" : "down", i));
+      return b;
+    };
+    return [button("trace-up", "Inputs", "Highlight every node this one depends on (Esc clears)"),
+      button("trace-down", "Path to output", "Highlight the nodes through which the output's gradient reaches this one (Esc clears)")];
   }
 
   /** Write the shown node's current numbers (the stepper's partial grad while stepping). */

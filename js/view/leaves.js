@@ -1,11 +1,13 @@
 // The leaves panel: one slider row per leaf (range, exact number, editable slider bounds), the values the
 // view replays from, and settling: a moved value goes to the kernel (trait `leaf_values`) once it rests for
 // SETTLE_MS, or at once when the slider is released. Up to MAX_LEAF_ROWS rows; a graph with more (an
-// MLP's loss has hundreds) gets a filter box and the first MAX_LEAF_ROWS matching rows, leaves drawn in
+// MLP's loss has hundreds) gets a filter box (matching as the search box does: label, full dotted name such as
+// layers.1.neurons.0.w1, op or #id; js/search.js) and the first MAX_LEAF_ROWS matching rows, leaves drawn in
 // the picture first, so the DOM stays small whatever the graph.
 
 import { h } from "../dom.js";
 import { decodeList, encodeList, sameValues } from "../codec.js";
+import { indexOf, matchRank, parseQuery } from "../search.js";
 
 export const SETTLE_MS = 150;
 const MAX_LEAF_ROWS = 40;
@@ -87,19 +89,20 @@ export class Leaves {
 
   renderRows() {
     const leaves = this.tape.leaves;
-    const { keys, tape } = this.names;
     let order = this.order();
     const total = order.length;
     if (this.filter) {
-      const q = this.filter.value.trim().toLowerCase();
-      if (q) {
-        const exact = (j) => keys[leaves[j]].toLowerCase() === q || `#${leaves[j]}` === q;
-        order = order.filter((j) => {
-          const i = leaves[j];
-          return exact(j) || keys[i].toLowerCase().includes(q) || tape.labels[i].toLowerCase().includes(q)
-            || tape.scopes[i].toLowerCase().includes(q);
-        });
-        order.sort((a, b) => exact(b) - exact(a));
+      const query = parseQuery(this.filter.value);
+      if (query.text) {
+        // The search box's matching (search.js): label, dotted name, op or #id; best rank first, stable within one.
+        const index = indexOf(this.tape);
+        const rank = new Map();
+        for (const j of order) {
+          const r = matchRank(index, leaves[j], query);
+          if (r >= 0) rank.set(j, r);
+        }
+        order = order.filter((j) => rank.has(j));
+        order.sort((a, b) => rank.get(a) - rank.get(b));
       }
       const matching = order.length;
       order = order.slice(0, MAX_LEAF_ROWS);

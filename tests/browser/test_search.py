@@ -1,0 +1,234 @@
+"""Search and trace in Chromium (fake model and the exported page): a leaf hidden in a fold box found by its full
+dotted name and marked (its own box once drawn, else the fold box Python says holds it), next/previous through the
+matches, the inspector's Inputs / Path to output against Python's own walk of the engine's graph, Esc clearing the
+marks, and the leaf filter taking the same dotted names.
+
+Expected sets come from the engine's graph (``Value._prev``, walked here) and Python's picture (``GraphWidget.view``),
+never from the view's code."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from playwright.sync_api import expect
+
+from micrograd_widget.engine import Value
+from micrograd_widget.nn import MLP
+from micrograd_widget.tape import Tape
+from micrograd_widget.widget import GraphWidget
+
+from .mgw_browser.dom import WidgetDom, poll
+from .mgw_browser.fake_model import open_view
+from .mgw_browser.graphs import lecture_L
+
+pytestmark = pytest.mark.browser
+
+# The ids (n<i>) of the value boxes / fold boxes carrying a class, and of the edges carrying it.
+_MARKED = """(root, cls) => ({
+  nodes: [...root.querySelectorAll(`svg g.node.mgw-value.${cls}`)].map(g => g.id),
+  folds: [...root.querySelectorAll(`svg g.node.mgw-fold.${cls}`)].map(g => g.id),
+  edges: [...root.querySelectorAll(`svg g.edge.${cls}`)].map(g => g.id),
+})"""
+
+
+@pytest.fixture
+def show(guarded, static_server, widget_bundle):
+    """show(root, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
+    def _show(root, **options) -> WidgetDom:
+        return open_view(guarded.page, static_server, root, **options)
+    return _show
+
+
+def lecture_mlp_loss() -> Value:
+    """The lecture's MLP(3, [4, 4, 1]) loss on its four examples (398 nodes; its neurons fold at the default budget)."""
+    random.seed(1337)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    loss = sum(((model(x) - y) ** 2 for x, y in zip(xs, ys, strict=True)), Value(0.0))
+    loss.label = "loss"
+    loss.backward()
+    return loss
+
+
+def node_id(tape: Tape, scope: str, label: str) -> int:
+    """The one tape node made in ``scope`` with ``label``."""
+    found = [i for i in range(len(tape)) if tape.scopes[i] == scope and tape.labels[i] == label]
+    assert len(found) == 1, f"expected one node {scope}.{label}, found {found}"
+    return found[0]
+
+
+def depends_on(v: Value) -> set[Value]:
+    """Every Value ``v`` depends on (not ``v``), walked here over ``_prev`` without recursion."""
+    seen: set[Value] = set()
+    stack = [v]
+    while stack:
+        for child in stack.pop()._prev:
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
+
+
+def gradient_path(v: Value, output: Value) -> set[Value]:
+    """The Values through which ``output``'s gradient reaches ``v``: ``v``, ``output`` and every node that depends
+    on ``v`` and that ``output`` depends on."""
+    feeds = depends_on(output) | {output}
+    if v not in feeds:
+        return set()
+    return {u for u in feeds if u is v or v in depends_on(u)}
+
+
+def ids(tape: Tape, values: set[Value]) -> list[str]:
+    return sorted(f"n{tape.index(v)}" for v in values)
+
+
+def search_for(view: WidgetDom, text: str) -> None:
+    box = view.root.locator('input[data-role="search"]')
+    box.fill(text)
+    box.press("Enter")
+
+
+def marked(view: WidgetDom, cls: str) -> dict[str, list[str]]:
+    return view.root.evaluate(_MARKED, cls)
+
+
+def test_a_folded_leaf_is_found_by_its_dotted_name_and_marked(show):
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    picture = GraphWidget(loss).view
+    i = node_id(tape, "layers.0.neurons.3", "w2")
+    assert i not in picture["shown"], "the default picture folds the neurons (the point of this test)"
+    k = picture["fold_of"][i]
+    view = show(loss)
+    box = view.root.locator('input[data-role="search"]')
+    expect(box).to_have_attribute("data-lm-suppress-shortcuts", "true")
+    search_for(view, "layers.0.neurons.3.w2")
+    status = view.root.locator('[data-role="search-status"]')
+    expect(status).to_contain_text("Match 1 of 1")
+    if view.root.locator(f"svg g#n{i}").count():  # the view opened the boxes holding it: its own box is marked
+        poll(lambda: marked(view, "mgw-match"), lambda m: m["nodes"] == [f"n{i}"] and m["folds"] == [],
+             f"n{i} alone marked")
+    else:  # the fold box Python says holds it is marked, and the status line names it
+        poll(lambda: marked(view, "mgw-match"), lambda m: m["folds"] == [f"fold{k}"] and m["nodes"] == [],
+             f"fold{k} alone marked")
+        expect(status).to_contain_text(picture["folds"][k]["title"])
+    inspector = view.root.locator('[data-role="inspector"]')
+    expect(inspector.locator('[data-field="name"]')).to_have_text(f"w2 (#{i})")
+    expect(inspector.locator('[data-field="scope"]')).to_have_text("layers.0.neurons.3")
+
+
+def test_next_and_previous_walk_the_matches_in_tape_order(show):
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    w2 = [i for i in range(len(tape)) if tape.labels[i] == "w2"]
+    assert len(w2) == 9, "w2 in the 4 + 4 + 1 neurons that have three or more inputs"
+    view = show(loss)
+    status = view.root.locator('[data-role="search-status"]')
+    inspector_name = view.root.locator('[data-role="inspector"] [data-field="name"]')
+    box = view.root.locator('input[data-role="search"]')
+    box.fill("W2")
+    expect(status).to_contain_text("9 nodes match")
+    box.press("Enter")
+    expect(status).to_contain_text("Match 1 of 9")
+    expect(inspector_name).to_have_text(f"w2 (#{w2[0]})")
+    box.press("Enter")
+    expect(status).to_contain_text("Match 2 of 9")
+    expect(inspector_name).to_have_text(f"w2 (#{w2[1]})")
+    box.press("Shift+Enter")
+    expect(status).to_contain_text("Match 1 of 9")
+    box.press("Shift+Enter")
+    expect(status).to_contain_text("Match 9 of 9")
+    expect(inspector_name).to_have_text(f"w2 (#{w2[8]})")
+    view.root.locator('[data-action="search-next"]').click()
+    expect(status).to_contain_text("Match 1 of 9")
+    view.root.locator('[data-action="search-prev"]').click()
+    expect(status).to_contain_text("Match 9 of 9")
+    box.fill("no such node")
+    box.press("Enter")
+    expect(status).to_contain_text("No node matches")
+
+
+def test_inputs_and_path_to_output_match_pythons_walk_and_esc_clears(show, guarded):
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    view = show(nodes["L"])
+    inspector = view.root.locator('[data-role="inspector"]')
+
+    view.root.locator('svg g[data-node="d"]').first.click()
+    expect(inspector).to_have_attribute("data-node", "d")
+    inspector.locator('[data-action="trace-up"]').click()
+    want = ids(tape, depends_on(nodes["d"]))
+    assert want == ["n0", "n1", "n2", "n3"], "a, b, e, c by hand"
+    poll(lambda: sorted(marked(view, "mgw-path")["nodes"]), lambda got: got == want, f"inputs of d marked: {want}")
+    edges = marked(view, "mgw-path")["edges"]
+    assert "e_n4_op_n4" in edges and "e_n2_n4_op" in edges and "e_n0_n2_op" in edges, edges
+    assert not any(e.endswith("_n6_op") for e in edges), f"no edge into L is on d's inputs: {edges}"
+
+    guarded.page.keyboard.press("Escape")
+    poll(lambda: marked(view, "mgw-path"), lambda m: not any(m.values()), "Esc to clear the marks")
+
+    view.root.locator('svg g[data-node="a"]').first.click()
+    inspector.locator('[data-action="trace-down"]').click()
+    want = ids(tape, gradient_path(nodes["a"], nodes["L"]))
+    assert want == ["n0", "n2", "n4", "n6"], "a -> e -> d -> L by hand"
+    poll(lambda: sorted(marked(view, "mgw-path")["nodes"]), lambda got: got == want, f"path from a marked: {want}")
+    # Keyboard: the trace button is a button, Esc from it clears.
+    inspector.locator('[data-action="trace-down"]').focus()
+    guarded.page.keyboard.press("Escape")
+    poll(lambda: marked(view, "mgw-path"), lambda m: not any(m.values()), "Esc to clear the marks")
+
+
+def test_traces_on_a_folded_graph_mark_the_fold_boxes_holding_path_nodes(show):
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    picture = GraphWidget(loss).view
+    i = node_id(tape, "layers.0.neurons.3", "w2")
+    want = gradient_path(tape.values[i], loss)
+    shown = set(picture["shown"])
+    want_nodes = sorted(f"n{tape.index(v)}" for v in want if tape.index(v) in shown)
+    want_folds = sorted({f"fold{picture['fold_of'][tape.index(v)]}" for v in want if tape.index(v) not in shown})
+    assert want_folds, "the path runs through folded neurons"
+    view = show(loss)
+    search_for(view, "layers.0.neurons.3.w2")
+    view.root.locator('[data-role="inspector"] [data-action="trace-down"]').click()
+    status = view.root.locator('[data-role="search-status"]')
+    expect(status).to_contain_text(f"through {len(want):,} nodes")
+    got = poll(lambda: marked(view, "mgw-path"), lambda m: bool(m["nodes"] or m["folds"]), "the path marked")
+    assert sorted(got["nodes"]) == want_nodes
+    assert sorted(got["folds"]) == want_folds
+
+
+def test_the_leaf_filter_takes_full_dotted_names(show):
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    view = show(loss)
+    box = view.root.locator('input[data-role="leaf-filter"]')
+    expect(box).to_have_count(1)
+    rows = """r => [...r.querySelectorAll('[data-leaf-row]')].map(e => e.getAttribute('data-leaf-row'))"""
+    i = node_id(tape, "layers.1.neurons.0", "w1")
+    box.fill("layers.1.neurons.0.w1")
+    poll(lambda: view.root.evaluate(rows), lambda got: got == [str(i)], f"leaf #{i} alone")
+    neuron = [str(j) for j in tape.leaves if tape.scopes[j] == "layers.1.neurons.0"]
+    assert len(neuron) == 5, "w0..w3 and b"
+    box.fill("layers.1.neurons.0")
+    poll(lambda: sorted(view.root.evaluate(rows)), lambda got: got == sorted(neuron), "the neuron's five leaves")
+
+
+def test_search_and_trace_in_the_exported_page(tmp_path, guarded, widget_bundle):
+    from micrograd_widget import save_html
+
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    out = save_html(nodes["L"], tmp_path / "page.html")
+    guarded.page.goto(out.as_uri())
+    view = WidgetDom(guarded.page)
+    view.wait_ready(60)
+    search_for(view, "e")
+    poll(lambda: marked(view, "mgw-match")["nodes"], lambda got: got == ["n2"], "e marked")
+    view.root.locator('[data-role="inspector"] [data-action="trace-down"]').click()
+    want = ids(tape, gradient_path(nodes["e"], nodes["L"]))
+    poll(lambda: sorted(marked(view, "mgw-path")["nodes"]), lambda got: got == want, f"path from e: {want}")
+    guarded.page.keyboard.press("Escape")
+    poll(lambda: marked(view, "mgw-path"), lambda m: not any(m.values()), "Esc to clear the path")
