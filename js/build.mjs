@@ -1,7 +1,7 @@
 // Reproducible build of the browser side into micrograd_widget/static/ (same bytes on every rebuild):
 // 1. js/ops.js regenerated from the Python op table (`python -m micrograd_widget.ops`);
 // 2. widget.js + widget.css bundled with esbuild (Graphviz-WASM inlined by @viz-js/viz);
-// 3. the static export's offline assets copied from their npm packages (see micrograd_widget/export.py).
+// 3. host.js: the exported page's own widget host (micrograd_widget/export.py inlines it).
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -90,25 +90,16 @@ await bundleView("widget");
 // The training view (micrograd_widget/training.py) has its own bundle.
 await bundleView("training");
 
-// Offline assets for save_html: require.js, the ipywidgets HTML manager (AMD) and anywidget's AMD build.
-// Source-map comments are dropped: the maps are not shipped and the page must make no extra request.
-const stripMaps = (text) => text.replace(/^\/\/# sourceMappingURL=.*$/gm, "");
-const modules = join(JS, "node_modules");
-const assets = {
-  "require.js": join(modules, "requirejs", "require.js"),
-  "embed-amd.js": join(modules, "@jupyter-widgets", "html-manager", "dist", "embed-amd.js"),
-  "anywidget-amd.js": join(modules, "anywidget", "dist", "index.js"),
-};
-// anywidget's AMD build is an anonymous define(), which require.js only accepts from its own <script src>;
-// naming it lets the export inline it in the page (one self-contained file).
-const ANONYMOUS = 'define(["@jupyter-widgets/base"], widget_default);';
-const named = {
-  "anywidget-amd.js": (text) => {
-    if (text.split(ANONYMOUS).length !== 2) throw new Error(`anywidget's AMD build changed: expected one ${ANONYMOUS}`);
-    return text.replace(ANONYMOUS, 'define("anywidget", ["@jupyter-widgets/base"], widget_default);');
-  },
-};
-for (const [name, source] of Object.entries(assets)) {
-  const text = stripMaps(readFileSync(source, "utf8"));
-  writeIfChanged(join(STATIC, name), named[name] ? named[name](text) : text);
-}
+// The exported page's own widget host (js/host.js; micrograd_widget/export.py inlines it in the page).
+await esbuild.build({
+  entryPoints: [join(JS, "host.js")],
+  outfile: join(STATIC, "host.js"),
+  bundle: true,
+  format: "esm",
+  target: "es2020",
+  minify: true,
+  legalComments: "eof",
+  charset: "utf8",
+  logLevel: "warning",
+});
+

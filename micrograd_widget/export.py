@@ -1,9 +1,10 @@
 """save_html: one self-contained page with a live widget, for people who only have a browser.
 
-The page holds the widget state (ipywidgets' embedding, ``drop_defaults=False`` so anywidget's ``_esm``
-is kept) and, inline, the offline assets the build copied into static/: require.js, anywidget's AMD
-build and ipywidgets' HTML manager (``embed-amd.js``). No CDN, no kernel: the sliders work because
-the browser replays the tape itself (js/tape.js).
+The page holds the widget state (ipywidgets' embedding format, ``drop_defaults=False`` so anywidget's ``_esm``
+is kept, with every model the widget references, e.g. a shared assets model) and, inline, our own small widget
+host (js/host.js, built into static/host.js): it reads that state, resolves ``"IPY_MODEL_<id>"`` references,
+decodes the binary buffers and renders each view where its view script stands. No CDN, no kernel, no
+ipywidgets manager: the sliders work because the browser replays the tape itself (js/tape.js).
 """
 
 from __future__ import annotations
@@ -24,9 +25,7 @@ from .widget import GraphWidget
 __all__ = ["save_html"]
 
 _STATIC = Path(__file__).parent / "static"
-# Loaded in this order: the AMD loader, the named anywidget module, then the manager, which renders the
-# views found in the page once it has loaded.
-_ASSETS = ("require.js", "anywidget-amd.js", "embed-amd.js")
+_HOST = "host.js"  # the page's widget host, a module script
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -38,8 +37,8 @@ _PAGE = """<!DOCTYPE html>
   body {{ margin: 0; padding: 16px; font-family: system-ui, sans-serif; }}
   @media (prefers-color-scheme: dark) {{ body {{ background: #1e1e1e; color: #e6e6e6; }} }}
   .mgw-page-note {{ font-size: 12px; opacity: 0.7; margin: 0 0 8px; }}
+  .mgw-host-error {{ color: #d32f2f; }}
 </style>
-{scripts}
 <script type="application/vnd.jupyter.widget-state+json">
 {state}
 </script>
@@ -47,28 +46,27 @@ _PAGE = """<!DOCTYPE html>
 <body>
 <p class="mgw-page-note">{note}</p>
 {views}
+{host}
 </body>
 </html>
 """
 
 
-def _script(text: str) -> str:
-    """A <script> holding ``text``; as a base64 data URL if the text could end the element early."""
-    lowered = text.lower()
-    if "</script" in lowered or "<!--" in text:
+def _module(text: str) -> str:
+    """A module <script> holding ``text``; as a base64 data URL if the text could end the element early."""
+    if "</script" in text.lower() or "<!--" in text:
         encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        return f'<script src="data:text/javascript;base64,{encoded}"></script>'
-    return f"<script>\n{text}\n</script>"
+        return f'<script type="module" src="data:text/javascript;base64,{encoded}"></script>'
+    return f'<script type="module">\n{text}\n</script>'
 
 
-def _assets() -> str:
-    missing = [name for name in _ASSETS if not (_STATIC / name).is_file()]
-    if missing:
+def _host() -> str:
+    path = _STATIC / _HOST
+    if not path.is_file():
         raise FileNotFoundError(
-            f"micrograd_widget/static/ lacks {', '.join(missing)}; "
-            "rebuild with `npm --prefix js ci && npm --prefix js run build`"
+            f"micrograd_widget/static/ lacks {_HOST}; rebuild with `npm --prefix js ci && npm --prefix js run build`"
         )
-    return "\n".join(_script((_STATIC / name).read_text(encoding="utf-8")) for name in _ASSETS)
+    return _module(path.read_text(encoding="utf-8"))
 
 
 def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str], *,
@@ -109,7 +107,7 @@ def _write(widget: GraphWidget, target: Path, title: str) -> Path:
     )
     note = ("Drag a slider: every value and gradient is recomputed in this page (no kernel). "
             f"{len(widget.tape):,} nodes, {len(widget.tape.leaves):,} leaves.")
-    page = _PAGE.format(title=escape(title, "html"), scripts=_assets(), state=state, views=views,
+    page = _PAGE.format(title=escape(title, "html"), host=_host(), state=state, views=views,
                         note=escape(note, "html"))
     _replace(target, page)
     return target

@@ -1,17 +1,24 @@
-"""save_html writes one self-contained page: the widget state, the view, and every script inline (no CDN).
-Chromium opening it offline is tested in tests/browser/test_export.py."""
+"""save_html writes one self-contained page: the saved widget state (with every model it references and its binary
+buffers), the view spec, and our own small widget host inline (no CDN, no ipywidgets manager, no require.js).
+Chromium opening it offline from file:// and http://127.0.0.1 is tested in tests/browser/test_export.py."""
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
+from builders import lecture_L
 
 from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
 from micrograd_widget.widget import GraphWidget
+
+STATIC = Path(__file__).resolve().parents[1] / "micrograd_widget" / "static"
 
 
 class Page(HTMLParser):
@@ -58,27 +65,84 @@ def graph() -> Value:
     return out
 
 
-def test_the_page_embeds_the_widget_state_and_view_and_loads_nothing_from_the_network(tmp_path: Path) -> None:
-    path = save_html(graph(), tmp_path / "graph.html")
+def saved_state(page: Page) -> dict[str, Any]:
+    (state,) = [json.loads(t) for k, t in page.scripts if k == "application/vnd.jupyter.widget-state+json"]
+    return state  # type: ignore[no-any-return]
+
+
+def references(value: object) -> set[str]:
+    """Every model id a saved state value references as "IPY_MODEL_<id>" (at any depth)."""
+    if isinstance(value, str):
+        return {value[len("IPY_MODEL_"):]} if value.startswith("IPY_MODEL_") else set()
+    if isinstance(value, dict):
+        return set().union(*(references(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(references(v) for v in value))
+    return set()
+
+
+def test_the_page_holds_the_state_the_view_and_its_own_host_and_loads_nothing(tmp_path: Path) -> None:
+    root = graph()
+    widget = GraphWidget(root)
+    esm = widget.get_state()["_esm"]
+    path = save_html(widget, tmp_path / "graph.html")
     assert path == tmp_path / "graph.html" and path.is_file()
     page = read(path)
-    assert not [s for s in page.sources if s.startswith(("http:", "https:", "//"))], page.sources
-    assert all(s.startswith("data:text/javascript;base64,") for s in page.sources)
-    states = [json.loads(text) for kind, text in page.scripts if kind == "application/vnd.jupyter.widget-state+json"]
+    assert page.sources == [], "the page loads nothing: every script is inline"
     views = [json.loads(text) for kind, text in page.scripts if kind == "application/vnd.jupyter.widget-view+json"]
-    assert len(states) == 1 and len(views) == 1
-    models = states[0]["state"]
-    model = models[views[0]["model_id"]]
+    assert views == [{"version_major": 2, "version_minor": 0, "model_id": widget.model_id}]
+    models = saved_state(page)["state"]
+    model = models[widget.model_id]
     assert model["model_module"] == "anywidget"
     widget_state = model["state"]
     assert widget_state["spec"]["label"][-1] == "out"
-    widget_js = Path(__file__).resolve().parents[1] / "micrograd_widget/static/widget.js"
-    assert widget_state["_esm"] == widget_js.read_text(encoding="utf-8")
+    assert widget_state["_esm"] == esm
     assert "digraph" in widget_state["dot"]
-    inline = "".join(text for kind, text in page.scripts if not kind)
-    assert 'define("anywidget"' in inline, "anywidget's AMD module is not in the page"
-    assert "@jupyter-widgets/html-manager" in inline, "ipywidgets' HTML manager is not in the page"
-    assert "requirejs" in inline
+    (host,) = [text for kind, text in page.scripts if kind == "module"]
+    assert host.strip() == (STATIC / "host.js").read_text(encoding="utf-8").strip()
+    assert len(page.scripts) == 3, [kind for kind, _ in page.scripts]
+    text = path.read_text(encoding="utf-8")
+    for gone in ("@jupyter-widgets/html-manager", "requirejs", "define(\"anywidget\""):
+        assert gone not in text, f"{gone} is still in the page"
+
+
+def test_every_reference_in_the_saved_state_resolves_to_a_saved_model(tmp_path: Path) -> None:
+    page = read(save_html(graph(), tmp_path / "graph.html"))
+    models = saved_state(page)["state"]
+    referenced = set().union(*(references(m["state"]) for m in models.values()))
+    assert referenced, "the widget references its layout (and the shared assets model) by IPY_MODEL_ ids"
+    assert referenced <= set(models), f"the page lacks models {referenced - set(models)}"
+
+
+def test_binary_buffers_are_saved_at_their_paths_as_base64_and_nowhere_else(tmp_path: Path) -> None:
+    root = graph()
+    widget = GraphWidget(root)
+    page = read(save_html(widget, tmp_path / "graph.html"))
+    model = saved_state(page)["state"][widget.model_id]
+    buffers = {tuple(b["path"]): b for b in model["buffers"]}
+    assert ("spec", "leaf_data") in buffers and ("spec", "op") in buffers
+    assert all(b["encoding"] == "base64" for b in buffers.values())
+    leaf_data = base64.b64decode(buffers[("spec", "leaf_data")]["data"])
+    assert struct.unpack("<2d", leaf_data) == (2.0, -3.0), "the leaves' float64s, little-endian"
+    for path in buffers:
+        holder = model["state"]
+        for key in path[:-1]:
+            holder = holder[key]
+        assert path[-1] not in holder, f"{path} is kept both as a buffer and as JSON"
+
+
+def test_the_lectures_page_weighs_at_most_1_5_MB(tmp_path: Path) -> None:
+    path = save_html(lecture_L()["L"], tmp_path / "L.html")
+    size = path.stat().st_size
+    print(f"\nsave_html(lecture L): {size:,} bytes")
+    assert size <= 1_500_000, f"{size:,} bytes"
+
+
+def test_the_host_is_small_and_inline(tmp_path: Path) -> None:
+    host = (STATIC / "host.js").read_text(encoding="utf-8")
+    assert len(host.encode("utf-8")) < 20_000, "the page's host should stay a few KB"
+    assert "</script" not in host.lower() and "<!--" not in host, "the host must fit inline in a <script>"
+    assert "http://" not in host and "https://" not in host
 
 
 def test_only_the_exported_widget_is_in_the_page(tmp_path: Path) -> None:
