@@ -60,7 +60,7 @@ export class Leaves {
     if (n > MAX_LEAF_ROWS) {
       this.filter = h("input", {
         type: "search", className: "mgw-filter", "data-role": "leaf-filter",
-        placeholder: "filter leaves by label, scope or #id", "aria-label": "filter leaves", "data-lm-suppress-shortcuts": "true",
+        placeholder: "filter leaves: label, layers.0.neurons.3.w2 or #id", "aria-label": "filter leaves by label, full dotted name or #id", "data-lm-suppress-shortcuts": "true",
       });
       this.filter.addEventListener("input", () => this.renderRows());
       this.filterNote = h("div", { className: "mgw-note", "data-role": "leaf-note" });

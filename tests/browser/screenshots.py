@@ -114,7 +114,27 @@ def training_in_lab(page, lab: JupyterServer) -> None:
     root.screenshot(path=str(OUT / "training.png"))
 
 
-SHOTS = {"graph": static_graph, "folded": folded_graph, "stepper": stepper, "gradcheck": gradcheck_panel}
+def traced_path(page, server) -> None:
+    """The inspector's Path to output on the lecture's neuron: where o's gradient reaches w1."""
+    open_view(page, server, lecture_neuron()["o"])
+    page.locator('svg g[data-node="w1"]').first.click()
+    page.locator('[data-action="trace-down"]').first.click()
+    page.wait_for_timeout(300)
+    page.locator(".mgw-root").first.screenshot(path=str(OUT / "trace.png"))
+
+
+def search_match(page, server) -> None:
+    """Search in micrograd's moons loss: a parameter found by its full dotted name, its box (or fold box) marked."""
+    open_view(page, server, moons_loss())
+    box = page.locator('input[data-role="search"]').first
+    box.fill("layers.1.neurons.0.p50")
+    box.press("Enter")
+    page.wait_for_timeout(500)
+    page.locator(".mgw-root").first.screenshot(path=str(OUT / "search.png"))
+
+
+SHOTS = {"graph": static_graph, "folded": folded_graph, "stepper": stepper, "gradcheck": gradcheck_panel,
+         "trace": traced_path, "search": search_match}
 
 
 def main(names: list[str]) -> None:
