@@ -9,7 +9,14 @@ Python owns the state as traitlets, the browser draws it (js/training.js, built 
 appends the loss; the parameters' grads are read, and the state sent, on a *push*: the first ``log()``, then a
 ``log()`` at least ``every`` seconds after the last push (also spaced to at least ``COST_FACTOR`` times what
 the last push cost, so even a huge model costs the loop a few percent), and a final flush when the cell
-ends (IPython's ``post_run_cell``), on ``finish()``, at the end of a ``with`` block and on ``close()``.
+ends (IPython's ``post_run_cell``), on ``finish()``, at the end of a ``with`` block and on ``close()``. marimo
+has no cell events: there a ``log()`` that does not push arms a timer thread that flushes when the next push
+is due, so the view follows the loop live and ends on its last step with no ``finish()``.
+
+Its display is the live view plus a static SVG (training_static.py: the loss curve and the model picture with
+the final grad norms) for viewers without a widget manager, and a ``text/plain`` that says what was logged.
+Shown in IPython, the display gets a display id and is rewritten (``update_display``) at ``finish()`` and at the
+end of each cell that logged, so a saved notebook shows the run as it ended.
 
 The model is drawn once, as DOT laid out by Graphviz in the browser (model_picture.py: one box per neuron, one
 cluster per layer). A push only changes the numbers and fills in place: each box shows the norm of its neuron's
@@ -27,6 +34,8 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,10 +44,12 @@ from typing import Any, SupportsFloat, SupportsIndex
 import anywidget
 import traitlets
 
+from . import assets as _assets
 from . import dot as _dot
 from .engine import Value
 from .model_picture import LayerBox, ModelBoxes, NeuronBox, model_boxes, model_dot, neuron_norms
 from .tape import encode_number
+from .training_static import training_svg
 
 __all__ = ["TrainingWidget", "watch", "model_units", "model_dot", "neuron_norms", "Boxes", "Unit", "Group"]
 
@@ -152,7 +163,7 @@ class _Log:
     """What ``log()`` touches, in slots: attribute access on a widget (a deep traitlets class) costs
     about three times as much, and ``log()`` runs once per training step."""
 
-    __slots__ = ("steps", "losses", "last", "due", "finished", "clock")
+    __slots__ = ("steps", "losses", "last", "due", "finished", "clock", "timer")
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.steps: list[int] = []
@@ -161,6 +172,7 @@ class _Log:
         self.due = -_INF             # the clock time from which the next log() pushes
         self.finished = False
         self.clock = clock
+        self.timer: threading.Timer | None = None   # marimo: the pending flush of steps no push has sent
 
 
 # ---------------------------------------------------------------- the widget
@@ -170,8 +182,11 @@ class TrainingWidget(anywidget.AnyWidget):
 
     # Read once into strings: an anywidget ``_esm = Path(...)`` ties every instance to a class-level file watcher
     # that is never released, so no widget (nor the model it holds) would ever be freed.
-    _esm = (_STATIC / "training.js").read_text(encoding="utf-8")
+    # The `_esm` is the small loader; the view's code and Graphviz are in the shared assets model (assets.py).
+    _esm = _assets.loader_esm()
     _css = (_STATIC / "training.css").read_text(encoding="utf-8")
+    _mgw_assets = _assets.assets_reference()
+    _mgw_view = traitlets.Unicode("training", read_only=True).tag(sync=True)
 
     dot = traitlets.Unicode().tag(sync=True)
     structure = traitlets.Dict().tag(sync=True)
@@ -184,6 +199,7 @@ class TrainingWidget(anywidget.AnyWidget):
 
     _every: float
     _shell: Any = None             # the IPython shell whose post_run_cell flushes this view, while hooked
+    _timed = False                 # no cell events (marimo): a timer thread flushes what log() did not push
 
     def __init__(self, model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -197,10 +213,15 @@ class TrainingWidget(anywidget.AnyWidget):
         self.every = every
         boxes = model_boxes(model, params)
         self._boxes = boxes.neurons
+        self._layers, self._nin = boxes.layers, boxes.nin
         grads = [_float_or_nan(p.grad) for p in params]
         self._log = _Log(clock)
         self._curve = _Curve()
         self._shown = False
+        self._lock = threading.RLock()      # a push from the timer thread never interleaves with the loop's
+        self._pushed = -1                   # the last step a push sent
+        self._handles: list[Any] = []       # IPython display handles of this view, rewritten at finish/cell end
+        self._written: tuple[int, bool] | None = None   # (steps, finished) the displays last showed
         super().__init__(
             dot=model_dot(boxes.layers, boxes.neurons, boxes.nin, neuron_norms(grads, boxes.neurons), precision),
             structure={  # the wire names js/training.js reads: "units" are the neuron boxes, "groups" the layers
@@ -218,7 +239,9 @@ class TrainingWidget(anywidget.AnyWidget):
             precision=precision,
             log_scale=log_scale,
         )
+        self.on_msg(_assets.answer_request)
         self._hook()
+        self._timed = self._shell is None and _in_marimo()
 
     # ------------------------------------------------------------------ the loop's API
 
@@ -243,16 +266,20 @@ class TrainingWidget(anywidget.AnyWidget):
             self._hook()
         if r.clock() >= r.due:
             self._push()
+        elif self._timed and r.timer is None:
+            self._arm_timer()
 
     def flush(self) -> None:
         """Send the current losses and grads to the browser now (the cell end and ``finish()`` do it for you)."""
         self._push()
 
     def finish(self) -> None:
-        """The loop is over: send the final state and mark the view finished (a later ``log()`` resumes)."""
+        """The loop is over: send the final state and mark the view finished (a later ``log()`` resumes);
+        rewrite its displays (static picture and text) as the run ended."""
         self._log.finished = True
         self._push()
         self._unhook()
+        self._rewrite_displays()
 
     def close(self) -> None:
         """Finish (final flush), then close the widget as every ipywidget closes: its views go away."""
@@ -318,15 +345,33 @@ class TrainingWidget(anywidget.AnyWidget):
     def _push(self) -> None:
         """Gather the grads and the new losses and send them in one message; schedule the next push."""
         r = self._log
-        start = r.clock()
-        params = self._params
-        with self.hold_sync():
-            self.curve = self._curve_state()
-            self.grad = _encode([p.grad for p in params])
-            self.data = _encode([p.data for p in params])
-            self.finished = r.finished
-        end = r.clock()
-        r.due = end + max(self._every, COST_FACTOR * (end - start))
+        with self._lock:
+            start = r.clock()
+            params = self._params
+            self._pushed = r.last
+            with self.hold_sync():
+                self.curve = self._curve_state()
+                self.grad = _encode([p.grad for p in params])
+                self.data = _encode([p.data for p in params])
+                self.finished = r.finished
+            end = r.clock()
+            r.due = end + max(self._every, COST_FACTOR * (end - start))
+
+    def _arm_timer(self) -> None:
+        """Flush, from a daemon thread, when the next push is due, unless a ``log()`` pushes first (marimo)."""
+        r = self._log
+        delay = min(max(r.due - r.clock(), 0.0), 4 * self._every)
+        timer = threading.Timer(delay, self._on_timer)
+        timer.daemon = True
+        r.timer = timer
+        timer.start()
+
+    def _on_timer(self) -> None:
+        r = self._log
+        with self._lock:
+            r.timer = None
+            if self.comm is not None and self._pushed != r.last:
+                self._push()
 
     def _curve_state(self) -> dict[str, Any]:
         r = self._log
@@ -361,6 +406,52 @@ class TrainingWidget(anywidget.AnyWidget):
             self._unhook()
             return
         self._push()
+        self._rewrite_displays()
+
+    # ------------------------------------------------------------------ the display (IPython)
+
+    def _static_bundle(self) -> dict[str, str]:
+        """The static picture (curve + model with the grad norms now) and the text, as the run stands."""
+        r = self._log
+        params = self._params
+        grads = [_float_or_nan(p.grad) for p in params]
+        picture = model_dot(self._layers, self._boxes, self._nin, neuron_norms(grads, self._boxes),
+                            self.precision)
+        with self._lock:
+            curve = self._curve_state()
+        return {"image/svg+xml": training_svg(picture, curve, self.precision, self.log_scale, r.finished),
+                "text/plain": repr(self)}
+
+    def _bundle(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        bundle = super()._repr_mimebundle_()
+        if bundle is None:
+            return None
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return {**data, **self._static_bundle()}, metadata
+
+    def _ipython_display_(self) -> None:
+        """Show the view with a display id, so ``finish()`` and the cell end can rewrite what was saved."""
+        from IPython.display import display
+        bundle = self._bundle()
+        if bundle is None:
+            return
+        self._shown = True
+        self._written = (len(self._log.losses), self._log.finished)
+        handle = display(bundle[0], metadata=bundle[1], raw=True, display_id=True)
+        if handle is not None:
+            self._handles.append(handle)
+
+    def _rewrite_displays(self) -> None:
+        """``update_display`` of every display of this view, when the run changed since they were written."""
+        now = (len(self._log.losses), self._log.finished)
+        if not self._handles or now == self._written:
+            return
+        bundle = self._bundle()
+        if bundle is None:
+            return
+        self._written = now
+        for handle in self._handles:
+            handle.update(bundle[0], metadata=bundle[1], raw=True)
 
     # ------------------------------------------------------------------ helpers
 
@@ -370,14 +461,28 @@ class TrainingWidget(anywidget.AnyWidget):
         return int(step)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """The live view, the static picture and the text (frontends without IPython's display hook)."""
         self._shown = True
-        return super()._repr_mimebundle_(**kwargs)
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if bundle is None:
+            return None
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return {**data, **self._static_bundle()}, metadata
 
     def __repr__(self) -> str:
         r = self._log
         n = len(r.losses)
         last = f", last loss {r.losses[-1]!r} at step {r.steps[-1]}" if n else ""
         return f"TrainingWidget({len(self._params)} parameters, {n} step{'s' * (n != 1)} logged{last})"
+
+
+def _in_marimo() -> bool:
+    """Whether this runs in a marimo notebook (which has no cell events to flush on)."""
+    marimo = sys.modules.get("marimo")
+    try:
+        return marimo is not None and bool(marimo.running_in_notebook())
+    except Exception:  # an old or partial marimo: no timer, finish() still flushes
+        return False
 
 
 def _float_or_nan(x: object) -> float:

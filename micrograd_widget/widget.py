@@ -37,6 +37,7 @@ from typing import Any
 import anywidget
 import traitlets
 
+from . import assets as _assets
 from . import dot as _dot
 from .display import tape_mimebundle
 from .engine import Value
@@ -75,9 +76,12 @@ class GraphWidget(anywidget.AnyWidget):
     """
 
     # Read once as strings: a Path would tie every instance to anywidget's class-level file watcher,
-    # which never lets go of it (nor of the graph it holds).
-    _esm = (_STATIC / "widget.js").read_text(encoding="utf-8")
+    # which never lets go of it (nor of the graph it holds). The `_esm` is the small loader: the view's code
+    # and Graphviz travel once per kernel in the shared assets model (assets.py) that `_mgw_assets` names.
+    _esm = _assets.loader_esm()
     _css = (_STATIC / "widget.css").read_text(encoding="utf-8")
+    _mgw_assets = _assets.assets_reference()
+    _mgw_view = traitlets.Unicode("graph", read_only=True).tag(sync=True)
 
     spec = traitlets.Dict().tag(sync=True)
     dot = traitlets.Unicode().tag(sync=True)
@@ -128,6 +132,7 @@ class GraphWidget(anywidget.AnyWidget):
         )
         self._busy = False
         self.on_msg(self._on_custom_msg)
+        self.on_msg(_assets.answer_request)
 
     # ------------------------------------------------------------------ public API
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 import pytest
+from test_dot import dot_program  # noqa: F401  (a fixture: Graphviz's dot must be installed)
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget.engine import Value, scope
@@ -510,3 +511,108 @@ def test_a_closed_widget_and_its_model_are_freed(clock):
     gc.collect()
     assert gone_widget() is None, "a closed TrainingWidget stayed reachable"
     assert gone_model() is None, "the model of a closed TrainingWidget stayed reachable"
+
+
+# ---------------------------------------------------------------- the display: static picture, text, refreshes
+
+def lecture_run(w: TrainingWidget, model: MLP, steps: int) -> None:
+    xs, ys = lecture_data()
+    for _ in range(steps):
+        w.log(train_step(model, xs, ys))
+
+
+def svg_texts(svg: str) -> list[str]:
+    import xml.etree.ElementTree as ET
+    return ["".join(t.itertext()) for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
+
+
+def svg_boxes(svg: str) -> dict[str, list[str]]:
+    """The model picture's boxes (``u<k>``) by id, with their texts."""
+    import xml.etree.ElementTree as ET
+    ns = "{http://www.w3.org/2000/svg}"
+    return {g.get("id") or "": ["".join(t.itertext()) for t in g.iter(f"{ns}text")]
+            for g in ET.fromstring(svg).iter(f"{ns}g") if "mgw-neuron" in (g.get("class") or "")}
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_the_mimebundle_has_the_view_a_static_picture_and_a_true_text(model, clock):
+    w = watch(model, clock=clock)
+    lecture_run(w, model, 60)
+    data, _ = w._repr_mimebundle_()
+    assert set(data) == {"application/vnd.jupyter.widget-view+json", "image/svg+xml", "text/plain"}
+    assert data["text/plain"] == repr(w) and "60 steps logged" in data["text/plain"]
+    words = svg_texts(data["image/svg+xml"])
+    assert words[0] == f"loss {dot_module.format_number(w.losses[-1], 4)} at step 59 (60 steps logged, running)"
+    norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)    # the final grads' norms, drawn
+    boxes = svg_boxes(data["image/svg+xml"])
+    assert [boxes[f"u{k}"][-1] for k in range(len(w.boxes))] == [dot_module.format_number(x, 4) for x in norms]
+    w.finish()
+    assert "(60 steps logged, finished)" in svg_texts(w._repr_mimebundle_()[0]["image/svg+xml"])[0]
+
+
+def test_without_dot_the_static_picture_is_the_curve_with_a_hint(model, clock, tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    w = watch(model, clock=clock)
+    lecture_run(w, model, 3)
+    words = svg_texts(w._repr_mimebundle_()[0]["image/svg+xml"])
+    assert words[0].endswith("(3 steps logged, running)") and any("install" in t for t in words)
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_ipython_displays_are_rewritten_at_the_cell_end_and_at_finish(model, tmp_path, monkeypatch):
+    """A saved notebook shows the run as it ended: the display (shown with an id) is updated, not stale."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    InteractiveShell.clear_instance()
+    cfg = Config()
+    cfg.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=cfg)
+    published: list[dict[str, Any]] = []
+
+    def publish(data: Any, metadata: Any = None, *, transient: Any = None, update: bool = False, **_: Any) -> None:
+        published.append({"data": data, "id": (transient or {}).get("display_id"), "update": update})
+    monkeypatch.setattr(shell.display_pub, "publish", publish)
+    try:
+        w = watch(model)
+        shell.user_ns.update(w=w, run=lambda n: lecture_run(w, model, n))
+        assert shell.run_cell("w").success
+        assert len(published) == 1 and not published[0]["update"] and published[0]["id"]
+        first = published[0]
+        assert "0 steps logged" in first["data"]["text/plain"]
+        assert "application/vnd.jupyter.widget-view+json" in first["data"]
+        assert shell.run_cell("run(60)").success                   # the loop's cell ends: rewritten
+        assert [p["update"] for p in published] == [False, True] and published[1]["id"] == first["id"]
+        assert "60 steps logged" in published[1]["data"]["text/plain"]
+        assert "(60 steps logged, running)" in svg_texts(published[1]["data"]["image/svg+xml"])[0]
+        assert shell.run_cell("1 + 1").success                      # nothing changed: not rewritten
+        assert len(published) == 2
+        w.finish()
+        assert published[-1]["update"] and "(60 steps logged, finished)" in svg_texts(
+            published[-1]["data"]["image/svg+xml"])[0]
+        w.close()
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_without_cell_events_a_timer_flushes_the_last_steps(model, clock):
+    """marimo has no post_run_cell: a log() that does not push arms a timer that sends the rest (the fake
+    clock stands still, so no log() after the first is due: only the timer, in real time, can push)."""
+    import time
+
+    from micrograd_widget import training
+    assert not training._in_marimo()
+    w = watch(model, every=0.05, clock=clock)
+    w._timed = True                 # as in marimo
+    rec = Recorder(w)
+    for k in range(5):
+        w.log(1.0 / (k + 1))
+    assert [c["count"] for c in rec.curves()] == [1]    # the first log pushed, the other four wait
+    deadline = time.monotonic() + 5
+    while rec.curves()[-1]["count"] != 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert rec.curves()[-1]["count"] == 5 and rec.curves()[-1]["step"] == 4
+    time.sleep(0.2)
+    assert len(rec.curves()) == 2, "one timer flush, no more"
+    w.close()

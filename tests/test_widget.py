@@ -94,7 +94,7 @@ def test_the_esm_and_css_are_the_built_files() -> None:
     w = explore(lecture_L()["L"])
     static = Path(__file__).resolve().parents[1] / "micrograd_widget" / "static"
     state = w.get_state()
-    assert state["_esm"] == (static / "widget.js").read_text(encoding="utf-8")
+    assert state["_esm"] == (static / "loader.js").read_text(encoding="utf-8")
     assert state["_css"] == (static / "widget.css").read_text(encoding="utf-8")
     assert "render" in state["_esm"]
 

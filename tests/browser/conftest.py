@@ -34,11 +34,12 @@ def chromium_browser():
 
 @pytest.fixture(scope="session")
 def widget_bundle() -> Path:
-    """The built widget bundle the pages import; a clear failure when it has not been built."""
-    bundle = STATIC_DIR / "widget.js"
-    if not bundle.exists():
-        pytest.fail(f"{bundle} is missing: build it with `npm --prefix js run build`")
-    return bundle
+    """The built loader the pages import (the views and Graphviz come through it); a clear failure when the
+    browser side has not been built."""
+    for name in ("loader.js", "views.js", "graphviz.wasm.gz"):
+        if not (STATIC_DIR / name).exists():
+            pytest.fail(f"{STATIC_DIR / name} is missing: build it with `npm --prefix js run build`")
+    return STATIC_DIR / "loader.js"
 
 
 @pytest.fixture(scope="session")

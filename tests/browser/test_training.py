@@ -18,14 +18,13 @@ from micrograd_widget.training import TrainingWidget, neuron_norms, watch
 
 from .mgw_browser.dom import poll, shown_equals
 from .mgw_browser.fake_model import write_payload
-from .mgw_browser.http import PAGES_DIR
 from .mgw_browser.jupyter import write_notebook
 from .mgw_browser.lab import cell_locator, cell_state, marked_json, open_notebook, run_all, stream_text
 
 pytestmark = pytest.mark.browser
 
 ROOT = ".mgw-training"
-PAGE = "training_fake_model.html"
+PAGE = "pages/fake_model.html"
 
 
 class FakeClock:
@@ -50,12 +49,7 @@ def payload(widget: TrainingWidget) -> dict:
 
 @pytest.fixture(scope="session")
 def training_page(static_server, widget_bundle) -> str:
-    """pages/fake_model.html with its bundle swapped for the training view's (one fake model for every view)."""
-    text = (PAGES_DIR / "fake_model.html").read_text()
-    for name in ("widget.js", "widget.css"):
-        assert f"/static/{name}" in text, f"fake_model.html no longer loads /static/{name}"
-        text = text.replace(f"/static/{name}", f"/static/{name.replace('widget', 'training')}")
-    (static_server.root / PAGE).write_text(text)
+    """pages/fake_model.html (one fake model for every view: the loader renders the view the state names)."""
     return PAGE
 
 

@@ -1,6 +1,8 @@
 """The widget view without Jupyter: Python's ``GraphWidget(root).get_state()`` (less ``_esm``/``_css``) dumped to
-JSON and handed to ``render({model, el})`` by pages/fake_model.html with a fake model that records
-``save_changes``/``send``. Trait names come only from ``get_state()``, never from this file."""
+JSON and handed by pages/fake_model.html to the real loader (static/loader.js, every widget's ``_esm``) with a fake
+model that records ``save_changes``/``send`` and a fake widget manager whose ``get_model`` serves the shared assets
+model (micrograd_widget.assets) from the test server (/mgw-assets/<id>.json, see http.py). Trait names come only
+from ``get_state()``, never from this file."""
 
 from __future__ import annotations
 
@@ -27,6 +29,27 @@ def widget_payload(root_or_widget: Any, **options: Any) -> dict[str, Any]:
     state, buffer_paths, buffers = _remove_buffers(state)
     return {"state": state, "buffer_paths": buffer_paths,
             "buffers": [base64.b64encode(bytes(b)).decode("ascii") for b in buffers]}
+
+
+_assets_cache: dict[str, bytes] = {}
+
+
+def assets_json(model_id: str) -> bytes | None:
+    """The synced state of the live assets model ``model_id`` (micrograd_widget.assets), as JSON with base64
+    buffers (the page's fake widget manager serves it to the loader); None when no such model is open."""
+    from ipywidgets.widgets.widget import _instances, _remove_buffers
+
+    from micrograd_widget.assets import Assets
+
+    widget = _instances.get(model_id)
+    if not isinstance(widget, Assets) or widget.closed:
+        return None
+    if model_id not in _assets_cache:
+        state, buffer_paths, buffers = _remove_buffers(widget.get_state())
+        _assets_cache[model_id] = json.dumps({
+            "state": state, "buffer_paths": buffer_paths,
+            "buffers": [base64.b64encode(bytes(b)).decode("ascii") for b in buffers]}).encode()
+    return _assets_cache[model_id]
 
 
 def write_payload(folder: Path, payload: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ import micrograd_widget
 
 STATIC_DIR = Path(micrograd_widget.__file__).resolve().parent / "static"
 PAGES_DIR = Path(__file__).resolve().parent.parent / "pages"
+ASSETS_PREFIX = "/mgw-assets/"
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -31,6 +32,22 @@ class _Handler(SimpleHTTPRequestHandler):
                 inner = super().translate_path("/" + path[len(prefix):])
                 return str(folder / Path(inner).relative_to(Path(self.directory)))
         return super().translate_path(path)
+
+    def do_GET(self) -> None:
+        # /mgw-assets/<model id>.json: the state of a live micrograd_widget.assets.Assets model of this process,
+        # which the fake widget manager of pages/fake_model.html hands to the loader (404 once it is closed).
+        clean = self.path.split("?", 1)[0]
+        if clean.startswith(ASSETS_PREFIX):
+            from .fake_model import assets_json
+
+            body = assets_json(clean[len(ASSETS_PREFIX):].removesuffix(".json"))
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body or b"")))
+            self.end_headers()
+            self.wfile.write(body or b"")
+            return
+        super().do_GET()
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")
@@ -56,7 +73,7 @@ class StaticServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "StaticServer":
+    def __enter__(self) -> StaticServer:
         return self
 
     def __exit__(self, *exc: object) -> None:

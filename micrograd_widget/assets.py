@@ -1,0 +1,99 @@
+"""The shared assets model: the views' code and Graphviz's WebAssembly, once per kernel, not once per widget.
+
+Every GraphWidget and TrainingWidget carries only a small loader as its ``_esm`` (static/loader.js) and a
+reference to one :class:`Assets` model (trait ``_mgw_assets``, ``"IPY_MODEL_<id>"``); the loader fetches the
+model from the widget manager, imports the views once per page and renders the view named by ``_mgw_view``.
+A notebook saved with its widget state thus stores the heavy code once, however many widgets it shows.
+js/loader.js documents the interface (traits, encodings, the fallback message) for the front ends.
+
+Correctness first: a closed assets model (``Widget.close_all()``, a marimo cell re-run) is replaced by a new
+one on next use, and a view that cannot reach the model asks its widget (custom message ``{"type":
+"assets"}``); the kernel then points the widget at a live assets model and answers with the two buffers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import ipywidgets
+import traitlets
+
+__all__ = ["Assets", "assets_reference", "answer_request", "loader_esm", "shared_assets"]
+
+_STATIC = Path(__file__).parent / "static"
+VIEWS = _STATIC / "views.js"
+WASM = _STATIC / "graphviz.wasm.gz"
+
+
+@cache
+def _payload() -> tuple[bytes, bytes, str]:
+    """(gzip of views.js, gzip'd WebAssembly, digest), read once per process (deterministic bytes)."""
+    code = gzip.compress(VIEWS.read_bytes(), compresslevel=9, mtime=0)
+    wasm = WASM.read_bytes()
+    return code, wasm, hashlib.sha256(code + wasm).hexdigest()
+
+
+@cache
+def loader_esm() -> str:
+    """Every widget's ``_esm``: the small loader (read once into a string, never a Path: see widget.py)."""
+    return (_STATIC / "loader.js").read_text(encoding="utf-8")
+
+
+class Assets(ipywidgets.Widget):
+    """A model with no view holding the front-end code every micrograd-widget view needs.
+
+    ``code``: gzip of static/views.js; ``wasm``: Graphviz's WebAssembly, gzip'd; ``digest``: sha256 of both,
+    the page's cache key. Get the kernel's one instance with :func:`shared_assets`."""
+
+    code = traitlets.Bytes().tag(sync=True)
+    wasm = traitlets.Bytes().tag(sync=True)
+    digest = traitlets.Unicode().tag(sync=True)
+
+    def __init__(self, **kwargs: Any) -> None:
+        code, wasm, digest = _payload()
+        super().__init__(code=code, wasm=wasm, digest=digest, **kwargs)
+
+    @property
+    def closed(self) -> bool:
+        """True once its comm is closed (``close()``, ``Widget.close_all()``, or the front end closed it)."""
+        comm = getattr(self, "comm", None)
+        return comm is None or bool(getattr(comm, "_closed", False))
+
+
+_shared: Assets | None = None
+
+
+def shared_assets() -> Assets:
+    """The kernel's one assets model, made on first use and made again when the previous one was closed."""
+    global _shared
+    if _shared is None or _shared.closed:
+        _shared = Assets()
+    return _shared
+
+
+class _AssetsReference(traitlets.Instance[Assets]):
+    """A widget's reference to the shared assets model, which it defaults to (made when first read)."""
+
+    def make_dynamic_default(self) -> Assets:
+        return shared_assets()
+
+
+def assets_reference() -> Any:
+    """The ``_mgw_assets`` trait of a widget class: synced as ``"IPY_MODEL_<id>"`` of :func:`shared_assets`."""
+    return _AssetsReference(Assets).tag(sync=True, **ipywidgets.widget_serialization)
+
+
+def answer_request(widget: Any, content: Any, _buffers: Any) -> None:
+    """A widget's ``on_msg`` handler for its view's ``{"type": "assets"}``: point the widget at a live assets
+    model (a closed one is replaced) and send the view the code and the WebAssembly as two buffers."""
+    if not (isinstance(content, dict) and content.get("type") == "assets"):
+        return
+    assets = shared_assets()
+    if widget._mgw_assets is not assets:
+        widget._mgw_assets = assets
+    code, wasm, digest = _payload()
+    widget.send({"type": "assets", "digest": digest}, buffers=[code, wasm])
