@@ -14,6 +14,7 @@
 //   view/names.js      node keys, names, formulas
 //   view/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   stepper.js         the backprop stepper panel, its outlines and words
+//   view/folding.js    the open set (trait `open`): expand, collapse, reveal; js/fold.js folds and writes the DOT
 // Room for what comes next: folding in the browser (issue 9) lands in js/fold.js, called where the picture
 // is laid out (view/picture.js); search/trace and zoom/pan get their own files in view/ with the toolbar
 // buttons (and export buttons) in view/toolbar.js; the small per-widget loader and the shared assets model
@@ -30,6 +31,7 @@ import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
+import { Folding } from "./view/folding.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 
 function capitalize(text) {
@@ -74,10 +76,8 @@ class GraphWidgetView {
       errors: this.errors,
       setStatus: (text) => this.toolbar.setStatus(text),
     });
-    this.picture = new Picture(this.root, this.names, (picked) => {
-      if (picked.fold) this.inspector.inspectFold(picked.fold);
-      else this.inspector.inspect(picked.node);
-    });
+    this.folding = Folding.of(model, this.tape);
+    this.picture = new Picture(this.root, this.names, (picked, action) => this.onPick(picked, action));
     this.inspector = new Inspector(this);
     this.toolbar = new Toolbar(this.names, this.mode, this.tape.reason, this.picture.fitButton, {
       chooseOutput: (i) => this.chooseOutput(i),
@@ -97,6 +97,10 @@ class GraphWidgetView {
       h("div", { className: "mgw-panels" }, this.leaves.el, this.inspector.el), this.legend);
     this.toolbar.fillOutputOptions([], this.tape.root, this.output);
     if (readonly) this.errors.showError("readonly", `Sliders are off: ${this.tape.reason}.`);
+    this.foldControls = h("span", { className: "mgw-fold-controls", hidden: !this.folding },
+      this.foldToolbarButton("expand-all", "Expand all that fits", "Open fold boxes nearest the output first while the node budget allows"),
+      this.foldToolbarButton("collapse-all", "Collapse all", "Close every opened fold box (the default picture)"));
+    this.toolbar.el.insertBefore(this.foldControls, this.search.el);
     if (this.mode === "kernel") this.toolbar.setStatus(`${this.tape.reason}.`);
     if (this.mode === "browser") this.recompute();
     this.listen();
@@ -126,6 +130,15 @@ class GraphWidgetView {
   precision() {
     return this.model.get("precision");
   }
+    on("change:rankdir", () => this.folding && this.layout()); // without folding, the kernel's new dot follows
+    on("change:open", () => {
+      if (this.folding && this.folding.receive()) this.layout();
+    });
+    on("change:folds", () => {
+      this.folding = Folding.of(this.model, this.tape);
+      this.foldControls.hidden = !this.folding;
+      this.layout();
+    });
 
   send(msg) {
     this.model.send(msg);
@@ -140,11 +153,69 @@ class GraphWidgetView {
     this.search.trace(direction, i);
   }
 
-  /** Make node i drawn, opening the fold boxes that hold it; resolves true when the picture changed. */
+  /**
+   * Make node i drawn, opening the fold boxes that hold it (js/fold.js keysToReveal, within the node budget);
+   * resolves true once the new picture is laid out and bound (picture.bound.outline.groupOf.get(i) is node i's
+   * `g`), false when nothing had to open (node i drawn already, or no folding). For search (view/search.js).
+   */
   async reveal(i) {
-    // Folding in the browser (js/fold.js keysToReveal + the `open` trait) plugs in here; until then a
-    // node inside a fold box is shown by marking its box.
-    return false;
+    if (!this.folding || !this.folding.reveal(i)) return false;
+    return this.layout();
+  }
+
+  // ------------------------------------------------------------------ fold boxes (view/folding.js)
+
+  /** A click, Enter, double-click, + or - on a box of the picture. */
+  onPick(picked, action) {
+    const folding = this.folding;
+    if (picked.fold) {
+      const around = folding ? folding.openGroupOfGroup(picked.fold.group) : null;
+      if (action === "expand" && folding && picked.fold.key) this.fold("expand", picked.fold.key);
+      else if (action === "collapse" && around !== null) this.fold("collapse", around);
+      else if (action !== "collapse") this.inspector.inspectFold(picked.fold);
+    } else if (picked.cluster) {
+      if (action === "collapse") this.fold("collapse", picked.cluster.key);
+      else if (action === "inspect") this.inspector.inspectCluster(picked.cluster);
+    } else if (action === "collapse") {
+      const around = folding ? folding.openGroupOfNode(picked.node) : null;
+      if (around !== null) this.fold("collapse", around);
+    } else if (action === "inspect") this.inspector.inspect(picked.node);
+  }
+
+  /**
+   * Change the open set ("expand" / "collapse" `key`, "expand-all", "collapse-all"), tell the model, lay out the
+   * new picture (the old one stays until it is ready), then inspect and focus what the action made.
+   */
+  async fold(action, key) {
+    const folding = this.folding;
+    if (!folding) return false;
+    const changed = action === "expand" ? folding.expand(key) : action === "collapse" ? folding.collapse(key)
+      : action === "expand-all" ? folding.expandAll() : action === "collapse-all" ? folding.set([]) : false;
+    if (!changed) {
+      if (action === "expand") this.toolbar.setStatus("That box does not fit in the node budget beside what is open: collapse a box or raise node_budget.");
+      return false;
+    }
+    if (!(await this.layout())) return false;
+    const bound = this.picture.bound;
+    if (action === "expand" && bound.clusters.has(key)) {
+      const g = bound.clusters.get(key);
+      this.inspector.inspectCluster(bound.targets.get(g).cluster);
+      const first = g.querySelector("g.node[tabindex]");
+      if (first) first.focus({ preventScroll: true });
+    } else if (action === "collapse") {
+      const fold = bound.folds.list.find((f) => f.key === key);
+      const k = fold ? bound.folds.list.indexOf(fold) : -1;
+      if (fold) this.inspector.inspectFold(fold);
+      if (k >= 0 && bound.outline.foldGroups[k]) bound.outline.foldGroups[k].focus({ preventScroll: true });
+    }
+    return true;
+  }
+
+  foldToolbarButton(action, text, title) {
+    const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
+    b.title = title;
+    b.addEventListener("click", () => this.fold(action, null));
+    return b;
   }
 
   fillLegend() {
@@ -152,18 +223,37 @@ class GraphWidgetView {
     fillLegend(this.legend, palette, this.model.get("color") !== false);
   }
 
-  async layout() {
+  /** What to draw: js/fold.js's picture of the open set when the graph folds, else the kernel's DOT. */
+  drawing() {
     const view = this.model.get("view") || {};
     try {
-      if (!(await this.picture.layout(this.model.get("dot"), view))) return;
+      const { dot, view } = this.drawing();
+      if (this.picture.bound && dot === this.picture.dot) return true; // nothing to lay out again
+      if (!(await this.picture.layout(dot, view))) return false;
       this.marks.show(this.stepper, this.picture.bound);
       this.search.rebind();
       this.toolbar.fillOutputOptions(this.picture.bound.shown, this.tape.root, this.output);
       this.leaves.showFirst(this.picture.bound.shownSet);
+    const folds = (this.model.get("view") || {}).folds;
+    if (this.folding || (folds && folds.length)) {
+      this.legend.append(h("span", { "data-role": "fold-legend", text: " A dashed box is folded: it says how many nodes it "
+        + "holds and, when one of them is its output, that node's data and grad, else max |grad|, the largest |grad| "
+        + "inside it; its fill is that largest grad's colour, on the same scale as the nodes."
+        + (this.folding ? " Double-click it (or press + on it) to open it in place; - closes it again." : "") }));
+    }
       this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
       this.paint();
       this.root.setAttribute("data-state", "ready");
     } catch (err) {
+    if (!this.folding) return { dot: this.model.get("dot"), view };
+    return this.folding.draw({
+      precision: this.model.get("precision"), rankdir: this.model.get("rankdir"), color: this.model.get("color") !== false,
+      output: this.output, palette: view.palette,
+    });
+  }
+
+  /** Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). */
+  async layout() {
       if (!this.destroyed) this.errors.fail(err);
     }
   }
@@ -173,8 +263,10 @@ class GraphWidgetView {
   chooseOutput(i) {
     if (!Number.isInteger(i) || i < 0 || i >= this.tape.n || i === this.output) return;
     this.output = i;
+      return true;
     this.toolbar.showOutput(i);
     if (this.mode === "readonly") return;
+      return false;
     this.update();
     this.restartStepper();
     this.model.set("output", i);

@@ -65,7 +65,11 @@ export class Inspector {
       actions.append(diff);
     }
     actions.append(...this.traceButtons(i));
+    const folding = this.view.folding;
+    const around = folding ? folding.openGroupOfNode(i) : null;
+    if (around !== null) actions.append(this.foldButton("collapse", "Collapse", around));
     this.el.replaceChildren(this.head(names.describe(i)), list, actions);
+    this.el.removeAttribute("data-fold");
     this.el.setAttribute("data-node", names.keys[i]);
     this.el.hidden = false;
     this.fill();
@@ -95,21 +99,58 @@ export class Inspector {
       + (st ? ` after step ${st.k} of ${st.count} of the backward pass` : "");
   }
 
-  /** Show what a fold box holds. */
+  /** Show what a fold box holds, with Expand (open it in place), Expand all that fits, and Collapse (close the
+   * opened box around it) when the view can fold (js/fold.js). */
   inspectFold(fold) {
     this.dropGradcheck();
     this.node = null;
     const what = fold.note || (fold.kind === "scope" ? `the nodes made inside module ${fold.title}` : "the nodes farthest from the output");
-    this.el.replaceChildren(this.head(fold.title),
-      h("p", { text: `${fold.count.toLocaleString("en-US")} nodes folded: ${what}. Raise node_budget to draw more of them.` }));
+    const folding = this.view.folding;
+    const count = `${fold.count.toLocaleString("en-US")} nodes folded: ${what}.`;
+    const parts = [this.head(fold.title), h("p", { text: folding && fold.key ? count : `${count} Raise node_budget to draw more of them.` })];
+    if (folding && fold.key) {
+      const actions = h("div", { className: "mgw-actions" }, this.foldButton("expand", "Expand", fold.key),
+        this.foldButton("expand-all", "Expand all that fits", null));
+      const around = folding.openGroupOfGroup(fold.group);
+      if (around !== null) actions.append(this.foldButton("collapse", "Collapse", around));
+      parts.push(actions);
+    }
+    this.el.replaceChildren(...parts);
     this.el.removeAttribute("data-node");
+    this.el.setAttribute("data-fold", fold.key || fold.id);
     this.el.hidden = false;
+  }
+
+  /** An opened box (a cluster): what it holds, and Collapse. */
+  inspectCluster(cluster) {
+    this.dropGradcheck();
+    this.node = null;
+    const actions = h("div", { className: "mgw-actions" }, this.foldButton("collapse", "Collapse", cluster.key),
+      this.foldButton("expand-all", "Expand all that fits", null));
+    this.el.replaceChildren(this.head(cluster.title), h("p", { text: "An opened fold box: what it holds is drawn inside the dashed frame." }), actions);
+    this.el.removeAttribute("data-node");
+    this.el.setAttribute("data-fold", cluster.key);
+    this.el.hidden = false;
+  }
+
+  /** Expand / Expand all that fits / Collapse: a button that asks the view to change the open set. */
+  foldButton(action, text, key) {
+    const titles = {
+      expand: "Open this box in place: its contents, folded one level down within the node budget (+ on a focused box)",
+      "expand-all": "Open boxes nearest the output first while the node budget allows",
+      collapse: "Close the opened box around this one (- on a focused box)",
+    };
+    const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
+    b.title = titles[action];
+    b.addEventListener("click", () => this.view.fold(action, key));
+    return b;
   }
 
   close() {
     this.dropGradcheck();
     this.node = null;
     this.el.hidden = true;
+    this.el.removeAttribute("data-fold");
     this.el.replaceChildren();
   }
 

@@ -4,6 +4,7 @@
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { formatNumber, gradColor, gradScale } from "../format.js";
+import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
 import { SVG_NS, boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
 
@@ -25,6 +26,21 @@ export function shouldFit(natural, box, minScale = MIN_FIT_SCALE) {
 
 // "data 6.0000" -> "data " + <tspan data-node data-field>6.0000</tspan>; returns the number's Text node.
 function splitNumber(text, key, field) {
+// A fold box's live field "max |grad| 0.5000": the number after the last space, in a tspan; its Text node.
+function splitLast(text, key, field) {
+  const content = text.textContent;
+  const cut = content.lastIndexOf(" ");
+  const span = document.createElementNS(SVG_NS, "tspan");
+  span.setAttribute("data-fold", key);
+  span.setAttribute("data-field", field);
+  const node = document.createTextNode(content.slice(cut + 1));
+  span.append(node);
+  text.replaceChildren(content.slice(0, cut + 1), span);
+  return node;
+}
+
+const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
+
   const content = text.textContent;
   const cut = content.indexOf(" ");
   const caption = cut >= 0 ? content.slice(0, cut + 1) : "";
@@ -56,13 +72,7 @@ export class BoundPicture {
     // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id.
     this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [], edges: new Map() };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
-    for (const fold of view.folds || []) {
-      const g = byId.get(fold.id) || null;
-      this.outline.foldGroups.push(g);
-      if (!g) continue;
-      this.targets.set(g, { fold });
-      makeFocusable(g, `${fold.title}, ${fold.count} nodes folded: press Enter to inspect`);
-    }
+    this.bindFolds(view, byId, names.tape);
     for (const g of svg.querySelectorAll("g.edge")) this.outline.edges.set(g.id, g);
     const legend = byId.get("mgw-legend");
     if (legend) {
@@ -80,6 +90,40 @@ export class BoundPicture {
     const key = names.keys[i];
     g.setAttribute("data-node", key);
     this.boxes.data[k] = splitNumber(texts[1], key, "data");
+  /** Closed fold boxes: targets, their live fields (js/svg-contract.md "Live fold box"), and opened boxes (clusters). */
+  bindFolds(view, byId, tape) {
+    const folds = view.folds || [];
+    const b = folds.length;
+    this.folds = { list: folds, shape: new Array(b).fill(null), fields: new Array(b), best: new Int32Array(b),
+      numbers: b && view.fold_of && view.fold_of.length === tape.n ? boxNumbers(tape, view.fold_of, b) : null };
+    folds.forEach((fold, k) => {
+      const g = byId.get(fold.id) || null;
+      this.outline.foldGroups.push(g);
+      this.folds.fields[k] = {};
+      if (!g) return;
+      if (fold.key) g.setAttribute("data-fold", fold.key);
+      this.targets.set(g, { fold });
+      this.folds.shape[k] = g.querySelector("polygon, path");
+      const texts = g.querySelectorAll("text");
+      for (let t = 2; t < texts.length; t++) {
+        const content = texts[t].textContent;
+        const found = BOX_FIELDS.find(([caption]) => content.startsWith(caption));
+        if (found) this.folds.fields[k][found[1]] = splitLast(texts[t], fold.key || fold.id, found[1]);
+      }
+      const expandable = fold.key ? "; press Enter to inspect, + to open it" : ": press Enter to inspect";
+      makeFocusable(g, `${fold.title}, ${fold.count} nodes folded${expandable}`);
+    });
+    this.clusters = new Map(); // key -> the cluster's g
+    for (const cluster of view.clusters || []) {
+      const g = this.svg.querySelector(`g.cluster[id="${cluster.id}"]`);
+      if (!g) continue;
+      g.setAttribute("data-fold", cluster.key);
+      this.clusters.set(cluster.key, g);
+      this.targets.set(g, { cluster });
+    }
+    this.forget();
+  }
+
     this.boxes.grad[k] = splitNumber(texts[2], key, "grad");
     this.boxes.shape[k] = g.querySelector("polygon, path");
     this.boxes.group[k] = g;
@@ -97,16 +141,18 @@ export class BoundPicture {
   forget() {
     const m = this.shown.length;
     this.painted = { data: new Array(m).fill(""), grad: new Array(m).fill(""), fill: new Array(m).fill(""),
-      reached: new Array(m).fill(""), legend: new Array(5).fill("") };
+      reached: new Array(m).fill(""), legend: new Array(5).fill(""),
+      folds: new Array(this.folds ? this.folds.list.length * 4 : 0).fill("") };
   }
 
+      if (folds.numbers) for (const i of largestGrad(folds.numbers, grad, output, folds.best)) if (i >= 0) others.push(grad[i]);
   /**
    * Write the numbers and fills of one frame: `data`, `grad` (the stepper's partial grads while stepping,
    * with `reachedAt`/`step` telling which the backward pass has written), `output` (left out of the colour
    * scale: d out / d out = 1), `precision`, `colored`.
    */
   paint({ data, grad, reachedAt, step, output, precision, colored }) {
-    const { boxes, painted, shown, palette } = this;
+    const { boxes, painted, shown, palette, folds } = this;
     colored = colored && !!palette;
     let scale = 0;
     if (colored) {
@@ -114,13 +160,14 @@ export class BoundPicture {
       const others = [];
       for (const i of shown) if (i !== output && counted(i)) others.push(grad[i]);
       scale = gradScale(others, this.shownSet.has(output) && counted(output) ? grad[output] : null);
-    }
+    } else if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best);
     for (let k = 0; k < shown.length; k++) {
       const i = shown[k];
       const d = formatNumber(data[i], precision);
       if (d !== painted.data[k]) boxes.data[k].nodeValue = painted.data[k] = d;
       const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
       if (reached !== painted.reached[k]) {
+    if (folds.numbers) this.paintFolds(data, grad, precision, colored, scale);
         painted.reached[k] = reached;
         const span = boxes.grad[k].parentNode;
         if (reached) span.setAttribute("data-reached", reached);
@@ -129,6 +176,29 @@ export class BoundPicture {
       }
       const g = reached === "false" ? NOT_REACHED : formatNumber(grad[i], precision);
       if (g !== painted.grad[k]) boxes.grad[k].nodeValue = painted.grad[k] = g;
+
+  /** The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|). */
+  paintFolds(data, grad, precision, colored, scale) {
+    const { folds, palette } = this;
+    const painted = this.painted.folds;
+    const write = (node, slot, text) => {
+      if (node && text !== painted[slot]) node.nodeValue = painted[slot] = text;
+    };
+    for (let k = 0; k < folds.list.length; k++) {
+      const fields = folds.fields[k];
+      const one = folds.numbers.single[k];
+      const best = folds.best[k];
+      if (one >= 0) {
+        write(fields.data, 4 * k, formatNumber(data[one], precision));
+        write(fields.grad, 4 * k + 1, formatNumber(grad[one], precision));
+      }
+      write(fields["max-grad"], 4 * k + 2, formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
+      if (colored && folds.shape[k]) {
+        const fill = best >= 0 ? gradColor(grad[best], scale, palette) : palette.zero;
+        if (fill !== painted[4 * k + 3]) folds.shape[k].setAttribute("fill", (painted[4 * k + 3] = fill));
+      }
+    }
+  }
       if (colored && boxes.shape[k]) {
         const fill = reached === "false" ? palette.zero : gradColor(grad[i], scale, palette);
         if (fill !== painted.fill[k]) boxes.shape[k].setAttribute("fill", (painted.fill[k] = fill));
@@ -143,6 +213,8 @@ export class BoundPicture {
     }
   }
 }
+    // Double-click (or + on a focused box) opens a fold box; - closes the opened box around a node or box.
+    this.el.addEventListener("dblclick", (event) => this.pick(event.target, "expand"));
 
 /** The graph box: lays out, binds, fits, and tells `onPick({ node } | { fold })` which box was picked. */
 export class Picture {
@@ -156,15 +228,19 @@ export class Picture {
     this.fitButton = h("button", {
       type: "button", className: "mgw-button", "data-role": "fit", "aria-pressed": "false", text: "Fit width",
     });
+    this.el.setAttribute("aria-busy", "true"); // the old picture stays until the new one is ready
     this.fitButton.addEventListener("click", () => this.toggleFit());
     this.el = h("div", { className: "mgw-graph", "data-role": "graph", "data-lm-suppress-shortcuts": "true" },
       h("div", { className: "mgw-placeholder", text: "Laying out the graph\u2026" }));
+      this.el.removeAttribute("aria-busy");
     this.el.addEventListener("click", (event) => this.pick(event.target));
     this.el.addEventListener("keydown", (event) => {
-      if ((event.key === "Enter" || event.key === " ") && this.bound && this.bound.targets.has(event.target)) {
-        this.pick(event.target);
-        event.preventDefault();
-      }
+      if (!this.bound || !this.bound.targets.has(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
+      const action = { Enter: "inspect", " ": "inspect", "+": "expand", "=": "expand", "-": "collapse" }[event.key];
+      if (!action) return;
+      this.el.removeAttribute("aria-busy");
+      this.pick(event.target, action);
+      event.preventDefault();
     });
     this.resizeObserver = null;
     if (typeof ResizeObserver !== "undefined") {
@@ -190,12 +266,14 @@ export class Picture {
     return true;
   }
 
-  pick(target) {
+  /** Tell `onPick(picked, action)` what was picked ({ node } | { fold } | { cluster }); action: "inspect"
+   * (a click, Enter), "expand" (double-click, +) or "collapse" (-). */
+  pick(target, action = "inspect") {
     if (!this.bound) return;
     for (let el = target; el && el !== this.el; el = el.parentNode) {
       const picked = this.bound.targets.get(el);
       if (picked) {
-        this.onPick(picked);
+        this.onPick(picked, action);
         return;
       }
     }

@@ -1,0 +1,65 @@
+// What a closed fold box shows live (view/foldboxes.js), on small tapes worked out by hand: its members, its one
+// output node (a member used outside the box, or the root), and its largest |grad| with the output left out.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { compileTape } from "./tape.js";
+import { boxNumbers, largestGrad } from "./view/foldboxes.js";
+
+const OPS = [
+  { name: "mul", symbol: "*", arity: 2, builtin: true },
+  { name: "add", symbol: "+", arity: 2, builtin: true },
+];
+const ROW = { "*": 0, "+": 1 };
+
+/** A compiled tape from [symbol or "", [inputs]] per node, in tape order. */
+function tapeOf(nodes) {
+  const starts = [0];
+  const flat = [];
+  for (const [, ins] of nodes) {
+    flat.push(...ins);
+    starts.push(flat.length);
+  }
+  const leaves = nodes.flatMap(([, ins], i) => (ins.length ? [] : [i]));
+  return compileTape({
+    version: 2, n: nodes.length, root: nodes.length - 1, ops: OPS,
+    symbol: nodes.map(([s]) => s), label: nodes.map(() => ""), scope: nodes.map(() => ""),
+    op: Int32Array.from(nodes.map(([s]) => (s ? ROW[s] : -1))), input_start: Int32Array.from(starts),
+    inputs: Int32Array.from(flat), k: Float64Array.from(nodes, () => NaN), leaves: Int32Array.from(leaves),
+    leaf_data: Float64Array.from(leaves, () => 1),
+  });
+}
+
+// a, b, c leaves; d = a*b; e = d+c; f = e*e (root). Box 0 = {a, b, d} (output d), box 1 = {c, e} (output e).
+const TAPE = tapeOf([["", []], ["", []], ["", []], ["*", [0, 1]], ["+", [3, 2]], ["*", [4, 4]]]);
+
+test("members by box, and the one output node of each box", () => {
+  const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 1, 0, 1, -1]), 2);
+  assert.deepEqual(Array.from(nb.start), [0, 3, 5]);
+  assert.deepEqual(Array.from(nb.members), [0, 1, 3, 2, 4]);
+  assert.deepEqual(Array.from(nb.single), [3, 4]);
+});
+
+test("a box with two members used outside it has no single output", () => {
+  // box 0 = {a, b}: both feed d, which is drawn
+  const nb = boxNumbers(TAPE, Int32Array.from([0, 0, -1, -1, -1, -1]), 1);
+  assert.deepEqual(Array.from(nb.single), [-1]);
+});
+
+test("the root inside a box is its output", () => {
+  const nb = boxNumbers(TAPE, Int32Array.from([-1, -1, -1, 0, 0, 0]), 1);
+  assert.deepEqual(Array.from(nb.single), [5]);
+});
+
+test("largest |grad| per box keeps the sign's member, skips the output and infinities", () => {
+  const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 1, 0, 1, 1]), 2);
+  const grad = Float64Array.from([0.5, -3, 2, Infinity, 7, 1]);
+  const best = largestGrad(nb, grad, 4, new Int32Array(2));
+  assert.deepEqual(Array.from(best), [1, 2]); // box 0: b (-3; d's Infinity skipped); box 1: c (2; e is the output)
+});
+
+test("an empty box has no largest member", () => {
+  const nb = boxNumbers(TAPE, Int32Array.from([-1, -1, -1, -1, -1, -1]), 1);
+  assert.deepEqual(Array.from(largestGrad(nb, new Float64Array(6), 5, new Int32Array(1))), [-1]);
+});

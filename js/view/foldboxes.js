@@ -1,0 +1,60 @@
+// What a closed fold box shows live (issue 9, js/svg-contract.md "Live fold box"): a box with one output node (a
+// member used outside the box, or the root) shows that node's data and grad; a box with several shows the largest
+// |grad| among its members. Either way it is filled by its largest-|grad| member's grad on the nodes' colour scale,
+// and that scale counts the boxes. Pure: computed once per picture (boxNumbers), then per frame (largestGrad).
+
+/**
+ * Per closed box k (0..boxes-1) of a picture whose `foldOf[i]` is node i's box (-1: drawn): its members as a CSR
+ * list (`start`, `members`) and its one output node (`single[k]`, -1 when it has none or several).
+ */
+export function boxNumbers(tape, foldOf, boxes) {
+  const n = tape.n;
+  const start = new Int32Array(boxes + 1);
+  for (let i = 0; i < n; i++) if (foldOf[i] >= 0) start[foldOf[i] + 1] += 1;
+  for (let k = 0; k < boxes; k++) start[k + 1] += start[k];
+  const members = new Int32Array(start[boxes]);
+  const fill = start.slice(0, boxes);
+  const used = new Uint8Array(n); // 1: node i is used by a unit other than its own box
+  const { inputStart, inputs } = tape;
+  for (let i = 0; i < n; i++) {
+    const k = foldOf[i];
+    if (k >= 0) members[fill[k]++] = i;
+    for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
+      const c = inputs[p];
+      if (foldOf[c] >= 0 && foldOf[c] !== k) used[c] = 1;
+    }
+  }
+  if (foldOf[tape.root] >= 0) used[tape.root] = 1;
+  const single = new Int32Array(boxes).fill(-1);
+  const outputs = new Int32Array(boxes);
+  for (let k = 0; k < boxes; k++) {
+    for (let p = start[k]; p < start[k + 1]; p++) {
+      const i = members[p];
+      if (used[i]) {
+        outputs[k] += 1;
+        single[k] = i;
+      }
+    }
+    if (outputs[k] !== 1) single[k] = -1;
+  }
+  return { start, members, single };
+}
+
+/** Per box: the member with the largest finite |grad| (the differentiated output left out), or -1. */
+export function largestGrad(numbers, grad, output, into) {
+  const { start, members } = numbers;
+  for (let k = 0; k + 1 < start.length; k++) {
+    let best = -1;
+    let bestAbs = -1;
+    for (let p = start[k]; p < start[k + 1]; p++) {
+      const i = members[p];
+      const a = Math.abs(grad[i]);
+      if (i !== output && a > bestAbs && a !== Infinity) {
+        best = i;
+        bestAbs = a;
+      }
+    }
+    into[k] = best;
+  }
+  return into;
+}

@@ -1,0 +1,126 @@
+// Opening and closing fold boxes in the live view (issue 9). Python sends the fold hierarchy once (trait `folds`,
+// micrograd_widget/fold_tree.py); js/fold.js folds any open set and writes its DOT, so the view draws any open set
+// with no kernel (exported page, reopened notebook). The open set is the `open` trait: the view writes it (Python
+// then knows what is shown) and redraws when Python (or another view) changes it.
+// What a closed box shows live: view/foldboxes.js.
+
+import * as fold from "../fold.js";
+
+/** The open set as a sorted list of unique strings (order never matters to fold.js; equal sets compare equal). */
+export function canonicalOpen(open) {
+  return Array.isArray(open) ? [...new Set(open.filter((k) => typeof k === "string"))].sort() : [];
+}
+
+function sameOpen(a, b) {
+  return a.length === b.length && a.every((k, j) => k === b[j]);
+}
+
+/** The fold state of one view: the hierarchy, the open set, and the pictures drawn for it. */
+export class Folding {
+  /** A Folding for `model`'s `folds` trait, or null when the graph has no fold box (nothing to open). */
+  static of(model, tape) {
+    const spec = model.get("folds");
+    if (!spec || !Array.isArray(spec.groups) || spec.groups.length === 0) return null;
+    if (typeof fold.compileFolds !== "function") return null; // a bundle built before js/fold.js had its bodies
+    return new Folding(model, tape, fold.compileFolds(spec, tape.n));
+  }
+
+  constructor(model, tape, tree) {
+    this.model = model;
+    this.tape = tape;
+    this.tree = tree;
+    this.open = canonicalOpen(model.get("open"));
+  }
+
+  budget() {
+    const b = this.model.get("node_budget");
+    return Number.isInteger(b) ? b : this.tree.budget;
+  }
+
+  /** The DOT and the picture description (BoundPicture's `view`) of the open set. */
+  draw(options) {
+    const { tape, tree, open } = this;
+    const pic = fold.pictureFor(tape, tree, open);
+    const dot = fold.dotFor(tape, tree, open, options);
+    const n = tape.n;
+    const boxOfGroup = new Map(pic.boxes.map((b, k) => [b.group, k]));
+    const foldOf = new Int32Array(n).fill(-1);
+    for (let i = 0; i < n; i++) {
+      const u = pic.unitOf[i];
+      if (u !== i && u >= n) foldOf[i] = boxOfGroup.get(u - n) ?? -1;
+    }
+    return {
+      dot,
+      view: {
+        shown: pic.shown, folds: pic.boxes, clusters: pic.clusters, fold_of: foldOf, message: pic.message,
+        palette: options.palette,
+      },
+    };
+  }
+
+  /** Adopt Python's (or another view's) open set; true when it differs from the one drawn. */
+  receive() {
+    const open = canonicalOpen(this.model.get("open"));
+    if (sameOpen(open, this.open)) return false;
+    this.open = open;
+    return true;
+  }
+
+  /** Make `open` the open set and tell the model; true when it changed. */
+  set(open) {
+    open = canonicalOpen(open);
+    if (sameOpen(open, this.open)) return false;
+    this.open = open;
+    this.model.set("open", open);
+    this.model.save_changes();
+    return true;
+  }
+
+  isOpen(key) {
+    return this.open.includes(key);
+  }
+
+  expand(key) {
+    return this.set(fold.expand(this.tree, this.open, key, this.budget()));
+  }
+
+  collapse(key) {
+    return this.set(fold.collapse(this.tree, this.open, key));
+  }
+
+  expandAll() {
+    return this.set(fold.expandAllThatFits(this.tree, this.open, this.budget()));
+  }
+
+  /** Open what node i needs to be drawn: the boxes holding it (kept within the budget by fold.js's expand). */
+  reveal(i) {
+    const keys = fold.keysToReveal(this.tree, i);
+    if (keys.every((k) => this.isOpen(k))) return false;
+    let open = this.open;
+    for (const key of keys) if (!open.includes(key)) open = fold.expand(this.tree, open, key, this.budget());
+    if (!keys.every((k) => open.includes(k))) {
+      // Not within the budget beside what is open: show the path to node i alone.
+      open = [];
+      for (const key of keys) open = fold.expand(this.tree, open, key, this.budget());
+    }
+    return this.set(open);
+  }
+
+  /** The key of the innermost opened group holding node i (what Collapse closes), or null. */
+  openGroupOfNode(i) {
+    return this.innermostOpen(this.tree.groupOf[i]);
+  }
+
+  /** The key of the innermost opened group holding group g (a closed box's parent when open), or null. */
+  openGroupOfGroup(g) {
+    return g >= 0 ? this.innermostOpen(this.tree.groups[g].parent) : null;
+  }
+
+  innermostOpen(g) {
+    for (; g >= 0; g = this.tree.groups[g].parent) {
+      const key = this.tree.groups[g].key;
+      if (this.isOpen(key)) return key;
+    }
+    return null;
+  }
+}
