@@ -131,3 +131,23 @@ def test_a_graph_the_browser_cannot_replay_shows_its_numbers_and_says_it_needs_a
     view.expect_numbers({"x": {"grad": 6.75}, "y": {"data": 3.375}})
     expect_clean(guarded, requests, url)
 
+
+
+def test_a_view_of_a_model_the_page_lacks_says_so_in_place(tmp_path, guarded, widget_bundle):
+    """A damaged page (its view names a model the saved state does not hold) shows why, as text, where the view
+    would be; the page itself does not fail."""
+    from micrograd_widget import save_html
+
+    out = save_html(lecture_L()["L"], tmp_path / "page.html")
+    text = out.read_text(encoding="utf-8")
+    start = text.index('"model_id": "') + len('"model_id": "')
+    model_id = text[start:text.index('"', start)]
+    out.write_text(text.replace(f'"model_id": "{model_id}"', '"model_id": "<img src=x onerror=alert(1)>"'),
+                   encoding="utf-8")
+    guarded.page.goto(out.as_uri())
+    alert = guarded.page.locator(".mgw-host-view .mgw-host-error[role=alert]")
+    alert.wait_for(timeout=10_000)
+    assert alert.text_content() == \
+        "This widget could not be shown: the page holds no widget model <img src=x onerror=alert(1)>"
+    assert guarded.page.locator("img").count() == 0 and not guarded.log.dialogs
+    assert not guarded.log.page_errors, guarded.log.describe()
