@@ -12,9 +12,9 @@
 //   view/kernel.js     replay requests to the kernel for graphs the browser cannot replay
 //   view/toolbar.js    output chooser, buttons, status line, legend
 //   view/names.js      node keys, names, formulas
+//   view/folding.js    the open set (trait `open`): expand, collapse, reveal; js/fold.js folds and writes the DOT
 //   view/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   stepper.js         the backprop stepper panel, its outlines and words
-//   view/folding.js    the open set (trait `open`): expand, collapse, reveal; js/fold.js folds and writes the DOT
 // Room for what comes next: folding in the browser (issue 9) lands in js/fold.js, called where the picture
 // is laid out (view/picture.js); search/trace and zoom/pan get their own files in view/ with the toolbar
 // buttons (and export buttons) in view/toolbar.js; the small per-widget loader and the shared assets model
@@ -29,9 +29,9 @@ import { NodeNames } from "./view/names.js";
 import { Picture } from "./view/picture.js";
 import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
+import { Folding } from "./view/folding.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
-import { Folding } from "./view/folding.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 
 function capitalize(text) {
@@ -87,6 +87,10 @@ class GraphWidgetView {
     });
     this.search = new Search(this);
     this.toolbar.el.insertBefore(this.search.el, this.toolbar.status);
+    this.foldControls = h("span", { className: "mgw-fold-controls", hidden: !this.folding },
+      this.foldToolbarButton("expand-all", "Expand all that fits", "Open fold boxes nearest the output first while the node budget allows"),
+      this.foldToolbarButton("collapse-all", "Collapse all", "Close every opened fold box (the default picture)"));
+    this.toolbar.el.insertBefore(this.foldControls, this.search.el);
     this.root.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && this.search.marks.active) this.search.clear();
     });
@@ -97,10 +101,6 @@ class GraphWidgetView {
       h("div", { className: "mgw-panels" }, this.leaves.el, this.inspector.el), this.legend);
     this.toolbar.fillOutputOptions([], this.tape.root, this.output);
     if (readonly) this.errors.showError("readonly", `Sliders are off: ${this.tape.reason}.`);
-    this.foldControls = h("span", { className: "mgw-fold-controls", hidden: !this.folding },
-      this.foldToolbarButton("expand-all", "Expand all that fits", "Open fold boxes nearest the output first while the node budget allows"),
-      this.foldToolbarButton("collapse-all", "Collapse all", "Close every opened fold box (the default picture)"));
-    this.toolbar.el.insertBefore(this.foldControls, this.search.el);
     if (this.mode === "kernel") this.toolbar.setStatus(`${this.tape.reason}.`);
     if (this.mode === "browser") this.recompute();
     this.listen();
@@ -120,6 +120,15 @@ class GraphWidgetView {
       this.repaint();
     });
     on("change:dot", () => this.layout());
+    on("change:rankdir", () => this.folding && this.layout()); // without folding, the kernel's new dot follows
+    on("change:open", () => {
+      if (this.folding && this.folding.receive()) this.layout();
+    });
+    on("change:folds", () => {
+      this.folding = Folding.of(this.model, this.tape);
+      this.foldControls.hidden = !this.folding;
+      this.layout();
+    });
     on("msg:custom", (msg) => {
       const gradcheck = this.inspector.gradcheck;
       if (!(gradcheck && gradcheck.onMessage(msg))) this.kernel.onMessage(msg);
@@ -130,15 +139,6 @@ class GraphWidgetView {
   precision() {
     return this.model.get("precision");
   }
-    on("change:rankdir", () => this.folding && this.layout()); // without folding, the kernel's new dot follows
-    on("change:open", () => {
-      if (this.folding && this.folding.receive()) this.layout();
-    });
-    on("change:folds", () => {
-      this.folding = Folding.of(this.model, this.tape);
-      this.foldControls.hidden = !this.folding;
-      this.layout();
-    });
 
   send(msg) {
     this.model.send(msg);
@@ -221,19 +221,6 @@ class GraphWidgetView {
   fillLegend() {
     const palette = (this.model.get("view") || {}).palette || {};
     fillLegend(this.legend, palette, this.model.get("color") !== false);
-  }
-
-  /** What to draw: js/fold.js's picture of the open set when the graph folds, else the kernel's DOT. */
-  drawing() {
-    const view = this.model.get("view") || {};
-    try {
-      const { dot, view } = this.drawing();
-      if (this.picture.bound && dot === this.picture.dot) return true; // nothing to lay out again
-      if (!(await this.picture.layout(dot, view))) return false;
-      this.marks.show(this.stepper, this.picture.bound);
-      this.search.rebind();
-      this.toolbar.fillOutputOptions(this.picture.bound.shown, this.tape.root, this.output);
-      this.leaves.showFirst(this.picture.bound.shownSet);
     const folds = (this.model.get("view") || {}).folds;
     if (this.folding || (folds && folds.length)) {
       this.legend.append(h("span", { "data-role": "fold-legend", text: " A dashed box is folded: it says how many nodes it "
@@ -241,10 +228,11 @@ class GraphWidgetView {
         + "inside it; its fill is that largest grad's colour, on the same scale as the nodes."
         + (this.folding ? " Double-click it (or press + on it) to open it in place; - closes it again." : "") }));
     }
-      this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
-      this.paint();
-      this.root.setAttribute("data-state", "ready");
-    } catch (err) {
+  }
+
+  /** What to draw: js/fold.js's picture of the open set when the graph folds, else the kernel's DOT. */
+  drawing() {
+    const view = this.model.get("view") || {};
     if (!this.folding) return { dot: this.model.get("dot"), view };
     return this.folding.draw({
       precision: this.model.get("precision"), rankdir: this.model.get("rankdir"), color: this.model.get("color") !== false,
@@ -254,7 +242,21 @@ class GraphWidgetView {
 
   /** Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). */
   async layout() {
+    try {
+      const { dot, view } = this.drawing();
+      if (this.picture.bound && dot === this.picture.dot) return true; // nothing to lay out again
+      if (!(await this.picture.layout(dot, view))) return false;
+      this.marks.show(this.stepper, this.picture.bound);
+      this.search.rebind();
+      this.toolbar.fillOutputOptions(this.picture.bound.shown, this.tape.root, this.output);
+      this.leaves.showFirst(this.picture.bound.shownSet);
+      this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
+      this.paint();
+      this.root.setAttribute("data-state", "ready");
+      return true;
+    } catch (err) {
       if (!this.destroyed) this.errors.fail(err);
+      return false;
     }
   }
 
@@ -263,10 +265,8 @@ class GraphWidgetView {
   chooseOutput(i) {
     if (!Number.isInteger(i) || i < 0 || i >= this.tape.n || i === this.output) return;
     this.output = i;
-      return true;
     this.toolbar.showOutput(i);
     if (this.mode === "readonly") return;
-      return false;
     this.update();
     this.restartStepper();
     this.model.set("output", i);

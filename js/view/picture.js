@@ -26,6 +26,19 @@ export function shouldFit(natural, box, minScale = MIN_FIT_SCALE) {
 
 // "data 6.0000" -> "data " + <tspan data-node data-field>6.0000</tspan>; returns the number's Text node.
 function splitNumber(text, key, field) {
+  const content = text.textContent;
+  const cut = content.indexOf(" ");
+  const caption = cut >= 0 ? content.slice(0, cut + 1) : "";
+  const number = cut >= 0 ? content.slice(cut + 1) : content;
+  const span = document.createElementNS(SVG_NS, "tspan");
+  span.setAttribute("data-node", key);
+  span.setAttribute("data-field", field);
+  const node = document.createTextNode(number);
+  span.append(node);
+  text.replaceChildren(caption, span);
+  return node;
+}
+
 // A fold box's live field "max |grad| 0.5000": the number after the last space, in a tspan; its Text node.
 function splitLast(text, key, field) {
   const content = text.textContent;
@@ -40,19 +53,6 @@ function splitLast(text, key, field) {
 }
 
 const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
-
-  const content = text.textContent;
-  const cut = content.indexOf(" ");
-  const caption = cut >= 0 ? content.slice(0, cut + 1) : "";
-  const number = cut >= 0 ? content.slice(cut + 1) : content;
-  const span = document.createElementNS(SVG_NS, "tspan");
-  span.setAttribute("data-node", key);
-  span.setAttribute("data-field", field);
-  const node = document.createTextNode(number);
-  span.append(node);
-  text.replaceChildren(caption, span);
-  return node;
-}
 
 /** The SVG bound once, as named parts; `view` is the kernel's description of what was drawn. */
 export class BoundPicture {
@@ -90,6 +90,19 @@ export class BoundPicture {
     const key = names.keys[i];
     g.setAttribute("data-node", key);
     this.boxes.data[k] = splitNumber(texts[1], key, "data");
+    this.boxes.grad[k] = splitNumber(texts[2], key, "grad");
+    this.boxes.shape[k] = g.querySelector("polygon, path");
+    this.boxes.group[k] = g;
+    this.outline.groupOf.set(i, g);
+    this.targets.set(g, { node: i });
+    makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
+    const op = byId.get(`n${i}_op`);
+    if (op) {
+      this.targets.set(op, { node: i });
+      this.outline.opGroupOf.set(i, op);
+    }
+  }
+
   /** Closed fold boxes: targets, their live fields (js/svg-contract.md "Live fold box"), and opened boxes (clusters). */
   bindFolds(view, byId, tape) {
     const folds = view.folds || [];
@@ -124,19 +137,6 @@ export class BoundPicture {
     this.forget();
   }
 
-    this.boxes.grad[k] = splitNumber(texts[2], key, "grad");
-    this.boxes.shape[k] = g.querySelector("polygon, path");
-    this.boxes.group[k] = g;
-    this.outline.groupOf.set(i, g);
-    this.targets.set(g, { node: i });
-    makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
-    const op = byId.get(`n${i}_op`);
-    if (op) {
-      this.targets.set(op, { node: i });
-      this.outline.opGroupOf.set(i, op);
-    }
-  }
-
   /** Forget what was painted, so that the next paint writes every number and fill again. */
   forget() {
     const m = this.shown.length;
@@ -145,7 +145,6 @@ export class BoundPicture {
       folds: new Array(this.folds ? this.folds.list.length * 4 : 0).fill("") };
   }
 
-      if (folds.numbers) for (const i of largestGrad(folds.numbers, grad, output, folds.best)) if (i >= 0) others.push(grad[i]);
   /**
    * Write the numbers and fills of one frame: `data`, `grad` (the stepper's partial grads while stepping,
    * with `reachedAt`/`step` telling which the backward pass has written), `output` (left out of the colour
@@ -159,6 +158,7 @@ export class BoundPicture {
       const counted = (i) => !reachedAt || reachedAt[i] <= step;
       const others = [];
       for (const i of shown) if (i !== output && counted(i)) others.push(grad[i]);
+      if (folds.numbers) for (const i of largestGrad(folds.numbers, grad, output, folds.best)) if (i >= 0) others.push(grad[i]);
       scale = gradScale(others, this.shownSet.has(output) && counted(output) ? grad[output] : null);
     } else if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best);
     for (let k = 0; k < shown.length; k++) {
@@ -167,7 +167,6 @@ export class BoundPicture {
       if (d !== painted.data[k]) boxes.data[k].nodeValue = painted.data[k] = d;
       const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
       if (reached !== painted.reached[k]) {
-    if (folds.numbers) this.paintFolds(data, grad, precision, colored, scale);
         painted.reached[k] = reached;
         const span = boxes.grad[k].parentNode;
         if (reached) span.setAttribute("data-reached", reached);
@@ -176,6 +175,20 @@ export class BoundPicture {
       }
       const g = reached === "false" ? NOT_REACHED : formatNumber(grad[i], precision);
       if (g !== painted.grad[k]) boxes.grad[k].nodeValue = painted.grad[k] = g;
+      if (colored && boxes.shape[k]) {
+        const fill = reached === "false" ? palette.zero : gradColor(grad[i], scale, palette);
+        if (fill !== painted.fill[k]) boxes.shape[k].setAttribute("fill", (painted.fill[k] = fill));
+      }
+    }
+    if (folds.numbers) this.paintFolds(data, grad, precision, colored, scale);
+    if (colored && this.legend.length === 5) {
+      const marks = [-scale, -scale / 4, 0, scale / 4, scale];
+      for (let k = 0; k < 5; k++) {
+        const text = formatNumber(marks[k], precision);
+        if (text !== painted.legend[k]) this.legend[k].nodeValue = painted.legend[k] = text;
+      }
+    }
+  }
 
   /** The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|). */
   paintFolds(data, grad, precision, colored, scale) {
@@ -199,22 +212,7 @@ export class BoundPicture {
       }
     }
   }
-      if (colored && boxes.shape[k]) {
-        const fill = reached === "false" ? palette.zero : gradColor(grad[i], scale, palette);
-        if (fill !== painted.fill[k]) boxes.shape[k].setAttribute("fill", (painted.fill[k] = fill));
-      }
-    }
-    if (colored && this.legend.length === 5) {
-      const marks = [-scale, -scale / 4, 0, scale / 4, scale];
-      for (let k = 0; k < 5; k++) {
-        const text = formatNumber(marks[k], precision);
-        if (text !== painted.legend[k]) this.legend[k].nodeValue = painted.legend[k] = text;
-      }
-    }
-  }
 }
-    // Double-click (or + on a focused box) opens a fold box; - closes the opened box around a node or box.
-    this.el.addEventListener("dblclick", (event) => this.pick(event.target, "expand"));
 
 /** The graph box: lays out, binds, fits, and tells `onPick({ node } | { fold })` which box was picked. */
 export class Picture {
@@ -228,17 +226,16 @@ export class Picture {
     this.fitButton = h("button", {
       type: "button", className: "mgw-button", "data-role": "fit", "aria-pressed": "false", text: "Fit width",
     });
-    this.el.setAttribute("aria-busy", "true"); // the old picture stays until the new one is ready
     this.fitButton.addEventListener("click", () => this.toggleFit());
     this.el = h("div", { className: "mgw-graph", "data-role": "graph", "data-lm-suppress-shortcuts": "true" },
       h("div", { className: "mgw-placeholder", text: "Laying out the graph\u2026" }));
-      this.el.removeAttribute("aria-busy");
     this.el.addEventListener("click", (event) => this.pick(event.target));
+    // Double-click (or + on a focused box) opens a fold box; - closes the opened box around a node or box.
+    this.el.addEventListener("dblclick", (event) => this.pick(event.target, "expand"));
     this.el.addEventListener("keydown", (event) => {
       if (!this.bound || !this.bound.targets.has(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
       const action = { Enter: "inspect", " ": "inspect", "+": "expand", "=": "expand", "-": "collapse" }[event.key];
       if (!action) return;
-      this.el.removeAttribute("aria-busy");
       this.pick(event.target, action);
       event.preventDefault();
     });
@@ -252,13 +249,16 @@ export class Picture {
   /** Lay out `dot` and bind it; resolves true when this picture is now shown (false: a newer layout won). */
   async layout(dot, view) {
     const generation = ++this.generation;
+    this.el.setAttribute("aria-busy", "true"); // the old picture stays until the new one is ready
     try {
       const svg = await layoutPicture(dot);
       if (generation !== this.generation) return false;
+      this.el.removeAttribute("aria-busy");
       this.bound = new BoundPicture(svg, view, this.names);
       this.el.replaceChildren(svg);
     } catch (err) {
       if (generation !== this.generation) return false;
+      this.el.removeAttribute("aria-busy");
       throw err;
     }
     this.autoFit();
