@@ -82,9 +82,19 @@ class _AssetsReference(traitlets.Instance[Assets]):
         return shared_assets()
 
 
+def _to_json(value: Assets | None, widget: Any) -> str | None:
+    """``"IPY_MODEL_<id>"`` of the assets model, or of a live one when it was closed (its id is gone)."""
+    if value is None:
+        return None
+    live = shared_assets() if value.closed else value
+    return f"IPY_MODEL_{live.model_id}"
+
+
 def assets_reference() -> Any:
-    """The ``_mgw_assets`` trait of a widget class: synced as ``"IPY_MODEL_<id>"`` of :func:`shared_assets`."""
-    return _AssetsReference(Assets).tag(sync=True, **ipywidgets.widget_serialization)
+    """The ``_mgw_assets`` trait of a widget class: synced as ``"IPY_MODEL_<id>"`` of :func:`shared_assets`
+    (ipywidgets' widget_serialization, except that a closed model is never named)."""
+    from_json = ipywidgets.widget_serialization["from_json"]
+    return _AssetsReference(Assets).tag(sync=True, to_json=_to_json, from_json=from_json)
 
 
 def answer_request(widget: Any, content: Any, _buffers: Any) -> None:

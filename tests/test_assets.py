@@ -125,3 +125,10 @@ def test_other_custom_messages_are_not_answered_with_assets() -> None:
 def test_a_training_widget_built_directly_references_the_assets_too() -> None:
     widget = TrainingWidget(MLP(1, [1]))
     assert reference(widget) == f"IPY_MODEL_{assets.shared_assets().model_id}"
+
+
+def test_a_widget_whose_assets_model_was_closed_still_serializes_naming_a_live_one() -> None:
+    widget = explore(lecture_L()["L"])
+    assets.shared_assets().close()
+    assert reference(widget) == f"IPY_MODEL_{assets.shared_assets().model_id}"
+    assert not assets.shared_assets().closed
