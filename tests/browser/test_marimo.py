@@ -1,0 +1,135 @@
+"""marimo, first-class: a real ``marimo run`` server (headless) driven by Playwright.
+
+A bare ``Value`` as a cell's last expression shows the live widget (``Value._display_``), its numbers are the
+engine's, and a slider moves every number (checked against the engine run here, in the test's own process, on
+the same expression); ``watch(model)`` follows a training loop live and ends on its last step with no
+``finish()`` (marimo has no cell events: training.py's timer flush). No request leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+
+import pytest
+from builders import lecture_L
+
+from micrograd_widget.nn import MLP
+
+from .mgw_browser.dom import WidgetDom, expected_numbers, poll
+from .mgw_browser.marimo import Cell, MarimoServer, write_marimo_notebook
+
+pytestmark = pytest.mark.browser
+
+LECTURE = Cell("""
+    from micrograd_widget import Value
+    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
+    e = a * b
+    e.label = "e"
+    d = e + c
+    d.label = "d"
+    L = d * f
+    L.label = "L"
+    L.backward()
+""", defines=("L",))
+
+STEPS, EVERY, PAUSE = 40, 0.5, 0.04   # ~1.6 s of loop: pushes every 0.5 s, the last steps only by the timer
+
+
+def training_cells(steps: int) -> list[Cell]:
+    return [
+        Cell("""
+            import random
+            from micrograd_widget.nn import MLP
+            from micrograd_widget.training import watch
+            random.seed(7)
+            model = MLP(3, [4, 4, 1])
+            w = watch(model, every=EVERY)
+            w
+        """.replace("EVERY", repr(EVERY)), defines=("model", "w")),
+        Cell("""
+            import time
+            xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+            ys = [1.0, -1.0, -1.0, 1.0]
+            for _ in range(STEPS):
+                loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+                model.zero_grad()
+                loss.backward()
+                for p in model.parameters():
+                    p.data -= 0.05 * p.grad
+                w.log(loss)
+                time.sleep(PAUSE)
+        """.replace("STEPS", str(steps)).replace("PAUSE", repr(PAUSE)), reads=("model", "w")),
+    ]
+
+
+def expected_losses(steps: int) -> list[float]:
+    """The same run as the notebook's, computed here: the losses the view must end on."""
+    random.seed(7)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    out = []
+    for _ in range(steps):
+        loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+        model.zero_grad()
+        loss.backward()
+        for p in model.parameters():
+            p.data -= 0.05 * p.grad
+        out.append(loss.data)
+    return out
+
+
+@pytest.fixture
+def marimo_app(tmp_path, widget_bundle):
+    """marimo_app(cells) -> the URL of a running ``marimo run`` of those cells (stopped after the test)."""
+    servers: list[MarimoServer] = []
+
+    def _start(cells: list[Cell]) -> str:
+        nb = write_marimo_notebook(tmp_path / f"nb{len(servers)}.py", cells)
+        server = MarimoServer(nb, tmp_path / f"marimo{len(servers)}")
+        servers.append(server)
+        return server.start().url
+
+    yield _start
+    for server in servers:
+        server.stop()
+        shutil.rmtree(server.home, ignore_errors=True)
+
+
+def test_a_bare_value_is_the_live_widget_and_a_slider_moves_every_number(marimo_app, guarded_lab):
+    page = guarded_lab.page
+    page.goto(marimo_app([LECTURE, Cell("L", reads=("L",))]))
+    view = WidgetDom(page)
+    view.wait_ready(timeout_s=60)
+    nodes = lecture_L()
+    view.expect_numbers(expected_numbers(nodes))
+    a = view.set_slider("a", 3.5)
+    moved = lecture_L(a=a)                       # the engine, in this process, on the moved leaf
+    assert moved["L"].data != nodes["L"].data
+    view.expect_numbers(expected_numbers(moved))
+    assert not guarded_lab.log.outside
+
+
+def test_a_training_loop_updates_the_view_live_without_finish(marimo_app, guarded_lab):
+    page = guarded_lab.page
+    page.goto(marimo_app(training_cells(STEPS)))
+    root = page.locator(".mgw-training")
+    root.wait_for(state="attached", timeout=60_000)
+    step = root.locator('[data-role="step"]')
+    seen: list[str] = []
+
+    def read() -> str:
+        text = (step.text_content() or "").strip()
+        if not seen or seen[-1] != text:
+            seen.append(text)
+        return text
+    poll(read, lambda text: text == str(STEPS - 1), f"the view to reach step {STEPS - 1}", timeout_s=60)
+    intermediate = [s for s in seen if s.isdigit() and 0 < int(s) < STEPS - 1]
+    assert intermediate, f"the view jumped to the end without updating during the loop: {seen}"
+    losses = expected_losses(STEPS)
+    assert float(root.locator('[data-role="loss"]').text_content() or "nan") == losses[-1]
+    time.sleep(2 * EVERY)
+    assert (step.text_content() or "").strip() == str(STEPS - 1)
+    assert not guarded_lab.log.outside
