@@ -151,3 +151,25 @@ def test_a_view_of_a_model_the_page_lacks_says_so_in_place(tmp_path, guarded, wi
         "This widget could not be shown: the page holds no widget model <img src=x onerror=alert(1)>"
     assert guarded.page.locator("img").count() == 0 and not guarded.log.dialogs
     assert not guarded.log.page_errors, guarded.log.describe()
+
+
+def test_two_views_of_one_model_share_it_as_in_a_notebook(tmp_path, guarded, widget_bundle):
+    """The host gives both views the same model: a slider moved in one view moves the other's numbers (the model's
+    change events reach every view), and the widget's CSS is added once."""
+    from micrograd_widget import save_html
+
+    out = save_html(lecture_L()["L"], tmp_path / "page.html")
+    text = out.read_text(encoding="utf-8")
+    start = text.index('<script type="application/vnd.jupyter.widget-view+json">')
+    view = text[start:text.index("</script>", start) + len("</script>")]
+    out.write_text(text.replace(view, f"{view}\n<hr>\n{view}"), encoding="utf-8")
+    guarded.page.goto(out.as_uri())
+    first, second = (WidgetDom(guarded.page.locator(".mgw-host-view").nth(i)) for i in (0, 1))
+    first.wait_ready(60)
+    second.wait_ready(60)
+    a = first.move_slider("a", 0.75)
+    first.expect_numbers(expected_numbers(lecture_L(a=a)))
+    second.expect_numbers(expected_numbers(lecture_L(a=a)))
+    assert second.slider_range("a")[2] == a
+    assert guarded.page.locator("style[data-anywidget]").count() == 1
+    assert not guarded.log.console_errors, guarded.log.describe()
