@@ -20,6 +20,7 @@ from ipywidgets.embed import dependency_state, embed_data, escape_script
 
 from .dot import escape
 from .engine import Value
+from .tape import Tape
 from .widget import GraphWidget
 
 __all__ = ["save_html"]
@@ -105,12 +106,22 @@ def _write(widget: GraphWidget, target: Path, title: str) -> Path:
         f'<script type="application/vnd.jupyter.widget-view+json">\n{escape_script(json.dumps(spec))}\n</script>'
         for spec in data["view_specs"]
     )
-    note = ("Drag a slider: every value and gradient is recomputed in this page (no kernel). "
-            f"{len(widget.tape):,} nodes, {len(widget.tape.leaves):,} leaves.")
     page = _PAGE.format(title=escape(title, "html"), host=_host(), state=state, views=views,
-                        note=escape(note, "html"))
+                        note=escape(_note(widget.tape), "html"))
     _replace(target, page)
     return target
+
+
+def _note(tape: Tape) -> str:
+    """The line above the widget: what the page can do with this graph without a kernel, and its size."""
+    size = f"{len(tape):,} nodes, {len(tape.leaves):,} leaves."
+    if tape.opaque:
+        return ("Numbers as saved: this graph has a node built by hand outside the op table, so it cannot be "
+                f"replayed. {size}")
+    if not tape.builtin_only:
+        return ("Numbers as saved: this graph uses an op defined in Python (define_op), which only a running kernel "
+                f"can replay, so the sliders need one. {size}")
+    return f"Drag a slider: every value and gradient is recomputed in this page (no kernel). {size}"
 
 
 def _replace(target: Path, text: str) -> None:

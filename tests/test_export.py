@@ -16,6 +16,7 @@ from builders import lecture_L
 
 from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
+from micrograd_widget.ops import define_op
 from micrograd_widget.widget import GraphWidget
 
 STATIC = Path(__file__).resolve().parents[1] / "micrograd_widget" / "static"
@@ -178,3 +179,18 @@ def test_bad_arguments_are_refused_with_a_clear_message(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="precision"):
         save_html(graph(), tmp_path / "x.html", precision=-1)
     assert not (tmp_path / "x.html").exists()
+
+
+def test_the_note_says_what_the_page_can_do_without_a_kernel(tmp_path: Path) -> None:
+    def note(root: Value) -> str:
+        text = save_html(root, tmp_path / "n.html").read_text(encoding="utf-8")
+        start = text.index('<p class="mgw-page-note">') + len('<p class="mgw-page-note">')
+        return text[start:text.index("</p>", start)]
+
+    assert note(graph()) == ("Drag a slider: every value and gradient is recomputed in this page (no kernel). "
+                             "4 nodes, 2 leaves.")
+    cube = define_op("cube", lambda x: x ** 3, lambda x, out: 3 * x * x)
+    assert note(Value.apply(cube, Value(1.5))).startswith("Numbers as saved: this graph uses an op defined in Python")
+    a, b = Value(2.0), Value(3.0)
+    by_hand = Value(6.0, (a, b), "*")
+    assert note(by_hand).startswith("Numbers as saved: this graph has a node built by hand outside the op table")
