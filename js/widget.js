@@ -6,7 +6,9 @@
 // other node has it, else its node id.
 //
 // The parts, one job each:
-//   view/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place, fit
+//   view/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place
+//   view/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout)
+//   view/download.js   export the picture as shown: SVG, PNG (2x), DOT
 //   view/leaves.js     slider rows, exact values, slider ranges, settling (debounced write-back)
 //   view/inspector.js  one node, a fold box, or the gradient check (gradcheck.js)
 //   view/kernel.js     replay requests to the kernel for graphs the browser cannot replay
@@ -33,6 +35,7 @@ import { Folding } from "./view/folding.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
+import { Download } from "./view/download.js";
 
 function capitalize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
@@ -79,7 +82,14 @@ class GraphWidgetView {
     this.folding = Folding.of(model, this.tape);
     this.picture = new Picture(this.root, this.names, (picked, action) => this.onPick(picked, action));
     this.inspector = new Inspector(this);
-    this.toolbar = new Toolbar(this.names, this.mode, this.tape.reason, this.picture.fitButton, {
+    this.download = new Download({
+      svg: () => (this.picture.bound ? this.picture.bound.svg : null),
+      dot: () => this.picture.dot,
+      label: () => this.tape.labels[this.output],
+      errors: this.errors,
+    });
+    const pictureControls = [this.picture.zoom.controls, this.download.el];
+    this.toolbar = new Toolbar(this.names, this.mode, this.tape.reason, pictureControls, {
       chooseOutput: (i) => this.chooseOutput(i),
       reset: () => this.leaves.reset(),
       toggleStepper: () => (this.stepper ? this.exitStepper(true) : this.enterStepper()),

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 
 import { decodeList, encodeList, sameValues } from "./codec.js";
 import { nodeKeys } from "./view/names.js";
-import { shouldFit, svgWidthPx } from "./view/picture.js";
+import { shouldFit, svgWidthPx } from "./view/zoom.js";
 import { sliderRange, sliderStep } from "./view/leaves.js";
 
 test("slider range is [v - |v| - 1, v + |v| + 1] widened to whole numbers", () => {

@@ -1,5 +1,6 @@
 """micrograd-widget: see backpropagation. The public face; every name is defined in its own module."""
 
+from .display import save_svg
 from .dot import draw_dot, graph_view, trace
 from .engine import Value
 from .export import save_html
@@ -12,6 +13,6 @@ from .training import TrainingWidget, watch
 from .widget import GraphWidget, explore
 
 __all__ = ["Value", "Module", "Neuron", "Layer", "MLP", "define_op", "Tape", "draw_dot", "graph_view", "trace",
-           "GraphWidget", "explore", "TrainingWidget", "watch", "save_html", "gradcheck", "load_ipython_extension",
-           "unload_ipython_extension"]
+           "GraphWidget", "explore", "TrainingWidget", "watch", "save_html", "save_svg", "gradcheck",
+           "load_ipython_extension", "unload_ipython_extension"]
 __version__ = "0.1.0"

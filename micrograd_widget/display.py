@@ -9,6 +9,9 @@ stays the Value's short repr for terminals and logs.
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
 from typing import Any
 
 import graphviz
@@ -18,8 +21,8 @@ from .engine import Value
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
 
-__all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "svg_html", "render_svg", "html_table",
-           "INSTALL_HINT", "MAX_SVG_BYTES"]
+__all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "svg_html", "render_svg", "html_table", "save_svg",
+           "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES"]
 
 INSTALL_HINT = (
     "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "
@@ -130,3 +133,42 @@ def html_table(view: GraphView, note: str = "") -> str:
     parts.append("</tbody></table></div>")
     return "".join(parts)
 
+
+def save_svg(root: Value, path: str | os.PathLike[str], *, output: Value | int | None = None,
+             **options: Any) -> Path:
+    """Write the static picture of ``root``'s graph to ``path`` as an SVG file (laid out by the kernel's
+    Graphviz ``dot``) and return the path. ``options`` are the drawing options (``precision``,
+    ``rankdir``, ``node_budget``, ``color``; defaults as ``%config`` set them), ``output`` the node
+    differentiated (a Value of the graph or a node id; default the root). ``GraphWidget.save_svg`` writes
+    a widget's picture as it is shown. Raises RuntimeError when ``dot`` is not installed."""
+    if not isinstance(root, Value):
+        raise TypeError(f"save_svg() takes a Value (the root of a graph), got {type(root).__name__}")
+    settings = current_drawing_options()
+    settings.update(options)
+    tape = Tape.from_value(root)
+    out = tape.index(output) if isinstance(output, Value) else output
+    return write_svg(graph_view(tape, output=out, **settings), path)
+
+
+def write_svg(view: GraphView, path: str | os.PathLike[str]) -> Path:
+    """Lay out ``view`` with ``dot`` and write the SVG to ``path`` atomically (a temporary file in the same
+    folder renamed into place: a failure leaves an existing file as it was)."""
+    target = Path(path)
+    try:
+        svg = render_svg(view)
+    except graphviz.ExecutableNotFound as err:
+        raise RuntimeError(
+            "save_svg needs Graphviz's dot program to lay out the picture, and it was not found on PATH: install "
+            "it with `apt-get install graphviz`, `brew install graphviz` or `conda install graphviz` (in the "
+            "widget, the SVG button downloads the picture without it)") from err
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(svg)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target

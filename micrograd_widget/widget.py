@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -156,6 +157,15 @@ class GraphWidget(anywidget.AnyWidget):
         """Re-read the leaves' ``.data`` from the Value objects (after you changed them in Python) and
         replay the graph, updating the view."""
         self._apply(self._leaves_now(), self._applied[1])
+
+    def save_svg(self, path: str | os.PathLike[str]) -> Path:
+        """Write the picture as this widget shows it (its numbers, output and drawing options) to ``path`` as
+        an SVG file laid out by the kernel's Graphviz ``dot``; returns the path. Raises RuntimeError when
+        ``dot`` is not installed (the widget's SVG button needs no Graphviz)."""
+        from .display import write_svg
+
+        options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
+        return write_svg(_dot.graph_view(self.tape, output=self._applied[1], **options), path)
 
     def close(self) -> None:
         """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""

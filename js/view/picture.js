@@ -1,28 +1,15 @@
 // The picture: Graphviz-WASM lays out the kernel's DOT once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed;
-// a picture wider than its box is fitted to the width unless that would shrink it below MIN_FIT_SCALE.
+// its size on screen (fit, zoom, pan) is view/zoom.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { formatNumber, gradColor, gradScale } from "../format.js";
 import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
 import { SVG_NS, boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
+import { Zoom } from "./zoom.js";
 
-const MIN_FIT_SCALE = 0.5;
 const NOT_REACHED = "\u00b7"; // a grad the stepped backward pass has not written yet
-
-/** The picture's natural width in CSS pixels, from the SVG's width attribute ("620pt") or its viewBox. */
-export function svgWidthPx(width, viewBox) {
-  const m = /^\s*([0-9.]+)\s*(pt|px)?\s*$/.exec(width || "");
-  if (m) return Number(m[1]) * (m[2] === "pt" ? 4 / 3 : 1);
-  const box = String(viewBox || "").trim().split(/[\s,]+/).map(Number);
-  return box.length === 4 && Number.isFinite(box[2]) ? box[2] : 0;
-}
-
-/** Whether a picture `natural` px wide is fitted to a box `box` px wide: only when wider, and not below `minScale`. */
-export function shouldFit(natural, box, minScale = MIN_FIT_SCALE) {
-  return box > 0 && natural > box && box >= natural * minScale;
-}
 
 // "data 6.0000" -> "data " + <tspan data-node data-field>6.0000</tspan>; returns the number's Text node.
 function splitNumber(text, key, field) {
@@ -222,11 +209,7 @@ export class Picture {
     this.onPick = onPick;
     this.bound = null;
     this.generation = 0;
-    this.fit = { on: false, chosen: false }; // chosen: the user pressed Fit, so no more automatic fitting
-    this.fitButton = h("button", {
-      type: "button", className: "mgw-button", "data-role": "fit", "aria-pressed": "false", text: "Fit width",
-    });
-    this.fitButton.addEventListener("click", () => this.toggleFit());
+    this.dot = ""; // the DOT of the picture shown (what export-dot downloads)
     this.el = h("div", { className: "mgw-graph", "data-role": "graph", "data-lm-suppress-shortcuts": "true" },
       h("div", { className: "mgw-placeholder", text: "Laying out the graph\u2026" }));
     this.el.addEventListener("click", (event) => this.pick(event.target));
@@ -239,11 +222,7 @@ export class Picture {
       this.pick(event.target, action);
       event.preventDefault();
     });
-    this.resizeObserver = null;
-    if (typeof ResizeObserver !== "undefined") {
-      this.resizeObserver = new ResizeObserver(() => this.autoFit());
-      this.resizeObserver.observe(this.el);
-    }
+    this.zoom = new Zoom(this.el);
   }
 
   /** Lay out `dot` and bind it; resolves true when this picture is now shown (false: a newer layout won). */
@@ -255,14 +234,14 @@ export class Picture {
       if (generation !== this.generation) return false;
       this.el.removeAttribute("aria-busy");
       this.bound = new BoundPicture(svg, view, this.names);
+      this.dot = dot;
       this.el.replaceChildren(svg);
     } catch (err) {
       if (generation !== this.generation) return false;
       this.el.removeAttribute("aria-busy");
       throw err;
     }
-    this.autoFit();
-    this.applyFit();
+    this.zoom.show(this.bound.svg);
     return true;
   }
 
@@ -279,31 +258,9 @@ export class Picture {
     }
   }
 
-  toggleFit() {
-    this.fit.chosen = true;
-    this.fit.on = !this.fit.on;
-    this.applyFit();
-  }
-
-  /** Fit a picture wider than its box to the width (until the user chooses with the Fit button). */
-  autoFit() {
-    if (this.fit.chosen || !this.bound) return;
-    const svg = this.bound.svg;
-    const fit = shouldFit(svgWidthPx(svg.getAttribute("width"), svg.getAttribute("viewBox")), this.el.clientWidth);
-    if (fit !== this.fit.on) {
-      this.fit.on = fit;
-      this.applyFit();
-    }
-  }
-
-  applyFit() {
-    this.fitButton.setAttribute("aria-pressed", String(this.fit.on));
-    this.root.classList.toggle("mgw-fit", this.fit.on);
-  }
-
   destroy() {
     this.generation += 1;
-    if (this.resizeObserver) this.resizeObserver.disconnect();
+    this.zoom.destroy();
     this.bound = null;
   }
 }

@@ -1,5 +1,6 @@
-// The toolbar (output chooser, Reset, Fit width, stepper and gradient-check buttons, status line) and the
-// legend under the picture. The view hands in the actions; this file only builds and labels the controls.
+// The toolbar (output chooser, Reset, stepper and gradient-check buttons, the picture's zoom and export
+// buttons, status line) and the legend under the picture. The view hands in the actions; this file only
+// builds and labels the controls.
 
 import { h } from "../dom.js";
 import { swatch } from "../swatch.js";
@@ -9,9 +10,10 @@ const MAX_OUTPUT_OPTIONS = 300;
 export class Toolbar {
   /**
    * `mode` ("browser" | "kernel" | "readonly") and `reason` (why the browser cannot replay) decide which
-   * buttons work; `fitButton` is the picture's; `actions` = { chooseOutput(i), reset(), toggleStepper(), openGradcheck() }.
+   * buttons work; `pictureControls` are the picture's (zoom, export: view/zoom.js, view/download.js);
+   * `actions` = { chooseOutput(i), reset(), toggleStepper(), openGradcheck() }.
    */
-  constructor(names, mode, reason, fitButton, actions) {
+  constructor(names, mode, reason, pictureControls, actions) {
     this.names = names;
     const button = (role, text, action) => {
       const b = h("button", { type: "button", className: "mgw-button", "data-role": role, text });
@@ -43,7 +45,7 @@ export class Toolbar {
     this.status = h("span", { className: "mgw-status", "data-role": "status" });
     this.el = h("div", { className: "mgw-toolbar" },
       h("label", { className: "mgw-field" }, h("span", { text: "Differentiate" }), this.outputSelect),
-      reset, fitButton, this.stepButton, gradcheck, this.status);
+      reset, this.stepButton, gradcheck, ...pictureControls, this.status);
   }
 
   setStatus(text) {
@@ -86,6 +88,7 @@ export function fillLegend(legend, palette, colored) {
       swatch("mgw-swatch", palette.zero), h("span", { text: " 0  " }), swatch("mgw-swatch", palette.positive),
       h("span", { text: " grad > 0, stronger for larger |grad|. " }));
   }
-  parts.push(h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves." }));
+  parts.push(h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves. " }),
+    h("span", { text: "Drag to pan; Ctrl+wheel (or pinch) zooms." }));
   legend.replaceChildren(...parts);
 }

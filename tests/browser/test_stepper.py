@@ -251,32 +251,6 @@ def test_boxes_are_reachable_by_keyboard_and_enter_opens_the_inspector(show, gua
     assert focused and focused != "d", f"Tab from box d went to {focused!r}, not another box"
 
 
-def test_a_picture_wider_than_its_box_is_fitted_to_the_width(show, guarded):
-    view = show(lecture_L()["L"])
-    fit = view.root.locator('button[data-role="fit"]')
-    graph = view.root.locator('[data-role="graph"]')
-    natural = view.root.evaluate("r => r.querySelector('[data-role=graph] svg').width.baseVal.value")
-    overflow = lambda: graph.evaluate("g => g.scrollWidth - g.clientWidth")  # noqa: E731
-    for width in (1400, 1000, 700):
-        guarded.page.set_viewport_size({"width": width, "height": 1000})
-        box = poll(lambda: graph.evaluate("g => g.clientWidth"), lambda w, width=width: w < width,
-                   f"the box to follow a {width} px page")
-        if natural > box >= natural / 2:
-            expect(fit).to_have_attribute("aria-pressed", "true")
-            poll(overflow, lambda o: o <= 1, f"the {natural:.0f} px picture to fit the {box} px box")
-        else:
-            # Fitting would shrink the text below half its size: the box scrolls instead.
-            assert natural > box / 2
-            expect(fit).to_have_attribute("aria-pressed", "false")
-    # Once the user chooses with the button, the view keeps that choice.
-    fit.click()
-    expect(fit).to_have_attribute("aria-pressed", "true")
-    guarded.page.set_viewport_size({"width": 1400, "height": 1000})
-    guarded.page.set_viewport_size({"width": 700, "height": 1000})
-    guarded.page.wait_for_timeout(100)
-    expect(fit).to_have_attribute("aria-pressed", "true")
-
-
 # ---------------------------------------------------------------- JupyterLab (one test: each costs ~20 s)
 
 CUBE_BAD_CELL = """\

@@ -1,0 +1,339 @@
+"""Pan, zoom and export in Chromium (fake model and the exported page): zoom changes the picture's scale and
+never its layout (node positions in SVG user units, the same <svg> element); Ctrl+wheel zooms around the
+pointer, a plain wheel does not zoom; drag pans and is not a click; Fit shows the whole picture in a narrow
+column; the SVG/PNG/DOT downloads hold the picture as shown, checked against Python's numbers and DOT."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import struct
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from micrograd_widget.dot import format_number, graph_view
+from micrograd_widget.engine import Value
+from micrograd_widget.tape import Tape
+
+from .mgw_browser.dom import WidgetDom, expected_numbers, poll
+from .mgw_browser.fake_model import open_view
+from .mgw_browser.graphs import lecture_L, lecture_neuron
+
+pytestmark = pytest.mark.browser
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+# The picture's geometry: every box's bounding box in SVG user units, the drawing's transform, the <svg>
+# element's identity (a mark set on first read), its scale on screen and the scrolling box's sizes.
+_GEOMETRY = """r => {
+  const box = r.querySelector('[data-role=graph]');
+  const svg = box.querySelector('svg');
+  if (!svg.__mgwMark) svg.__mgwMark = Math.random();
+  const nodes = {};
+  for (const g of svg.querySelectorAll('g.node')) {
+    const b = g.getBBox();
+    nodes[g.id] = [b.x, b.y, b.width, b.height].map(v => Math.round(v * 1000) / 1000);
+  }
+  const rect = svg.getBoundingClientRect();
+  const outer = box.getBoundingClientRect();
+  return {
+    nodes, mark: svg.__mgwMark, transform: svg.querySelector('g.graph').getAttribute('transform'),
+    viewBox: svg.getAttribute('viewBox'), natural: svg.width.baseVal.value, naturalHeight: svg.height.baseVal.value,
+    scale: rect.width / svg.width.baseVal.value, svgRect: [rect.left, rect.top, rect.right, rect.bottom],
+    boxRect: [outer.left + box.clientLeft, outer.top + box.clientTop,
+              outer.left + box.clientLeft + box.clientWidth, outer.top + box.clientTop + box.clientHeight],
+    scroll: [box.scrollLeft, box.scrollTop], client: [box.clientWidth, box.clientHeight],
+    scrollSize: [box.scrollWidth, box.scrollHeight], level: r.querySelector('[data-role=zoom-level]').textContent,
+  };
+}"""
+
+# The point of the picture (SVG user units) under the client point (x, y).
+_UNDER = """(r, [x, y]) => {
+  const svg = r.querySelector('[data-role=graph] svg');
+  const p = svg.createSVGPoint();
+  p.x = x; p.y = y;
+  const q = p.matrixTransform(svg.getScreenCTM().inverse());
+  return [q.x, q.y];
+}"""
+
+# The client centre of the box of node `key`.
+_CENTRE = """(r, key) => {
+  const b = r.querySelector(`[data-role=graph] g[data-node="${key}"]`).getBoundingClientRect();
+  return [b.left + b.width / 2, b.top + b.height / 2];
+}"""
+
+
+@pytest.fixture
+def show(guarded, static_server, widget_bundle):
+    """show(root, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
+    def _show(root, **options) -> WidgetDom:
+        return open_view(guarded.page, static_server, root, **options)
+    return _show
+
+
+def geometry(view: WidgetDom) -> dict:
+    return view.root.evaluate(_GEOMETRY)
+
+
+def under(view: WidgetDom, x: float, y: float) -> list[float]:
+    return view.root.evaluate(_UNDER, [x, y])
+
+
+def button(view: WidgetDom, action: str):
+    return view.root.locator(f'button[data-action="{action}"]')
+
+
+def scale_becomes(view: WidgetDom, expected: float, what: str) -> dict:
+    return poll(lambda: geometry(view), lambda g: abs(g["scale"] - expected) < 1e-3 * expected, what)
+
+
+def assert_same_layout(before: dict, after: dict) -> None:
+    assert after["mark"] == before["mark"], "the picture was laid out again (a new <svg>)"
+    assert after["nodes"] == before["nodes"], "node positions in SVG user units changed"
+    assert (after["transform"], after["viewBox"]) == (before["transform"], before["viewBox"])
+
+
+def test_zoom_buttons_and_keys_change_the_scale_not_the_layout(show, guarded):
+    view = show(lecture_L()["L"])
+    start = geometry(view)
+    base = start["scale"]
+    assert start["level"] == f"{round(base * 100)}%"
+    graph = view.root.locator('[data-role="graph"]')
+    steps = [(lambda: button(view, "zoom-in").click(), 1.25),
+             (lambda: button(view, "zoom-in").click(), 1.25 ** 2),
+             (lambda: button(view, "zoom-out").click(), 1.25),
+             (lambda: button(view, "zoom-out").click(), 1)]
+    for key, factor in (("]", 1.25), ("]", 1.25 ** 2), ("[", 1.25)):
+        steps.append((lambda key=key: (graph.focus(), guarded.page.keyboard.press(key)), factor))
+    for act, factor in steps:
+        act()
+        now = scale_becomes(view, base * factor, f"scale {base * factor:.4f}")
+        assert now["level"] == f"{round(base * factor * 100)}%"
+        assert_same_layout(start, now)
+    guarded.page.keyboard.press("0")
+    now = poll(lambda: geometry(view), lambda g: g["scale"] < base * 1.2 and g["scrollSize"][0] <= g["client"][0] + 1
+               and g["scrollSize"][1] <= g["client"][1] + 1, "Fit (0): the whole picture in the box")
+    assert_same_layout(start, now)
+    # Zoomed, a slider frame still paints every number in place.
+    button(view, "zoom-in").click()
+    x = view.move_slider("a", 0.8)
+    view.expect_numbers(expected_numbers(lecture_L(a=x)))
+    assert_same_layout(start, geometry(view))
+
+
+def test_ctrl_wheel_zooms_around_the_pointer_and_a_plain_wheel_does_not(show, guarded):
+    view = show(lecture_L()["L"])
+    page = guarded.page
+    base = geometry(view)["scale"]
+    x, y = view.root.evaluate(_CENTRE, "d")
+    page.mouse.move(x, y)
+    page.mouse.wheel(0, 200)
+    page.wait_for_timeout(150)
+    assert geometry(view)["scale"] == pytest.approx(base, abs=1e-6), "a plain wheel zoomed"
+    page.evaluate("() => window.scrollTo(0, 0)")
+    x, y = view.root.evaluate(_CENTRE, "d")
+    page.mouse.move(x, y)
+    before, point = geometry(view), under(view, x, y)
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, -250)
+    page.keyboard.up("Control")
+    after = poll(lambda: geometry(view), lambda g: g["scale"] > base * 1.3, "Ctrl+wheel to zoom in")
+    assert_same_layout(before, after)
+    assert under(view, x, y) == pytest.approx(point, abs=0.5), "the point under the pointer moved"
+    page.keyboard.down("Control")
+    page.mouse.wheel(0, 150)
+    page.keyboard.up("Control")
+    poll(lambda: geometry(view), lambda g: g["scale"] < after["scale"] - 0.05, "Ctrl+wheel down to zoom out")
+    assert under(view, x, y) == pytest.approx(point, abs=0.5), "the point under the pointer moved zooming out"
+
+
+def test_drag_pans_and_is_not_a_click(show, guarded):
+    view = show(lecture_L()["L"])
+    page = guarded.page
+    base = geometry(view)["scale"]
+    for _ in range(3):
+        button(view, "zoom-in").click()
+    g = scale_becomes(view, base * 1.25 ** 3, "three zoom steps")
+    box = g["boxRect"]
+    # A box well inside the visible area, with room to scroll right and down.
+    key = view.root.evaluate("""(r, box) => {
+      for (const g of r.querySelectorAll('[data-role=graph] g[data-node]')) {
+        const b = g.getBoundingClientRect(), x = b.left + b.width / 2, y = b.top + b.height / 2;
+        const inside = x > box[0] + 100 && x < box[2] - 100 && y > box[1] + 60 && y < box[3] - 60;
+        if (inside) return g.getAttribute('data-node');
+      }
+      return null; }""", box)
+    assert key, f"no box in the middle of the visible picture {g}"
+    box_scroll = view.root.locator('[data-role="graph"]')
+    box_scroll.evaluate("b => { b.scrollLeft = 0; b.scrollTop = 0; }")
+    g = geometry(view)
+    room = (g["scrollSize"][0] - g["client"][0], g["scrollSize"][1] - g["client"][1])
+    assert room[0] >= 80 and room[1] >= 30, f"nothing to pan: {g}"
+    x, y = view.root.evaluate(_CENTRE, key)
+    start = g
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x - 40, y - 15, steps=4)
+    page.mouse.move(x - 80, y - 30, steps=4)
+    page.mouse.up()
+    g = geometry(view)
+    assert g["scroll"] == pytest.approx([80, 30], abs=1.5), "the drag did not pan by the distance dragged"
+    assert_same_layout(start, g)
+    inspector = view.root.locator('[data-role="inspector"]')
+    expect(inspector).to_be_hidden()
+    # A click without a drag still picks the box.
+    x, y = view.root.evaluate(_CENTRE, key)
+    page.mouse.click(x, y)
+    expect(inspector).to_be_visible()
+    expect(inspector).to_have_attribute("data-node", key)
+
+
+@pytest.mark.parametrize("width", [700, 1000])
+def test_fit_shows_the_whole_picture_in_a_narrow_column(show, guarded, width):
+    guarded.page.set_viewport_size({"width": width, "height": 900})
+    view = show(lecture_neuron()["o"])
+    g = geometry(view)
+    assert g["boxRect"][2] <= width, "the picture's box is wider than the page: cut off"
+    if g["scale"] > 0.999:  # not fitted: the box scrolls, the whole picture is reachable
+        assert g["scrollSize"][0] > g["client"][0]
+        assert g["natural"] > g["client"][0] / 1
+    button(view, "fit").click()
+    g = poll(lambda: geometry(view), lambda g: g["scrollSize"][0] <= g["client"][0] + 1
+             and g["scrollSize"][1] <= g["client"][1] + 1, "Fit to show the whole picture")
+    left, top, right, bottom = g["boxRect"]
+    sl, st, sr, sb = g["svgRect"]
+    assert left - 1 <= sl and sr <= right + 1 and top - 1 <= st and sb <= bottom + 1, f"not all shown: {g}"
+
+
+def test_a_picture_wider_than_its_box_is_fitted_until_the_user_zooms(show, guarded):
+    view = show(lecture_L()["L"])
+    graph = view.root.locator('[data-role="graph"]')
+    natural = geometry(view)["natural"]
+    overflow = lambda: graph.evaluate("g => g.scrollWidth - g.clientWidth")  # noqa: E731
+    for width in (1400, 1000, 700):
+        guarded.page.set_viewport_size({"width": width, "height": 1000})
+        box = poll(lambda: graph.evaluate("g => g.clientWidth"), lambda w, width=width: w < width,
+                   f"the box to follow a {width} px page")
+        if natural > box >= natural / 2:
+            poll(overflow, lambda o: o <= 1, f"the {natural:.0f} px picture to fit the {box} px box")
+            assert geometry(view)["scale"] < 1
+        else:
+            # Not wider, or fitting would shrink the text below half its size: 100%, the box scrolls.
+            poll(lambda: geometry(view)["scale"], lambda s: abs(s - 1) < 1e-3, "100%")
+    # Once the user zooms, the view keeps that choice.
+    button(view, "zoom-in").click()
+    chosen = geometry(view)["scale"]
+    guarded.page.set_viewport_size({"width": 1400, "height": 1000})
+    guarded.page.wait_for_timeout(150)
+    assert geometry(view)["scale"] == pytest.approx(chosen, rel=1e-6)
+
+
+# ---------------------------------------------------------------- export
+
+
+def download(page, view: WidgetDom, action: str):
+    with page.expect_download() as info:
+        button(view, action).click()
+    d = info.value
+    assert d.failure() is None, d.failure()
+    return d.suggested_filename, Path(d.path()).read_bytes()
+
+
+def svg_numbers(text: bytes) -> dict[str, dict[str, str]]:
+    """data-node -> field -> the number shown, from an exported SVG."""
+    root = ET.fromstring(text)
+    out: dict[str, dict[str, str]] = {}
+    for span in root.iter(f"{SVG}tspan"):
+        if span.get("data-node") and span.get("data-field"):
+            out.setdefault(span.get("data-node"), {})[span.get("data-field")] = span.text or ""
+    return out
+
+
+def test_export_svg_holds_the_current_numbers_and_colours(show, guarded):
+    view = show(lecture_L()["L"])
+    x = view.move_slider("a", 0.8)
+    nodes = lecture_L(a=x)
+    view.expect_numbers(expected_numbers(nodes))
+    button(view, "zoom-in").click()  # the file is the picture at its own size, not as zoomed
+    name, text = download(guarded.page, view, "export-svg")
+    assert name == "L.svg"
+    shown = svg_numbers(text)
+    for label, v in nodes.items():
+        assert shown[label] == {"data": format_number(v.data, 4), "grad": format_number(v.grad, 4)}, label
+    root = ET.fromstring(text)
+    assert root.get("width", "").endswith("pt") and root.get("style") is None
+    assert root.find(f".//{SVG}g[@id='mgw-legend']") is not None, "the legend is part of the picture"
+    fills = view.root.evaluate("""r => Object.fromEntries([...r.querySelectorAll('[data-role=graph] g[data-node]')]
+        .map(g => [g.getAttribute('data-node'), g.querySelector('polygon, path').getAttribute('fill')]))""")
+    for g in root.iter(f"{SVG}g"):
+        key = g.get("data-node")
+        if key and g.get("class", "").startswith("node"):
+            shape = next(el for el in g.iter() if el.tag in (f"{SVG}polygon", f"{SVG}path"))
+            assert shape.get("fill") == fills[key], f"{key}: the file's colour is not the one shown"
+
+
+def test_export_png_is_twice_the_pictures_css_size(show, guarded):
+    view = show(lecture_L()["L"])
+    g = geometry(view)
+    name, data = download(guarded.page, view, "export-png")
+    assert name == "L.png"
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (round(2 * g["natural"]), round(2 * g["naturalHeight"]))
+    # Not a blank image: draw it back in the page and count the non-white pixels.
+    inked = guarded.page.evaluate("""async (b64) => {
+      const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
+      const c = document.createElement('canvas'); c.width = img.width; c.height = img.height;
+      const x = c.getContext('2d'); x.drawImage(img, 0, 0);
+      const px = x.getImageData(0, 0, c.width, c.height).data; let n = 0;
+      for (let i = 0; i < px.length; i += 4) if (px[i] < 200 || px[i + 1] < 200 || px[i + 2] < 200) n++;
+      return n; }""", __import__("base64").b64encode(data).decode())
+    assert inked > 0.01 * width * height, f"the PNG is nearly blank ({inked} dark pixels)"
+
+
+def test_export_dot_is_what_python_writes(show, guarded):
+    L = lecture_L()["L"]
+    view = show(L)
+    name, text = download(guarded.page, view, "export-dot")
+    assert name == "L.dot"
+    assert text.decode("utf-8") == graph_view(Tape.from_value(lecture_L()["L"])).dot
+
+
+@pytest.mark.parametrize(("label", "stem"), [("", "graph"), ("../loss <train>", "loss_train")])
+def test_export_files_are_named_after_the_outputs_label(show, guarded, label, stem):
+    out = Value(2.0, label="x") * Value(3.0, label="y")
+    out.label = label
+    view = show(out)
+    for action, ext in (("export-svg", "svg"), ("export-dot", "dot")):
+        name, _ = download(guarded.page, view, action)
+        assert name == f"{stem}.{ext}"
+
+
+def test_exported_page_zooms_and_exports_without_a_kernel(tmp_path, static_server, widget_bundle, guarded):
+    from micrograd_widget import save_html
+
+    nodes = lecture_L()
+    out = save_html(nodes["L"], tmp_path / "page.html")
+    served = static_server.root / f"zoom-export-{tmp_path.name}"
+    served.mkdir()
+    shutil.copy(out, served / "page.html")
+    page = guarded.page
+    page.goto(f"{static_server.url}/{served.name}/page.html")
+    view = WidgetDom(page)
+    view.wait_ready(60)
+    start = geometry(view)
+    button(view, "zoom-in").click()
+    assert_same_layout(start, scale_becomes(view, start["scale"] * 1.25, "zoom in"))
+    button(view, "fit").click()
+    x = view.move_slider("b", 0.3)
+    moved = lecture_L(b=x)
+    view.expect_numbers(expected_numbers(moved))
+    name, text = download(page, view, "export-svg")
+    assert name == "L.svg"
+    assert svg_numbers(text)["L"] == {"data": format_number(moved["L"].data, 4), "grad": "1.0000"}
+    name, dot = download(page, view, "export-dot")
+    assert dot.decode() == graph_view(Tape.from_value(nodes["L"])).dot
+    assert math.isfinite(x)
