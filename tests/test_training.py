@@ -616,3 +616,29 @@ def test_without_cell_events_a_timer_flushes_the_last_steps(model, clock):
     time.sleep(0.2)
     assert len(rec.curves()) == 2, "one timer flush, no more"
     w.close()
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_a_saved_notebook_shows_the_run_as_it_ended(tmp_path):
+    """Executed by nbclient (a real kernel), the saved output of ``w`` (shown before the loop) carries the final
+    text and static picture, not the '0 steps logged' it had when it was first shown."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    cells = ["import random\nfrom micrograd_widget import MLP, watch\nrandom.seed(7)\n"
+             "model = MLP(3, [4, 4, 1])\nw = watch(model)\nw",
+             "xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]\n"
+             "ys = [1.0, -1.0, -1.0, 1.0]\nfor k in range(60):\n"
+             "    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))\n"
+             "    model.zero_grad()\n    loss.backward()\n"
+             "    for p in model.parameters():\n        p.data -= 0.05 * p.grad\n    w.log(loss)"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    path = tmp_path / "run.ipynb"
+    nbformat.write(nb, str(path))
+    outputs = nbformat.read(str(path), as_version=4).cells[0].outputs
+    assert len(outputs) == 1
+    data = outputs[0]["data"]
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert data["text/plain"].startswith("TrainingWidget(") and "60 steps logged" in data["text/plain"]
+    assert "(60 steps logged, running)" in svg_texts(data["image/svg+xml"])[0]
