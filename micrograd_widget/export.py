@@ -9,7 +9,6 @@ ipywidgets manager: the sliders work because the browser replays the tape itself
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import tempfile
@@ -53,21 +52,17 @@ _PAGE = """<!DOCTYPE html>
 """
 
 
-def _module(text: str) -> str:
-    """A module <script> holding ``text``; as a base64 data URL if the text could end the element early."""
-    if "</script" in text.lower() or "<!--" in text:
-        encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
-        return f'<script type="module" src="data:text/javascript;base64,{encoded}"></script>'
-    return f'<script type="module">\n{text}\n</script>'
-
-
 def _host() -> str:
+    """The page's widget host as an inline module script (a file:// page may not load a module from a URL)."""
     path = _STATIC / _HOST
     if not path.is_file():
         raise FileNotFoundError(
             f"micrograd_widget/static/ lacks {_HOST}; rebuild with `npm --prefix js ci && npm --prefix js run build`"
         )
-    return _module(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    if "</script" in text.lower() or "<!--" in text:
+        raise ValueError(f"static/{_HOST} holds '</script' or '<!--' and cannot be inlined: keep both out of host.js")
+    return f'<script type="module">\n{text}\n</script>'
 
 
 def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str], *,

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from builders import lecture_L
 
+from micrograd_widget import export
 from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
 from micrograd_widget.ops import define_op
@@ -194,3 +195,16 @@ def test_the_note_says_what_the_page_can_do_without_a_kernel(tmp_path: Path) -> 
     a, b = Value(2.0), Value(3.0)
     by_hand = Value(6.0, (a, b), "*")
     assert note(by_hand).startswith("Numbers as saved: this graph has a node built by hand outside the op table")
+
+
+def test_a_host_that_cannot_be_inlined_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    static = tmp_path / "static"
+    static.mkdir()
+    (static / "host.js").write_text('const s = "</script>";', encoding="utf-8")
+    monkeypatch.setattr(export, "_STATIC", static)
+    with pytest.raises(ValueError, match="cannot be inlined"):
+        save_html(graph(), tmp_path / "x.html")
+    (static / "host.js").unlink()
+    with pytest.raises(FileNotFoundError, match="npm --prefix js run build"):
+        save_html(graph(), tmp_path / "x.html")
+    assert not (tmp_path / "x.html").exists()
