@@ -11,6 +11,7 @@ import { decodeNumber, GRADCHECK_DEFAULTS, gradcheckVerdict, numericGrad, replay
 export const PAGE_ROWS = 50;
 const SLICE_MS = 12; // browser work per slice before yielding to the page
 const KERNEL_NODE_BUDGET = 500000; // leaves per kernel request ~ this / nodes (each costs two replays)
+export const MAX_KERNEL_LEAVES = 256; // the kernel's cap per request (MAX_GRADCHECK_LEAVES in requests.py)
 const KERNEL_TIMEOUT_MS = 60000;
 
 /** Failing rows first, then the rest, each in leaf order (the order a learner needs to act on). */
@@ -18,9 +19,10 @@ export function orderRows(rows) {
   return rows.map((row, n) => [row, n]).sort((x, y) => (x[0].ok - y[0].ok) || x[1] - y[1]).map(([row]) => row);
 }
 
-/** How many leaves to send per kernel request for a graph of `n` nodes. */
+/** How many leaves to send per kernel request for a graph of `n` nodes: at most the kernel's cap (the panel
+ * pages through the rest). */
 export function kernelChunk(n) {
-  return Math.max(1, Math.floor(KERNEL_NODE_BUDGET / Math.max(1, n)));
+  return Math.min(MAX_KERNEL_LEAVES, Math.max(1, Math.floor(KERNEL_NODE_BUDGET / Math.max(1, n))));
 }
 
 export class GradcheckPanel {

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { defaultSpeed, SPEEDS, stepperAction } from "./stepper.js";
-import { kernelChunk, orderRows } from "./gradcheck.js";
+import { kernelChunk, MAX_KERNEL_LEAVES, orderRows } from "./gradcheck.js";
 
 test("keys in the stepper panel: arrows and , . step, Home/End jump, Space plays, Esc leaves", () => {
   assert.equal(stepperAction("ArrowRight"), "forward");
@@ -35,8 +35,11 @@ test("gradcheck rows: failures first, each group in leaf order", () => {
   assert.deepEqual(orderRows([]), []);
 });
 
-test("kernel gradcheck requests stay small for large graphs", () => {
-  assert.equal(kernelChunk(7), 71428);
+test("kernel gradcheck requests stay small for large graphs and within the kernel's 256 leaves", () => {
+  assert.equal(MAX_KERNEL_LEAVES, 256);
+  assert.equal(kernelChunk(7), 256);
+  assert.equal(kernelChunk(1953), 256);
+  assert.equal(kernelChunk(1954), 255);
   assert.equal(kernelChunk(65818), 7);
   assert.equal(kernelChunk(5_000_000), 1);
 });

@@ -8,6 +8,8 @@
 import { h } from "../dom.js";
 import { decodeList, encodeList, sameValues } from "../codec.js";
 import { indexOf, matchRank, parseQuery } from "../search.js";
+import { cleanText } from "../text.js";
+import { MAX_NAME_CHARS } from "./names.js";
 
 export const SETTLE_MS = 150;
 const MAX_LEAF_ROWS = 40;
@@ -120,7 +122,7 @@ export class Leaves {
     const label = this.tape.labels[i];
     const scope = this.tape.scopes[i];
     // A label shared by many leaves (every neuron's "w0") is told apart by the module that made it.
-    const name = !label ? `#${i}` : key === label || !scope ? label : `${scope}.${label}`;
+    const name = cleanText(!label ? `#${i}` : key === label || !scope ? label : `${scope}.${label}`, MAX_NAME_CHARS);
     const common = { "data-lm-suppress-shortcuts": "true", disabled: this.readonly };
     const number = (props) => h("input", { type: "number", step: "any", ...props, ...common });
     const range = h("input", { type: "range", "data-leaf": key, "aria-label": `value of ${name}`, ...common });
@@ -128,7 +130,7 @@ export class Leaves {
     const min = number({ className: "mgw-bound", "data-role": "min", "aria-label": `slider minimum for ${name}` });
     const max = number({ className: "mgw-bound", "data-role": "max", "aria-label": `slider maximum for ${name}` });
     const title = h("span", { className: "mgw-leaf-name", text: name });
-    title.title = `${scope ? `${scope}.` : ""}${label || ""} (#${i})`;
+    title.title = cleanText(`${scope ? `${scope}.` : ""}${label || ""} (#${i})`, 300);
     const row = h("div", { className: "mgw-leaf", "data-leaf-row": key }, title, min, range, max, exact);
     const entry = { j, range, exact, min, max };
     this.rows.set(j, entry);

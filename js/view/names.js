@@ -2,6 +2,11 @@
 
 import { pyRepr } from "../format.js";
 import { inputsOf } from "../tape.js";
+import { cleanText } from "../text.js";
+
+// A name is cut to this many characters with "…" (a 10,000-character label must not make the output chooser
+// 77,000 px wide); the picture's own cut is dot.py's MAX_LABEL_CHARS (40).
+export const MAX_NAME_CHARS = 60;
 
 /** Stable names for the test hooks and the UI: the label when no other node has it, else the node id. */
 export function nodeKeys(labels) {
@@ -19,14 +24,14 @@ export class NodeNames {
   /** A node's long name: "label (#id)", else "#id op-symbol" (or leaf/node). */
   describe(i) {
     const tape = this.tape;
-    const label = tape.labels[i];
-    const what = tape.symbols[i] || (tape.inputStart[i + 1] > tape.inputStart[i] ? "node" : "leaf");
+    const label = cleanText(tape.labels[i], MAX_NAME_CHARS);
+    const what = cleanText(tape.symbols[i], MAX_NAME_CHARS) || (tape.inputStart[i + 1] > tape.inputStart[i] ? "node" : "leaf");
     return label ? `${label} (#${i})` : `#${i} ${what}`;
   }
 
-  /** A node's short name: its label, else #id. */
+  /** A node's short name: its label (cleaned, cut to MAX_NAME_CHARS), else #id. */
   nodeName(i) {
-    return this.tape.labels[i] || `#${i}`;
+    return cleanText(this.tape.labels[i], MAX_NAME_CHARS) || `#${i}`;
   }
 
   /** How node i is computed from its inputs, e.g. "e + c", "tanh(n)", "x**2". */

@@ -10,6 +10,20 @@ import { SVG_NS, boxesById, layoutPicture, makeFocusable, textNode } from "../sv
 import { Zoom } from "./zoom.js";
 
 const NOT_REACHED = "\u00b7"; // a grad the stepped backward pass has not written yet
+// Graphviz's dot layout recurses on the graph's depth: compiled to WebAssembly it overflows the browser's stack
+// ("Maximum call stack size exceeded", measured: a chain of 7,500 drawn nodes fails, 5,000 lays out in ~3 s).
+// A picture with more boxes than this (only Python can ask for one: node_budget=None) is refused before layout.
+export const MAX_LAYOUT_BOXES = 5000;
+
+/** Why a picture of `view` is not laid out in the browser, or "" when it is small enough. */
+export function layoutRefusal(view) {
+  const boxes = (view.shown || []).length + (view.folds || []).length;
+  if (boxes <= MAX_LAYOUT_BOXES) return "";
+  return `the picture has ${boxes.toLocaleString("en-US")} boxes and the browser lays out at most `
+    + `${MAX_LAYOUT_BOXES.toLocaleString("en-US")} (Graphviz's layout recurses on the graph's depth and would `
+    + "overflow the browser's stack); draw fewer with a node budget (explore(root, node_budget=250)) or save the "
+    + "full picture from Python with save_svg";
+}
 
 // "data 6.0000" -> "data " + <tspan data-node data-field>6.0000</tspan>; returns the number's Text node.
 function splitNumber(text, key, field) {
@@ -230,7 +244,12 @@ export class Picture {
     const generation = ++this.generation;
     this.el.setAttribute("aria-busy", "true"); // the old picture stays until the new one is ready
     try {
-      const svg = await layoutPicture(dot);
+      const refused = layoutRefusal(view);
+      if (refused) throw new Error(refused);
+      const svg = await layoutPicture(dot).catch((err) => {
+        if (err instanceof RangeError) throw new Error(`Graphviz ran out of stack laying out this picture (${err.message}); draw fewer boxes with a smaller node budget`);
+        throw err;
+      });
       if (generation !== this.generation) return false;
       this.el.removeAttribute("aria-busy");
       this.bound = new BoundPicture(svg, view, this.names);

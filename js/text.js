@@ -1,0 +1,24 @@
+// User strings (labels, scopes, op symbols, fold titles) as plain text the view can show: the same cleaning
+// as micrograd_widget/dot.py's clean_text, so the picture, the tables and the controls agree. Newlines read
+// as " ↵ ", control characters, lone surrogates and non-characters as U+FFFD, runs of spaces/tabs as one
+// space, trimmed, and cut to `maxChars` with "…". On top of clean_text, the bidirectional controls (LRM,
+// RLM, ALM, the embeddings, overrides and isolates) also become U+FFFD: shown raw they reorder the text
+// around them (an RTL override turns "#12 (root)" around in the output chooser).
+
+// eslint-disable-next-line no-control-regex -- control characters are exactly what these replace
+const NEWLINES = /\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]/g;
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+const SPACES = /[ \t]+/g;
+
+/** `text` cleaned for display (see above), at most `maxChars` characters (code points) when given. */
+export function cleanText(text, maxChars = null) {
+  if (text === "" || text === null || text === undefined) return "";
+  let s = String(text).replace(NEWLINES, " \u21b5 ").replace(UNPRINTABLE, "\ufffd").replace(SPACES, " ");
+  s = s.replace(/^ +| +$/g, "");
+  if (maxChars !== null) {
+    const chars = Array.from(s);
+    if (chars.length > maxChars) s = chars.slice(0, Math.max(maxChars - 1, 0)).join("").replace(/ +$/, "") + "\u2026";
+  }
+  return s;
+}
