@@ -5,6 +5,11 @@ Loaded, a Value's bundle is the widget view + ``image/svg+xml`` fallback + ``tex
 ``default_view = 'static'``, the picture alone), and a ``text/html`` printer returning None keeps IPython
 from also calling ``_repr_html_``: one layout per display. Unloading removes both printers.
 
+In a VS Code notebook (its Jupyter extension sets ``__vsc_ipynb_file__`` in the kernel's namespace) the default
+view is ``'static'``: VS Code fetches anywidget's front end from a CDN, so offline the live view would be an
+error. ``%config MicrogradWidget.default_view = 'widget'`` (or ``c.MicrogradWidget.default_view`` in a
+profile) asks for the live widget there, and ``explore(value)`` always gives it.
+
 Options are the ``MicrogradWidget`` Configurable, so ``%config MicrogradWidget.precision = 6`` works
 and an IPython profile can set ``c.MicrogradWidget.node_budget = 400``. Its traits, checks and help
 come from options.py's table; loading registers it there, so ``options.current_options()`` gives the
@@ -88,12 +93,20 @@ def load_ipython_extension(ip: Any) -> None:
     def show(value: Any) -> Any:
         return _mimebundle(value, config)
 
+    if in_vscode(ip) and "default_view" not in (ip.config.get("MicrogradWidget") or {}):
+        config.default_view = "static"
     ip.configurables.append(config)
     formatters = ip.display_formatter
     previous = formatters.mimebundle_formatter.for_type_by_name(*_TYPE, show)
     previous_html = formatters.formatters["text/html"].for_type_by_name(*_TYPE, _no_html)
     _loaded[id(ip)] = _Loaded(ip, config, show, previous, previous_html)
     _options.register(ip, config)
+
+
+def in_vscode(ip: Any) -> bool:
+    """Whether shell ``ip`` runs a VS Code notebook: VS Code's Jupyter extension defines ``__vsc_ipynb_file__`` (the
+    notebook's path) in the kernel's namespace when it starts the kernel (microsoft/vscode-jupyter#8531)."""
+    return "__vsc_ipynb_file__" in (getattr(ip, "user_ns", None) or {})
 
 
 def _no_html(value: Any) -> None:

@@ -244,3 +244,33 @@ def test_default_view_widget_with_the_real_widget(ip: InteractiveShell) -> None:
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
     groups = svg_groups(parse_svg(data["image/svg+xml"]))
     assert texts(groups["n0"]) == ["a", "data 2.00", "grad -3.00"]
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_in_a_vs_code_notebook_the_default_view_is_the_static_picture(ip: InteractiveShell) -> None:
+    """VS Code's Jupyter extension defines __vsc_ipynb_file__; offline it cannot load anywidget's front end, so
+    %load_ext draws the picture there unless the live widget is asked for."""
+    ip.user_ns["__vsc_ipynb_file__"] = "/home/me/lecture.ipynb"
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    assert current_options()["default_view"] == "static"
+    assert set(last_value_bundle(ip)) == {"text/plain", "image/svg+xml"}
+    ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
+    assert "application/vnd.jupyter.widget-view+json" in last_value_bundle(ip)
+
+
+def test_a_profiles_default_view_wins_over_the_vs_code_default(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = Config()
+    cfg.MicrogradWidget.default_view = "widget"
+    shell = make_shell(tmp_path, monkeypatch, cfg)
+    try:
+        shell.user_ns["__vsc_ipynb_file__"] = "/home/me/lecture.ipynb"
+        micrograd_widget.load_ipython_extension(shell)
+        assert current_options()["default_view"] == "widget"
+    finally:
+        micrograd_widget.unload_ipython_extension(shell)
+        InteractiveShell.clear_instance()
+
+
+def test_outside_vs_code_the_default_view_is_the_widget(ip: InteractiveShell) -> None:
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    assert not extension.in_vscode(ip) and current_options()["default_view"] == "widget"
