@@ -11,13 +11,12 @@ through more), and a replay request carries exactly one value per leaf.
 
 from __future__ import annotations
 
-import numbers
-import reprlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .gradcheck import gradcheck
-from .tape import TapeReplayError, encode_number
+from .tape import TapeReplayError, encode_number, json_safe
+from .writes import decode_leaves, node_id, real_number, short
 
 if TYPE_CHECKING:
     from .widget import GraphWidget
@@ -27,32 +26,18 @@ __all__ = ["MAX_GRADCHECK_LEAVES", "MAX_ERROR_CHARS", "error_text", "short", "re
 MAX_GRADCHECK_LEAVES = 256
 MAX_ERROR_CHARS = 300
 
-_SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
-
-
-def short(value: object) -> str:
-    """A repr of ``value`` cut to a few dozen characters, for error messages (never a huge value in full)."""
-    return _SHORT.repr(value)
-
-
-def real_number(value: object, what: str) -> float:
-    """``value`` as a float, or a TypeError naming ``what`` and (briefly) what was given."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} needs a real number (int or float), got {type(value).__name__}: {short(value)}")
-    return float(value)
-
-
 def error_text(err: BaseException) -> str:
     """How the view shows a failure: ``TypeName: message``, at most MAX_ERROR_CHARS characters.
 
     A KeyError's message is its text (``str()`` would quote it); any other error reads as ``str(err)``, so
-    ``OverflowError(34, 'Numerical result out of range')`` keeps both its number and its words."""
+    ``OverflowError(34, 'Numerical result out of range')`` keeps both its number and its words; the text is
+    made JSON-safe (tape.json_safe)."""
     if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
         message = err.args[0]
     else:
         message = str(err)
     text = f"{type(err).__name__}: {message}" if message else type(err).__name__
+    text = json_safe(text)  # a lone surrogate in a user's message would break the widget's state
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 1] + "\u2026"
 
 
@@ -84,8 +69,8 @@ def _replay(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
     Request ``{"type": "replay", "seq", "leaf_values", "output"}``; answer ``{"type": "replay", "seq",
     "data", "grad"}``. The Values and the tape are not touched: that happens when the view settles."""
     tape = widget.tape
-    values = widget._decode_leaves(content.get("leaf_values"))
-    output = widget._node_id(content.get("output", tape.root), "output")
+    values = decode_leaves(tape, content.get("leaf_values"))
+    output = node_id(tape, content.get("output", tape.root), "output")
     saved = (tape.data[:], tape.grad[:])
     try:
         tape.forward(values)
@@ -111,7 +96,7 @@ def _chosen_leaves(widget: GraphWidget, leaves: object) -> list[int]:
     if len(leaves) > MAX_GRADCHECK_LEAVES:
         raise TapeReplayError(f"a gradcheck request checks at most {MAX_GRADCHECK_LEAVES} leaves, got {len(leaves):,}: "
                               "send them in pages")
-    chosen = [widget._node_id(i, "gradcheck leaf") for i in leaves]
+    chosen = [node_id(tape, i, "gradcheck leaf") for i in leaves]
     seen: set[int] = set()
     for i in chosen:
         if i in seen:
@@ -134,8 +119,8 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
     are applied first (as a settled slider would be), so the Values hold what was checked; if the check
     then fails, they are put back."""
     tape = widget.tape
-    values = widget._decode_leaves(content.get("leaf_values"))
-    output = widget._node_id(content.get("output", tape.root), "output")
+    values = decode_leaves(tape, content.get("leaf_values"))
+    output = node_id(tape, content.get("output", tape.root), "output")
     tolerances = {name: real_number(content.get(name, default), f"gradcheck {name}")
                   for name, default in (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
     chosen = _chosen_leaves(widget, content.get("leaves"))

@@ -19,7 +19,7 @@ empty otherwise, so a settled slider does not ship every node twice), ``precisio
 
 Faults stay contained: a front end may write only ``leaf_values``, ``output`` and the view options (updates
 of any other trait are refused, logged and the kernel's value pushed back); a change from the view takes
-only the leaves the view changed and re-reads the others from the Values (the write rule), so Python
+only the leaves the view changed and re-reads the others from the Values (the write rule, writes.py), so Python
 assignments and other widgets on the same graph are never undone; any failure, from the view's message or
 from user code, is reported in ``error`` (requests.error_text) and leaves Values, traits and tape as they
 were. ``close()`` lets go of the tape and with it the user's graph.
@@ -28,7 +28,6 @@ were. ``close()`` lets go of the tape and with it the user's graph.
 from __future__ import annotations
 
 import logging
-import math
 import os
 from array import array
 from collections.abc import Callable, Sequence
@@ -40,11 +39,12 @@ import traitlets
 
 from . import assets as _assets
 from . import dot as _dot
+from . import writes
 from .display import tape_mimebundle
 from .engine import Value
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
-from .requests import answer, error_text, real_number, short
-from .tape import Tape, TapeReplayError, decode_number, encode_number, to_buffer
+from .requests import answer, error_text
+from .tape import Tape, encode_number, json_safe, to_buffer
 
 __all__ = ["GraphWidget", "explore"]
 
@@ -55,18 +55,6 @@ _FROM_VIEW = frozenset({"leaf_values", "output", *DRAWING_OPTIONS})
 _CLOSED = "this widget is closed; make a new one with explore(root)"
 _KEEP = object()  # "the view did not send this trait"
 _log = logging.getLogger(__name__)
-
-
-def _same(x: object, y: object) -> bool:
-    """Equal as a view shows them: same type and value, -0.0 is not 0.0, NaN is NaN."""
-    if isinstance(x, float) and isinstance(y, float):
-        return (x == y and math.copysign(1.0, x) == math.copysign(1.0, y)) or (x != x and y != y)
-    return type(x) is type(y) and x == y
-
-
-def _same_list(xs: Sequence[object], ys: Sequence[object]) -> bool:
-    """``_same`` for every pair of two equally long sequences."""
-    return len(xs) == len(ys) and all(map(_same, xs, ys))
 
 
 class GraphWidget(anywidget.AnyWidget):
@@ -110,7 +98,7 @@ class GraphWidget(anywidget.AnyWidget):
         tape = Tape.from_value(root)
         self._tape: Tape | None = tape
         self._from_view = False
-        out = tape.root if output is None else self._node_id(output, "output")
+        out = tape.root if output is None else writes.node_id(tape, output, "output")
         replayable = not tape.opaque
         if replayable:
             tape.forward()
@@ -148,15 +136,15 @@ class GraphWidget(anywidget.AnyWidget):
         """Give one leaf (its Value, its label, or its node id) a new value; every node's data and grad
         follow, in the Values and in the view. The other leaves keep what the Values hold now (NaN and
         inf included). Raises, changing nothing, if the graph cannot take it."""
-        position = self._leaf_position(leaf)
-        values = self._leaves_now()
-        values[position] = real_number(value, "set_leaf(value)")
+        position = writes.leaf_position(self.tape, leaf)
+        values = writes.leaves_now(self.tape)
+        values[position] = writes.real_number(value, "set_leaf(value)")
         self._apply(values, self._applied[1])
 
     def refresh(self) -> None:
         """Re-read the leaves' ``.data`` from the Value objects (after you changed them in Python) and
         replay the graph, updating the view."""
-        self._apply(self._leaves_now(), self._applied[1])
+        self._apply(writes.leaves_now(self.tape), self._applied[1])
 
     def save_svg(self, path: str | os.PathLike[str]) -> Path:
         """Write the picture as this widget shows it (its numbers, output and drawing options) to ``path`` as
@@ -183,23 +171,10 @@ class GraphWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ kernel-side replay
 
-    def _leaves_now(self) -> list[float]:
-        """Every leaf's value as the Values hold it now (Python code or another widget may have set it)."""
-        tape = self.tape
-        return [real_number(tape.values[i].data, f"leaf {i} .data") for i in tape.leaves]
-
     def _apply(self, values: list[float], output: int) -> None:
         """Replay the tape for ``values`` and ``output``, write data and grad into the Values and publish
         them; raises (tape, Values and traits unchanged) when an op fails or the graph is not replayable."""
-        tape = self.tape
-        saved = (tape.data[:], tape.grad[:])
-        try:
-            tape.forward(values)
-            tape.backward(output)
-        except BaseException:
-            tape.data, tape.grad = saved
-            raise
-        tape.write_back()
+        writes.replay_into_values(self.tape, values, output)
         self._publish(values, output, "")
 
     def _publish(self, values: Sequence[float], output: int, error: str, numbers: bool = True) -> None:
@@ -219,8 +194,8 @@ class GraphWidget(anywidget.AnyWidget):
                 self.error = error
         finally:
             self._busy = False
-        resend = (["leaf_values"] if before[0] == encoded and not _same_list(before[0], encoded) else []) + (
-            ["output"] if before[1] == output and not _same(before[1], output) else [])
+        resend = (["leaf_values"] if before[0] == encoded and not writes.same_list(before[0], encoded) else []) + (
+            ["output"] if before[1] == output and not writes.same(before[1], output) else [])
         if resend:
             self.send_state(resend)
 
@@ -235,15 +210,10 @@ class GraphWidget(anywidget.AnyWidget):
         of every node and push the merged leaf values back. Raises, changing nothing, on a bad change."""
         tape = self.tape
         shown, shown_output = self._applied
-        out = shown_output if output is _KEEP else self._node_id(output, "output")
-        merged = self._leaves_now()
-        if leaves is not _KEEP:
-            for j, (x, was) in enumerate(zip(self._decode_leaves(leaves), shown)):
-                if not _same(x, was):
-                    if not math.isfinite(x):
-                        raise TapeReplayError(f"leaf {tape.leaves[j]} can only be set to a finite number, got {x}")
-                    merged[j] = x
-        if out != shown_output or not _same_list(merged, shown):
+        out = shown_output if output is _KEEP else writes.node_id(tape, output, "output")
+        merged = (writes.leaves_now(tape) if leaves is _KEEP
+                  else writes.merge_leaves(tape, writes.decode_leaves(tape, leaves), shown))
+        if out != shown_output or not writes.same_list(merged, shown):
             self._apply(merged, out)
 
     @traitlets.observe("leaf_values", "output")
@@ -266,7 +236,7 @@ class GraphWidget(anywidget.AnyWidget):
         problems: list[str] = []
         foreign = sorted(str(name) for name in sync_data if name not in _FROM_VIEW)
         if foreign:
-            problems.append(f"the view may not change {short(foreign)}: they are the kernel's")
+            problems.append(f"the view may not change {writes.short(foreign)}: they are the kernel's")
             _log.warning("GraphWidget: refused an update from the view: %s", problems[-1])
         own: dict[str, Any] = {}
         for name, value in sync_data.items():
@@ -295,8 +265,9 @@ class GraphWidget(anywidget.AnyWidget):
             elif self.error:
                 self.error = ""
         # Sent values the trait never took, or equal to ours but not the same (-0.0 for 0.0), go back too.
-        stale = [name for name, value in sent.items() if name not in own or (value == getattr(self, name)
-                 and not (_same_list(value, self.leaf_values) if name == "leaf_values" else _same(value, self.output)))]
+        stale = [name for name, value in sent.items() if name not in own or (
+                 value == getattr(self, name) and not (writes.same_list if name == "leaf_values" else writes.same)(
+                     value, getattr(self, name)))]
         pushed = (stale + [name for name in DRAWING_OPTIONS if name in sync_data]) if problems else stale
         kernel_owned = [name for name in foreign if name in self.keys]
         if pushed or kernel_owned:
@@ -309,18 +280,18 @@ class GraphWidget(anywidget.AnyWidget):
         if name == "leaf_values":
             if not isinstance(value, list) or len(value) != len(self.tape.leaves):
                 raise TypeError(f"leaf_values must be a list of {len(self.tape.leaves)} numbers (one per leaf), got "
-                                f"{type(value).__name__} {short(value)}")
+                                f"{type(value).__name__} {writes.short(value)}")
             return value
         if name == "output":
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {short(value)}")
+                raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {writes.short(value)}")
             return value
         if name == "node_budget" and value is None:
             raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
                              "only be asked for from Python")
         if not isinstance(value, (bool, int, float, str)) or (isinstance(value, str) and len(value) > 16):
             raise TypeError(f"{name} from the view must be a number, true/false or a short text, got "
-                            f"{type(value).__name__}: {short(value)}")
+                            f"{type(value).__name__}: {writes.short(value)}")
         return check_option(name, value)
 
     @traitlets.validate(*DRAWING_OPTIONS)
@@ -352,15 +323,11 @@ class GraphWidget(anywidget.AnyWidget):
 
     def _undo_point(self) -> Callable[[], None]:
         """A function that puts the Values, the tape and the view's traits back as they are now."""
-        tape = self.tape
-        values = [(v.data, v.grad) for v in tape.values]
-        kept, applied = (tape.data[:], tape.grad[:]), self._applied
+        undo_tape, applied = writes.tape_undo_point(self.tape), self._applied
         traits = {name: getattr(self, name) for name in ("leaf_values", "output", "data", "grad", "error")}
 
         def undo() -> None:
-            for v, (data, grad) in zip(tape.values, values):
-                v.data, v.grad = data, grad
-            tape.data, tape.grad = kept
+            undo_tape()
             self._applied = applied
             self._busy = True
             try:
@@ -379,50 +346,6 @@ class GraphWidget(anywidget.AnyWidget):
         when the kernel computes for the view, else empty."""
         return to_buffer(values) if self._kernel_computes else b""
 
-    def _decode_leaves(self, values: object) -> list[float]:
-        """The view's leaf values as floats, or a TapeReplayError saying what was wrong."""
-        tape = self.tape
-        n = len(tape.leaves)
-        if not isinstance(values, (list, tuple)) or len(values) != n:
-            raise TapeReplayError(f"expected a list of {n} leaf values (one per leaf), got {short(values)}")
-        out = []
-        for i, x in zip(tape.leaves, values):
-            try:
-                out.append(decode_number(x) if isinstance(x, str) else real_number(x, f"leaf {i}"))
-            except KeyError:
-                raise TapeReplayError(f"leaf {i} needs a number, got {short(x)}") from None
-        return out
-
-    def _node_id(self, node: object, what: str) -> int:
-        """A node given as a Value or a node id, checked against the tape."""
-        tape = self.tape
-        if isinstance(node, Value):
-            return tape.index(node)
-        if isinstance(node, bool) or not isinstance(node, int):
-            raise TypeError(f"{what} must be a Value of this graph or a node id (int), got {type(node).__name__}: "
-                            f"{short(node)}")
-        if not 0 <= node < len(tape):
-            raise TapeReplayError(f"{what} must be a node id from 0 to {len(tape) - 1}, got {short(node)}")
-        return node
-
-    def _leaf_position(self, leaf: Value | str | int) -> int:
-        """Where ``leaf`` (a Value, a label naming exactly one leaf, or a node id) sits in ``tape.leaves``."""
-        tape = self.tape
-        if isinstance(leaf, str):
-            matches = [j for j, i in enumerate(tape.leaves) if tape.labels[i] == leaf]
-            if len(matches) == 1:
-                return matches[0]
-            named = sorted({tape.labels[i] for i in tape.leaves if tape.labels[i]})
-            if matches:
-                raise KeyError(f"{len(matches)} leaves are labelled {leaf!r}; pass the Value or its node id instead")
-            raise KeyError(f"no leaf is labelled {leaf!r}; labelled leaves: {named[:20]}")
-        node = self._node_id(leaf, "leaf")
-        try:
-            return tape.leaves.index(node)
-        except ValueError:
-            raise KeyError(f"node {node} is not a leaf (it is made by {tape.symbols[node]!r}); "
-                           "only leaves have sliders") from None
-
     @staticmethod
     def _view_of(picture: _dot.GraphView) -> dict[str, Any]:
         """What the browser needs to know about a picture besides its DOT."""
@@ -434,7 +357,8 @@ class GraphWidget(anywidget.AnyWidget):
                     fold_of[i] = k
         return {
             "shown": list(picture.shown),
-            "folds": [{"id": f.id, "title": f.title, "kind": f.kind, "count": len(f.members), "note": f.note}
+            "folds": [{"id": f.id, "title": json_safe(f.title), "kind": f.kind, "count": len(f.members),
+                       "note": json_safe(f.note)}
                       for f in picture.folds],
             "fold_of": fold_of,
             "message": picture.message,

@@ -212,6 +212,28 @@ def test_an_overflow_reads_as_its_type_and_message() -> None:
     assert x.data == 2.0
 
 
+def test_an_error_with_a_lone_surrogate_reaches_the_view_json_safe() -> None:
+    def forward(a: float) -> float:
+        if a > 5:
+            raise ValueError("bad \ud800 input")
+        return a
+
+    odd = define_op("odd_message", forward, lambda a, out: 1.0)
+    x = Value(1.0, label="x")
+    w = GraphWidget(Value.apply(odd, x))
+    sent = Recorder(w)
+    from_browser(w, leaf_values=[6.0])
+    assert w.error == "ValueError: bad \ufffd input"
+    custom_from_browser(w, {"type": "replay", "seq": 1, "leaf_values": [6.0]})
+    assert sent.customs()[-1]["error"] == "ValueError: bad \ufffd input"
+    w.error.encode("utf-8")
+
+
+def test_the_gradcheck_cap_is_the_views_page_size() -> None:
+    source = (Path(micrograd_widget.__file__).parent.parent / "js" / "gradcheck.js").read_text(encoding="utf-8")
+    assert f"export const MAX_KERNEL_LEAVES = {MAX_GRADCHECK_LEAVES};" in source
+
+
 def test_error_text_never_echoes_a_huge_value() -> None:
     nodes = log_graph()
     w = GraphWidget(nodes["z"])

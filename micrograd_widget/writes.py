@@ -1,0 +1,139 @@
+"""The write rule: how leaf values from a widget's view (or from Python) become the graph's numbers.
+
+A change from the view takes only the leaves the view changed, from what it last had, and re-reads every other
+leaf from the Values, so a Python assignment (``a.data = 7.0``) or another widget on the same graph is never
+undone; the tape then replays and writes data and grad of every node into the Values (grads are derived:
+recomputed, not merged). A replay that fails leaves the tape as it was. The functions here check what a view
+sent (leaf values, node ids) against the tape and raise a TapeReplayError/TypeError/KeyError saying what was
+wrong; widget.py owns the traits and requests.py the custom requests that use them.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import reprlib
+from collections.abc import Callable, Sequence
+
+from .engine import Value
+from .tape import Tape, TapeReplayError, decode_number
+
+__all__ = ["short", "real_number", "same", "same_list", "leaves_now", "decode_leaves", "merge_leaves",
+           "replay_into_values", "node_id",
+           "leaf_position", "tape_undo_point"]
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
+
+
+def short(value: object) -> str:
+    """A repr of ``value`` cut to a few dozen characters, for error messages (never a huge value in full)."""
+    return _SHORT.repr(value)
+
+
+def real_number(value: object, what: str) -> float:
+    """``value`` as a float, or a TypeError naming ``what`` and (briefly) what was given."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} needs a real number (int or float), got {type(value).__name__}: {short(value)}")
+    return float(value)
+
+
+def same(x: object, y: object) -> bool:
+    """Equal as a view shows them: same type and value, -0.0 is not 0.0, NaN is NaN."""
+    if isinstance(x, float) and isinstance(y, float):
+        return (x == y and math.copysign(1.0, x) == math.copysign(1.0, y)) or (x != x and y != y)
+    return type(x) is type(y) and x == y
+
+
+def same_list(xs: Sequence[object], ys: Sequence[object]) -> bool:
+    """``same`` for every pair of two equally long sequences."""
+    return len(xs) == len(ys) and all(map(same, xs, ys))
+
+
+def leaves_now(tape: Tape) -> list[float]:
+    """Every leaf's value as the Values hold it now (Python code or another widget may have set it)."""
+    return [real_number(tape.values[i].data, f"leaf {i} .data") for i in tape.leaves]
+
+
+def decode_leaves(tape: Tape, values: object) -> list[float]:
+    """A view's leaf values (numbers, or the strings 'NaN'/'Infinity'/'-Infinity') as floats, one per leaf, or
+    a TapeReplayError saying what was wrong."""
+    n = len(tape.leaves)
+    if not isinstance(values, (list, tuple)) or len(values) != n:
+        raise TapeReplayError(f"expected a list of {n} leaf values (one per leaf), got {short(values)}")
+    out = []
+    for i, x in zip(tape.leaves, values):
+        try:
+            out.append(decode_number(x) if isinstance(x, str) else real_number(x, f"leaf {i}"))
+        except KeyError:
+            raise TapeReplayError(f"leaf {i} needs a number, got {short(x)}") from None
+    return out
+
+
+def merge_leaves(tape: Tape, sent: list[float], shown: Sequence[float]) -> list[float]:
+    """The leaves to replay for a view that sent ``sent`` after being shown ``shown``: the Values' leaves now,
+    with only the leaves the view changed taken from it (a changed leaf must be finite)."""
+    merged = leaves_now(tape)
+    for j, (x, was) in enumerate(zip(sent, shown)):
+        if not same(x, was):
+            if not math.isfinite(x):
+                raise TapeReplayError(f"leaf {tape.leaves[j]} can only be set to a finite number, got {x}")
+            merged[j] = x
+    return merged
+
+
+def replay_into_values(tape: Tape, values: list[float], output: int) -> None:
+    """Replay ``tape`` for leaf ``values`` and ``output`` and write data and grad into the Values; raises (the
+    tape and the Values unchanged) when an op fails or the graph is not replayable."""
+    saved = (tape.data[:], tape.grad[:])
+    try:
+        tape.forward(values)
+        tape.backward(output)
+    except BaseException:
+        tape.data, tape.grad = saved
+        raise
+    tape.write_back()
+
+
+def tape_undo_point(tape: Tape) -> Callable[[], None]:
+    """A function that puts the Values' data and grad and the tape's numbers back as they are now."""
+    values = [(v.data, v.grad) for v in tape.values]
+    kept = (tape.data[:], tape.grad[:])
+
+    def undo() -> None:
+        for v, (data, grad) in zip(tape.values, values):
+            v.data, v.grad = data, grad
+        tape.data, tape.grad = kept
+
+    return undo
+
+
+def node_id(tape: Tape, node: object, what: str) -> int:
+    """A node given as a Value or a node id, checked against the tape."""
+    if isinstance(node, Value):
+        return tape.index(node)
+    if isinstance(node, bool) or not isinstance(node, int):
+        raise TypeError(f"{what} must be a Value of this graph or a node id (int), got {type(node).__name__}: "
+                        f"{short(node)}")
+    if not 0 <= node < len(tape):
+        raise TapeReplayError(f"{what} must be a node id from 0 to {len(tape) - 1}, got {short(node)}")
+    return node
+
+
+def leaf_position(tape: Tape, leaf: Value | str | int) -> int:
+    """Where ``leaf`` (a Value, a label naming exactly one leaf, or a node id) sits in ``tape.leaves``."""
+    if isinstance(leaf, str):
+        matches = [j for j, i in enumerate(tape.leaves) if tape.labels[i] == leaf]
+        if len(matches) == 1:
+            return matches[0]
+        named = sorted({tape.labels[i] for i in tape.leaves if tape.labels[i]})
+        if matches:
+            raise KeyError(f"{len(matches)} leaves are labelled {leaf!r}; pass the Value or its node id instead")
+        raise KeyError(f"no leaf is labelled {leaf!r}; labelled leaves: {named[:20]}")
+    node = node_id(tape, leaf, "leaf")
+    try:
+        return tape.leaves.index(node)
+    except ValueError:
+        raise KeyError(f"node {node} is not a leaf (it is made by {tape.symbols[node]!r}); "
+                       "only leaves have sliders") from None
