@@ -20,11 +20,20 @@ export function boxesById(svg) {
   return byId;
 }
 
-/** A box a keyboard user can reach with Tab and press (Enter) like a button named `label`. */
-export function makeFocusable(g, label) {
+/**
+ * A box a keyboard user can reach with Tab and press (Enter) like a button. Its accessible name is the text it
+ * shows (label, data, grad: live as the numbers change, and what a speech-input user reads on screen);
+ * `description` says more (full name, what Enter does).
+ */
+export function makeFocusable(g, description) {
+  // Graphviz's <title> (the DOT node id, "n4") would be the box's name and its hover tooltip: drop it.
+  for (const title of g.querySelectorAll(":scope > title")) title.remove();
+  // Its tooltip (full-precision numbers as the kernel drew them, a shortened label in full) stays for the
+  // mouse, but is not the name: the name is the text shown, which follows the sliders.
+  for (const a of g.querySelectorAll("a")) a.setAttribute("role", "none");
   g.setAttribute("tabindex", "0");
   g.setAttribute("role", "button");
-  g.setAttribute("aria-label", label);
+  g.setAttribute("aria-description", description);
 }
 
 /** The first text node of `text`, made when it has none (a box's number to change in place). */

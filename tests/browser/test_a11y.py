@@ -1,0 +1,88 @@
+"""Accessibility: axe-core (js/node_modules/axe-core, pinned in js/package.json) run in Chromium on the exported
+page (save_html) and on the fake-model view, with the inspector open: no serious or critical violation."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from micrograd_widget.dot import format_number
+
+from .mgw_browser.dom import WidgetDom
+from .mgw_browser.fake_model import open_view
+from .mgw_browser.graphs import lecture_L, moons_loss
+
+pytestmark = pytest.mark.browser
+
+AXE = Path(__file__).resolve().parents[2] / "js" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def axe_problems(page, context: str = "document") -> list[str]:
+    """The serious and critical violations axe-core finds in ``context`` (a JS expression: the page, or the
+    widget alone on the test harness's page), one line per element."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `npm --prefix js ci`", pytrace=False)
+    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    result = page.evaluate(f"async () => await axe.run({context}, {{ resultTypes: ['violations'] }})")
+    problems = []
+    for v in result["violations"]:
+        if v["impact"] in ("serious", "critical"):
+            for node in v["nodes"]:
+                problems.append(f"{v['impact']} {v['id']}: {v['help']} at {node['target']}: "
+                                f"{node.get('failureSummary', '').strip()}")
+    return problems
+
+
+def open_inspector(view: WidgetDom, key: str) -> None:
+    view.root.locator(f'[data-role="graph"] g[data-node="{key}"]').click()
+    inspector = view.root.locator('[data-role="inspector"]')
+    expect(inspector).to_be_visible()
+    expect(inspector).to_have_attribute("data-node", key)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_exported_page_has_no_serious_violation_with_the_inspector_open(tmp_path, static_server, widget_bundle,
+                                                                         guarded, scheme):
+    from micrograd_widget import save_html
+
+    guarded.page.emulate_media(color_scheme=scheme)
+
+    out = save_html(lecture_L()["L"], tmp_path / "page.html")
+    served = static_server.root / f"a11y-{tmp_path.name}"
+    served.mkdir()
+    shutil.copy(out, served / "page.html")
+    guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
+    view = WidgetDom(guarded.page)
+    view.wait_ready(60)
+    open_inspector(view, "d")
+    problems = axe_problems(guarded.page)
+    assert not problems, "axe-core:\n" + "\n".join(problems)
+
+
+def test_a_boxs_accessible_name_is_the_text_it_shows_and_follows_the_numbers(show_view):
+    view, _ = show_view(lecture_L()["L"])
+    box = view.root.locator('[data-role="graph"] g[data-node="d"]')
+    expect(box).to_have_accessible_name(re.compile(r"^d\s*data 4\.0000\s*grad -2\.0000$"))
+    expect(box).to_have_accessible_description(re.compile(r"^d \(#4\): press Enter to inspect"))
+    x = view.move_slider("c", 0.9)
+    expect(box).to_have_accessible_name(re.compile(rf"^d\s*data {re.escape(format_number(x - 6, 4))}\s*grad"))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_view_with_fold_boxes_has_no_serious_violation(show_view, theme):
+    view, page = show_view(moons_loss(), theme=theme)
+    view.root.locator('[data-role="graph"] g.mgw-fold').first.click()
+    expect(view.root.locator('[data-role="inspector"]')).to_be_visible()
+    problems = axe_problems(page, "document.querySelector('.mgw-root')")  # the harness's page is not ours
+    assert not problems, "axe-core:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def show_view(guarded, static_server, widget_bundle):
+    def _show(root, **options):
+        return open_view(guarded.page, static_server, root, **options), guarded.page
+    return _show
