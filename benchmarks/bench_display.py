@@ -6,7 +6,8 @@ draws and its size in points, which says whether a screen shows it at a readable
 about 1,000 nodes (the same MLP's squared error on one point) shown in full. Baseline: the lecture's
 ``draw_dot`` (nodes named by id(), sets) followed by ``pipe('svg')`` on the same ~1,000-node graph; the lecture's
 draw_dot is not run on the moons graph (Graphviz needs many minutes to lay out 130,000 boxes). All timings
-include Graphviz's ``dot``.
+include Graphviz's ``dot``. Last row (issue 12): the static picture of a chain of 1,000,000 ops against
+``Tape.from_value`` + ``backward()`` on the same chain, in its own process (chain_scale.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # `common`, `bench_engine` when run directly
 
 from bench_engine import SEED, loss, make_moons
+from chain_scale import measure, row
 from common import ms, summary, time_runs
 from graphviz import Digraph
 
@@ -125,6 +127,8 @@ def main() -> None:
           f"SVG {width:,.0f} x {height:,.0f} pt")
     print(f"          of which: freeze tape {ms(freeze_t)}, fold + DOT {ms(plan_t)}, dot layout {ms(layout_t)}")
     print(f"no dot    HTML table of the folded moons view:         {ms(table_t)}   {table_bytes / 1e6:6.2f} MB")
+    chain = measure("static")  # issue 12: within 3x of Tape.from_value + backward on the same chain
+    print(row(chain) + f"; {chain['kind']} {chain['bytes'] / 1e6:.2f} MB")
 
 
 if __name__ == "__main__":

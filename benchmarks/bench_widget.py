@@ -12,7 +12,10 @@ Targets (issue 4): 1,000 nodes under one frame (16 ms), folded moons under 100 m
 Memory (issue 12), measured first and without a browser: the bytes an open widget costs beyond its graph
 (tracemalloc around GraphWidget(root) after a full GC) on the Decisions' graph (20,000 leaves, sum(x*x),
 60,001 nodes) and on the moons loss, per node (target <= ~150 B), and the size of its saved state as
-ipywidgets serializes it (JSON + binary buffers; a notebook stores the buffers in base64).
+ipywidgets serializes it (JSON + binary buffers; a notebook stores the buffers in base64). Then a chain of
+1,000,000 ops (chain_scale.py, each part in its own process): the widget's construction time and the exported
+page's (save_html) as ratios to Tape.from_value + backward on the same chain, their synced state / page size and
+peak memory.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa
 from browser.mgw_browser.fake_model import open_view  # noqa: E402
 from browser.mgw_browser.graphs import chain_graph, moons_loss  # noqa: E402
 from browser.mgw_browser.http import STATIC_DIR, StaticServer  # noqa: E402
+from chain_scale import measure, row  # noqa: E402
 from common import traced_bytes  # noqa: E402
 from ipywidgets.widgets.widget import _remove_buffers  # noqa: E402
 
@@ -173,6 +177,13 @@ def main() -> None:
     GraphWidget(_sum_of_squares(10)).close()  # first-use costs (imports, caches) are not a widget's
     _memory("memory, sum(x*x) of 20,000 leaves", _sum_of_squares())
     _memory("memory, moons loss", moons_loss())
+    widget = measure("widget")  # issue 12: within 3x of Tape.from_value + backward on the same chain
+    print(row(widget))
+    print(f"        synced/saved state {(widget['state_json'] + widget['state_buffers']) / 1e6:.1f} MB (JSON "
+          f"{widget['state_json'] / 1e6:.1f} + buffers {widget['state_buffers'] / 1e6:.1f}); its static fallback "
+          f"(_repr_mimebundle_) {widget['fallback_s']:.2f} s more")
+    page = measure("export")
+    print(row(page) + f"; page {page['page_bytes'] / 1e6:.1f} MB")
     reason = missing_chromium_reason()
     if reason:
         print(f"skipped: {reason}")
