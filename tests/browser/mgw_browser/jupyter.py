@@ -70,6 +70,14 @@ class JupyterServer:
         env.pop("JUPYTER_PATH", None)
         return env
 
+    def trust(self, path: Path) -> None:
+        """Sign notebook ``path`` with this server's notary (as `jupyter trust` would): an untrusted notebook's
+        saved widget and SVG outputs are shown as text/plain only."""
+        from nbformat.sign import NotebookNotary
+
+        nb = nbformat.read(str(path), as_version=4)
+        NotebookNotary(data_dir=str(self.home / "jupyter_data_dir")).sign(nb)
+
     def command(self) -> list[str]:
         """The server's command line. Notebook 7 has no news_url trait (passing one breaks its extension)."""
         app = "LabApp" if self.kind == "lab" else "JupyterNotebookApp"
