@@ -21,7 +21,8 @@ from typing import Any, Literal
 import graphviz
 
 from .engine import Value, topological_order
-from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold, plan
+from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold
+from .fold_tree import FoldTree, Picture, build_tree, picture
 from .options import (
     DEFAULT_OPTIONS,
     MAX_NODE_BUDGET,
@@ -160,7 +161,8 @@ def draw_dot(root: Value, rankdir: str = "LR", format: str = "svg", *, precision
 
 @dataclass(frozen=True, eq=False)
 class GraphView:
-    """One picture of a tape: its DOT, the tape node ids drawn in full, the folds and what was folded."""
+    """One picture of a tape: its DOT, the tape node ids drawn in full, the closed fold boxes drawn, what was
+    folded, and (``tree``, ``open``) the fold hierarchy and the opened boxes it was drawn for."""
 
     tape: Tape
     graph: graphviz.Digraph
@@ -169,14 +171,15 @@ class GraphView:
     message: str
     options: dict[str, Any] = field(default_factory=dict)
     output: int | None = None
+    tree: FoldTree | None = None
+    open: tuple[str, ...] = ()
 
     @property
     def scale(self) -> float:
         """The colour scale for the grads the tape holds now: ``grad_scale`` over the drawn nodes, the
         differentiated output (``output``, default the root) left out."""
         out = self.tape.root if self.output is None else self.output
-        grad = self.tape.grad
-        return grad_scale((grad[i] for i in self.shown if i != out), grad[out] if out in self.shown else None)
+        return _scale(self.tape, self.shown, out)
 
     @property
     def dot(self) -> str:
@@ -190,6 +193,12 @@ class GraphView:
         return len(self.tape)
 
 
+def _scale(tape: Tape, shown: Iterable[int], out: int) -> float:
+    grad = tape.grad
+    shown = list(shown)
+    return grad_scale((grad[i] for i in shown if i != out), grad[out] if out in set(shown) else None)
+
+
 def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
     """A record label with its fields in one row, or with ``across`` stacked across the direction of
     flow (a folded picture: a narrow box keeps the path from inputs to output short)."""
@@ -198,10 +207,13 @@ def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
 
 
 def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", node_budget: int | None = 250,
-               color: bool = True, output: int | None = None) -> GraphView:
+               color: bool = True, output: int | None = None, open_keys: Iterable[str] = (),
+               tree: FoldTree | None = None) -> GraphView:
     """The picture of ``tape`` (or of a Value's graph): at most ``node_budget`` boxes (value nodes and
     fold boxes; ``None`` draws everything), folded beyond it by structure, module or distance from the root
-    (fold.py). ``output``: the node id the grads are of (default the root), left out of the colour scale."""
+    (fold.py), with the fold boxes ``open_keys`` opened (fold_tree.py; ``tree``: the hierarchy already
+    built for this tape and budget). ``output``: the node id the grads are of (default the root), left out
+    of the colour scale."""
     if isinstance(tape, Value):
         tape = Tape.from_value(tape)
     if not isinstance(tape, Tape):
@@ -212,112 +224,174 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
     options = {name: check_option(name, value) for name, value in
                (("precision", precision), ("rankdir", rankdir), ("node_budget", node_budget), ("color", color))}
     with tape.shared_inputs():  # folding reads every node's inputs many times: one list of tuples for the pass
-        folding = plan(tape, options["node_budget"])
-        graph = _digraph(options["rankdir"], folding.message, folded=bool(folding.folds))
-        view = GraphView(tape, graph, tuple(folding.shown), tuple(folding.folds), folding.message, options, output)
-        _write(view)
-    return view
-
-
-def _digraph(rankdir: str, message: str, folded: bool) -> graphviz.Digraph:
-    """An empty picture: graph, node and edge defaults, and the folding message as its label."""
-    g = graphviz.Digraph(
+        if tree is None or tree.budget != options["node_budget"] or tree.n != len(tape):
+            tree = build_tree(tape, options["node_budget"])
+        pic = picture(tape, tree, tuple(open_keys))
+        dot_text, folds = write_dot(tape, tree, pic, options, tape.root if output is None else output)
+    # The lecture's Digraph, its attributes editable as dicts; its source is exactly the text written above.
+    graph = graphviz.Digraph(
         name="micrograd", format="svg",
-        graph_attr={"rankdir": rankdir, "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11",
-                    **({"ranksep": "0.25", "nodesep": "0.2"} if folded else {})},
+        graph_attr={"rankdir": options["rankdir"], "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11",
+                    **({"ranksep": "0.25", "nodesep": "0.2"} if folds else {})},
         node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "record", "style": "filled",
                    "fillcolor": ZERO_COLOR},
-        edge_attr={"color": "#555555", "arrowsize": "0.7", "class": "mgw-edge"},
-    )
-    if message:
-        g.attr(label=graphviz.nohtml(escape(message, "dot")), labelloc="t", labeljust="l")
-    return g
+        edge_attr={"color": "#555555", "arrowsize": "0.7", "class": "mgw-edge"})
+    graph.body = dot_text.splitlines(keepends=True)[4:-1]
+    assert graph.source == dot_text, "the Digraph's header is the one write_dot writes"
+    return GraphView(tape, graph, tuple(pic.shown), folds, pic.message, options, output, tree,
+                     tuple(tree.groups[g].key for g in pic.clusters))
 
 
-def _write(view: GraphView) -> None:
-    """Write ``view``'s value nodes, op nodes, fold boxes, edges and legend into ``view.graph``."""
-    g, tape, options = view.graph, view.tape, view.options
-    scale = view.scale if options["color"] else None
-    totals = {f.total: f.id for f in view.folds if f.total is not None}   # a Σ box stands in for its total's '+'
+# ---------------------------------------------------------------- DOT text (js/fold.js dotFor writes the same)
+
+_ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))\Z")
+_KEYWORDS = frozenset({"node", "edge", "graph", "digraph", "subgraph", "strict"})
+
+
+def quote(text: str, html_label: bool = False) -> str:
+    """A DOT identifier or attribute value as the graphviz package writes it: bare when it is an ID or a
+    number (and no keyword), an HTML label as it is, else in double quotes (``text`` is already escaped)."""
+    if html_label or (_ID.match(text) and text.lower() not in _KEYWORDS):
+        return text
+    return f'"{text}"'
+
+
+def _line(name: str, label: str | None, attrs: dict[str, str], indent: str, html_label: bool = False) -> str:
+    """A node statement: ``label`` first, the other attributes sorted by name (the graphviz package's order)."""
+    parts = [] if label is None else [f"label={quote(label, html_label)}"]
+    parts += [f"{quote(k)}={quote(v)}" for k, v in sorted(attrs.items())]
+    return f"{indent}{quote(name)} [{' '.join(parts)}]\n"
+
+
+def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
+              out: int) -> tuple[str, tuple[Fold, ...]]:
+    """The DOT text of picture ``pic`` and its closed boxes as ``Fold``s (ids ``fold0``, ``fold1``, ... in
+    tree order). Opened boxes are labelled clusters (``open0``, ...) around what they hold."""
+    n, groups = len(tape), tree.groups
+    rankdir, precision = options["rankdir"], options["precision"]
+    folded = bool(pic.boxes)
+    box_id = {g: f"fold{k}" for k, g in enumerate(pic.boxes)}
+    members: dict[int, list[int]] = {g: [] for g in pic.boxes}
+    for i, u in enumerate(pic.unit):
+        if u >= n:
+            members[u - n].append(i)
+    folds = tuple(Fold(box_id[g], groups[g].title, tuple(members[g]), groups[g].kind, groups[g].note,
+                       groups[g].total if groups[g].total >= 0 else None, groups[g].key) for g in pic.boxes)
+    totals = {groups[g].total: box_id[g] for g in pic.boxes
+              if groups[g].kind == "sum" and groups[g].total >= 0 and pic.unit[groups[g].total] == groups[g].total}
+    scale = _scale(tape, pic.shown, out) if options["color"] else None
+    graph_attrs = {"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11", "rankdir": rankdir,
+                   **({"ranksep": "0.25", "nodesep": "0.2"} if folded else {})}
+    lines = ["digraph micrograd {\n",
+             f"\tgraph [{' '.join(f'{k}={quote(v)}' for k, v in sorted(graph_attrs.items()))}]\n",
+             f'\tnode [fillcolor="{ZERO_COLOR}" fontname=Helvetica fontsize=11 shape=record style=filled]\n',
+             '\tedge [arrowsize=0.7 class="mgw-edge" color="#555555"]\n']
+    if pic.message:
+        lines.append(f"\tlabel={quote(escape(pic.message, 'dot'))} labeljust=l labelloc=t\n")
+    # What each container (-1: the graph; else an opened group) holds: nodes, closed boxes, opened groups.
+    held: dict[int, list[str]] = {-1: [], **{g: [] for g in pic.clusters}}
     op_labels: dict[str, tuple[str, str]] = {}
-    for i in view.shown:
-        _value_node(view, i, scale)
+    for i in pic.shown:
+        where = tree.group_of[i] if tree.group_of[i] >= 0 else -1
+        held[where].append(_value_line(tape, i, scale, precision, rankdir, folded))
         if tape.symbols[i] and i not in totals:
-            _op_node(g, i, tape.symbols[i], op_labels)
-    for f in view.folds:
-        _fold_node(g, f, options["rankdir"])
-    for tail, head in _edges(view, totals):
-        g.edge(tail, head, id=f"e_{tail}_{head}")
-    if scale is not None and view.shown:
-        g.node("mgw-legend", _legend(scale, options["precision"]), shape="plaintext", id="mgw-legend",
-               tooltip="node colour = grad: blue negative, white zero, orange positive",
-               **{"class": "mgw-legend"})
+            held[where].append(_op_line(i, tape.symbols[i], op_labels))
+    for g in pic.boxes:
+        held[groups[g].parent].append(_fold_line(box_id[g], groups[g].title, groups[g].count, groups[g].note,
+                                                 rankdir))
+    children: dict[int, list[int]] = {-1: [], **{g: [] for g in pic.clusters}}
+    for g in pic.clusters:
+        children[groups[g].parent].append(g)
+    cluster_id = {g: f"open{k}" for k, g in enumerate(pic.clusters)}
+
+    def emit(container: int, indent: str) -> None:
+        lines.extend(indent + s for s in held[container])
+        for g in children[container]:
+            title = escape(clean_text(groups[g].title, MAX_LABEL_CHARS), "dot")
+            tip = escape(clean_text(f"{groups[g].title}: {groups[g].count:,} nodes, opened", MAX_TOOLTIP_CHARS), "dot")
+            attrs = {"class": "mgw-cluster", "color": "#999999", "fontcolor": "#555555", "id": cluster_id[g],
+                     "label": title, "style": "dashed", "tooltip": tip}
+            lines.append(f"{indent}\tsubgraph cluster_{cluster_id[g]} {{\n")
+            lines.append(f"{indent}\t\tgraph [{' '.join(f'{k}={quote(v)}' for k, v in sorted(attrs.items()))}]\n")
+            emit(g, indent + "\t")
+            lines.append(f"{indent}\t}}\n")
+    emit(-1, "")
+    name = {i: f"n{i}" for i in pic.shown}
+    for f in folds:
+        for i in f.members:
+            name[i] = f.id
+    for tail, head in _edges(tape, pic.shown, folds, name, totals):
+        lines.append(f"\t{tail} -> {head} [id=e_{tail}_{head}]\n")
+    if scale is not None and pic.shown:
+        lines.append(_line("mgw-legend", _legend(scale, precision),
+                           {"class": "mgw-legend", "id": "mgw-legend", "shape": "plaintext",
+                            "tooltip": "node colour = grad: blue negative, white zero, orange positive"},
+                           "\t", html_label=True))
+    lines.append("}\n")
+    return "".join(lines), folds
 
 
-def _value_node(view: GraphView, i: int, scale: float | None) -> None:
+def _value_line(tape: Tape, i: int, scale: float | None, precision: int, rankdir: str, across: bool) -> str:
     """Tape node ``i`` as a record label | data | grad, with its full-precision tooltip; filled by its grad
     on ``scale`` (None: colouring off)."""
-    tape, precision, rankdir = view.tape, view.options["precision"], view.options["rankdir"]
-    across = bool(view.folds)
     # Stacked numbers are left-aligned (DOT's \l) so a number growing a digit as a slider moves does
     # not shift its row.
     end = "\\l" if across and rankdir == "LR" else ""
     leaf, root = not tape.inputs[i], i == tape.root
     attrs = {"id": f"n{i}", "class": "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-root" if root else "")}
     text = clean_text(tape.labels[i], MAX_TOOLTIP_CHARS)
-    label = _record((escape(clean_text(text, MAX_LABEL_CHARS)), f"data {format_number(tape.data[i], precision)}{end}",
-                     f"grad {format_number(tape.grad[i], precision)}{end}"), rankdir, across)
+    data, grad = tape.data[i], tape.grad[i]
+    label = _record((escape(clean_text(text, MAX_LABEL_CHARS)), f"data {format_number(data, precision)}{end}",
+                     f"grad {format_number(grad, precision)}{end}"), rankdir, across)
     symbol = tape.symbols[i]
     tip = [escape(text or "(no label)", "dot"),
            f"node n{i}" + (f", op {escape(symbol, 'dot')}" if symbol else ", leaf" if leaf else ""),
-           f"data = {tape.data[i]!r}", f"grad = {tape.grad[i]!r}"]
+           f"data = {data!r}", f"grad = {grad!r}"]
     if tape.scopes[i]:
         tip.append("scope " + escape(clean_text(tape.scopes[i], MAX_TOOLTIP_CHARS), "dot"))
-    attrs["tooltip"] = graphviz.nohtml("\\n".join(tip))
+    attrs["tooltip"] = "\\n".join(tip)
     if leaf:
         attrs["shape"] = "Mrecord"
     if root:
         attrs.update(style="filled,bold", penwidth="2.5")
     if scale is not None:
-        attrs["fillcolor"] = grad_color(tape.grad[i], scale)
-    view.graph.node(f"n{i}", graphviz.nohtml(label), **attrs)
+        attrs["fillcolor"] = grad_color(grad, scale)
+    return _line(f"n{i}", label, attrs, "\t")
 
 
-def _op_node(g: graphviz.Digraph, i: int, symbol: str, labels: dict[str, tuple[str, str]]) -> None:
+def _op_line(i: int, symbol: str, labels: dict[str, tuple[str, str]]) -> str:
     """The op ellipse of tape node ``i``; ``labels`` caches each symbol's escaped label and tooltip."""
     if symbol not in labels:
-        labels[symbol] = (graphviz.nohtml(escape(clean_text(symbol, MAX_SYMBOL_CHARS), "dot")),
-                          graphviz.nohtml(escape(clean_text(symbol, MAX_TOOLTIP_CHARS), "dot")))
+        labels[symbol] = (escape(clean_text(symbol, MAX_SYMBOL_CHARS), "dot"),
+                          escape(clean_text(symbol, MAX_TOOLTIP_CHARS), "dot"))
     label, tip = labels[symbol]
-    g.node(f"n{i}_op", label, tooltip=tip, shape="ellipse", margin="0.02", id=f"n{i}_op", **{"class": "mgw-op"})
+    return _line(f"n{i}_op", label, {"class": "mgw-op", "id": f"n{i}_op", "margin": "0.02", "shape": "ellipse",
+                                     "tooltip": tip}, "\t")
 
 
-def _fold_node(g: graphviz.Digraph, f: Fold, rankdir: str) -> None:
-    """Fold box ``f``: its title and node count, stacked across the flow, its note as the tooltip."""
-    label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{len(f.members):,} nodes"), rankdir, True)
-    tip = f.note or f"{f.title}: {len(f.members):,} nodes folded"
-    g.node(f.id, graphviz.nohtml(label), shape="record", style="filled,dashed", fillcolor=_FOLD_COLOR,
-           tooltip=graphviz.nohtml(escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")), id=f.id,
-           **{"class": "mgw-fold"})
+def _fold_line(box: str, title: str, count: int, note: str, rankdir: str) -> str:
+    """A closed fold box: its title and node count, stacked across the flow, its note as the tooltip."""
+    label = _record((escape(clean_text(title, MAX_LABEL_CHARS)), f"{count:,} nodes"), rankdir, True)
+    tip = note or f"{title}: {count:,} nodes folded"
+    return _line(box, label, {"class": "mgw-fold", "fillcolor": _FOLD_COLOR, "id": box, "shape": "record",
+                              "style": "filled,dashed", "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")},
+                 "\t")
 
 
-def _edges(view: GraphView, totals: dict[int, str]) -> dict[tuple[str, str], None]:
+def _edges(tape: Tape, shown: Iterable[int], folds: Iterable[Fold], name: dict[int, str],
+           totals: dict[int, str]) -> dict[tuple[str, str], None]:
     """The picture's edges (tail, head), once each: into a node's op ellipse (or its Σ box), from the
     ellipse to the node, and into fold boxes from what feeds their members."""
-    inputs, symbols = view.tape.inputs, view.tape.symbols
-    name = {i: f"n{i}" for i in view.shown}
-    for f in view.folds:
-        for i in f.members:
-            name[i] = f.id
+    inputs, symbols = tape.inputs, tape.symbols
     edges: dict[tuple[str, str], None] = {}
-    for i in view.shown:
+    for i in shown:
         head = totals.get(i) or (f"n{i}_op" if symbols[i] else name[i])
         for c in inputs[i]:
             if name[c] != head:
                 edges[(name[c], head)] = None
         if head != name[i]:
             edges[(head, name[i])] = None
-    for f in view.folds:
+    for f in folds:
         for i in f.members:
             for c in inputs[i]:
                 if name[c] != f.id:

@@ -65,7 +65,8 @@ class Fold:
     """Nodes drawn as one box: a module (``kind="scope"``, ``title`` the scope), the partial sums of a
     long sum (``"sum"``), that sum's terms (``"terms"``), leaves feeding the same boxes (``"leaves"``),
     or the nodes farthest from the output (``"distance"``). ``note`` says what the box holds; ``total``
-    is, for a Σ box, the tape node holding the sum (drawn in full, fed by the box in place of its '+')."""
+    is, for a Σ box, the tape node holding the sum (when that node is drawn in full, the box feeds it in
+    place of its '+'); ``key`` is its key in the fold hierarchy (fold_tree.py), what an open set lists."""
 
     id: str
     title: str
@@ -73,6 +74,7 @@ class Fold:
     kind: FoldKind
     note: str = ""
     total: int | None = None
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,7 @@ def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int]) -> P
     n = len(tape)
     shown = [i for i in range(n) if unit[i] == i and i in kept]
     drawn = [b for j, b in enumerate(boxes) if n + j in kept]
-    folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total if b.total in kept else None)
+    folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total)
              for k, b in enumerate(drawn)]
     rest = tuple(i for i in range(n) if unit[i] not in kept)
     if rest:

@@ -1,0 +1,518 @@
+"""The fold hierarchy: every fold box a picture of a tape can draw, as one tree computed once per tape and budget.
+
+fold.py's planner decides the default picture (what is drawn with nothing opened). This module turns its
+boxes into a tree of groups: each box's members are grouped again by the same rules applied to those
+members alone (sub-modules, long sums as Σ boxes, the nodes only their terms use, leaves feeding the same
+units), and a group with more than ``child_cap(budget)`` units keeps the units nearest its output and folds
+the rest into a "farther from the output" group (so a neuron of 3,317 nodes opens into a few boxes, and a
+chain of 1,000,000 nodes into nested groups). Each group has a stable key (the scope path for modules,
+``"<kind>:<its largest node id>"`` otherwise), a kind, a title, a note, a parent, and, for a Σ box, the
+node holding its total; each node has its innermost group (``group_of``, -1 for none).
+
+A picture for a set of opened keys (``picture``) is then simple, and js/fold.js computes the same one:
+each node is drawn as its outermost closed group (or itself), opened groups are clusters around what they
+hold. Opening a box never moves the others. ``expand`` / ``collapse`` / ``expand_all_that_fits`` change an
+open set within the node budget (at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges now)``
+edges between units). Linear time: groups are built breadth first, each node visited once per level.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .fold import EDGES_PER_BOX, Plan, plan
+from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind, kinds_of, sum_trees, uses_of
+from .tape import Tape, to_buffer
+
+__all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
+           "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
+
+FOLD_SPEC_VERSION = 1
+MIN_CHILD_CAP = 8
+
+
+def child_cap(budget: int) -> int:
+    """The most units (nodes and groups) one group opens into: half the budget, so any box can be opened
+    in a picture that uses the other half."""
+    return max(MIN_CHILD_CAP, budget // 2)
+
+
+@dataclass
+class Group:
+    """One fold box of the hierarchy (``index`` in ``FoldTree.groups``, parents before children)."""
+
+    key: str
+    kind: FoldKind
+    title: str
+    note: str
+    parent: int
+    total: int = -1          # a Σ box: the node whose '+' it stands in for when that node is drawn
+    count: int = 0           # how many tape nodes it holds
+    children: list[int] = field(default_factory=list)    # child groups, nearest the output first
+    nodes: int = 0           # how many tape nodes it holds directly (not inside a child group)
+
+
+@dataclass
+class FoldTree:
+    """The hierarchy of one tape for one node budget; ``message`` is the default picture's folding message."""
+
+    n: int
+    budget: int | None
+    groups: list[Group]
+    group_of: array[int]
+    message: str
+    by_key: dict[str, int] = field(default_factory=dict)
+
+    def spec(self) -> dict[str, Any]:
+        """What the browser needs (js/fold.js compileFolds): rows of small JSON, one little-endian Int32 buffer."""
+        return {"version": FOLD_SPEC_VERSION, "budget": self.budget, "message": self.message,
+                "groups": [[g.key, g.kind, g.title, g.note, g.parent, g.total] for g in self.groups],
+                "group_of": to_buffer(self.group_of)}
+
+    def ancestors(self, g: int) -> list[int]:
+        """``g`` and the groups holding it, innermost first."""
+        out = []
+        while g >= 0:
+            out.append(g)
+            g = self.groups[g].parent
+        return out
+
+
+@dataclass
+class _Pending:
+    """A group whose children are still to be found: from ``members``, or already known as ``units[start:]``."""
+
+    index: int
+    members: list[int] | None
+    units: list[int | _Spec] | None = None
+    start: int = 0
+    depth: int = 0           # a module's scope depth (its children are its sub-modules one level down)
+
+
+@dataclass
+class _Spec:
+    """A child group found but not yet numbered."""
+
+    kind: FoldKind
+    title: str
+    note: str
+    members: list[int]
+    total: int = -1
+    depth: int = 0
+    key: str = ""
+
+
+class _Context:
+    """What building the tree reads many times: inputs, uses, long sums by their top node, scope prefixes."""
+
+    def __init__(self, tape: Tape, inputs: Sequence[tuple[int, ...]]) -> None:
+        self.tape = tape
+        self.inputs = inputs
+        self.uses = uses_of(tape)
+        self.sum_at = {t.top: t for t in sum_trees(tape, self.uses)}
+        self.prefixes: dict[tuple[str, int], str] = {}
+
+    def prefix(self, scope: str, depth: int) -> str:
+        key = (scope, depth)
+        p = self.prefixes.get(key)
+        if p is None:
+            p = self.prefixes[key] = ".".join(scope.split(".")[:depth])
+        return p
+
+
+def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None) -> FoldTree:
+    """The fold hierarchy of ``tape`` for ``budget``: its top level is ``plan(tape, budget)``'s boxes (the
+    default picture), each box grouped again inside, breadth first."""
+    n = len(tape)
+    folding = folding if folding is not None else plan(tape, budget)
+    group_of = array("i", [-1]) * n
+    tree = FoldTree(n, budget, [], group_of, folding.message)
+    if not folding.folds or budget is None:
+        return tree
+    cap = child_cap(budget)
+    queue: deque[_Pending] = deque()
+    tails: dict[int, tuple[list[int | _Spec], list[int], list[int]]] = {}
+    for f in folding.folds:
+        depth = f.title.count(".") + 1 if f.kind == "scope" else 0
+        spec = _Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total, depth,
+                     f.title if f.kind == "scope" else "")
+        queue.append(_Pending(_add(tree, spec, -1), spec.members, depth=depth))
+    with tape.shared_inputs() as inputs:
+        ctx = _Context(tape, inputs)
+        while queue:
+            item = queue.popleft()
+            units = item.units if item.units is not None else _child_units(ctx, tree.groups[item.index], item)
+            _fill(tree, item.index, units, item.start, cap, queue, tails)
+    _count(tree)
+    return tree
+
+
+def _add(tree: FoldTree, spec: _Spec, parent: int) -> int:
+    """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3')."""
+    key = spec.key or f"{spec.kind}:{max(spec.members)}"
+    base, k = key, 2
+    while key in tree.by_key:
+        key, k = f"{base}~{k}", k + 1
+    index = len(tree.groups)
+    tree.groups.append(Group(key, spec.kind, spec.title, spec.note, parent, spec.total))
+    tree.by_key[key] = index
+    if parent >= 0:
+        tree.groups[parent].children.append(index)
+    return index
+
+
+def _fill(tree: FoldTree, g: int, units: list[int | _Spec], start: int, cap: int, queue: deque[_Pending],
+          tails: dict[int, tuple[list[int | _Spec], list[int], list[int]]]) -> None:
+    """Give group ``g`` the units ``units[start:]`` (nearest the output first): at most ``cap`` of them, the
+    rest folded into a "farther from the output" group that holds them in the same order."""
+    end = len(units) if len(units) - start <= cap else start + cap - 1
+    for u in units[start:end]:
+        if isinstance(u, int):
+            tree.group_of[u] = g
+            tree.groups[g].nodes += 1
+        else:
+            queue.append(_Pending(_add(tree, u, g), u.members, depth=u.depth))
+    if end < len(units):
+        if id(units) not in tails:       # per suffix of ``units``: how many nodes it holds and its largest
+            count, largest = [0] * (len(units) + 1), [-1] * (len(units) + 1)
+            for k in range(len(units) - 1, -1, -1):
+                u = units[k]
+                count[k] = count[k + 1] + (1 if isinstance(u, int) else len(u.members))
+                largest[k] = max(largest[k + 1], u if isinstance(u, int) else max(u.members))
+            tails[id(units)] = (units, count, largest)      # ``units`` held, so its id stays its own
+        _, count, largest = tails[id(units)]
+        spec = _Spec("distance", "farther from the output",
+                     f"{count[end]:,} nodes farther from the output, folded", [], key=f"distance:{largest[end]}")
+        queue.append(_Pending(_add(tree, spec, g), None, units, end))
+
+
+def _count(tree: FoldTree) -> None:
+    for g in tree.groups:
+        g.count = g.nodes
+    for g in reversed(tree.groups):
+        if g.parent >= 0:
+            tree.groups[g.parent].count += g.count
+
+
+def _child_units(ctx: _Context, group: Group, item: _Pending) -> list[int | _Spec]:
+    """The units group ``group`` opens into, nearest its output first: its sub-modules, then long sums,
+    their terms and leaf groups among the rest (the rules of fold_boxes.structure, applied to its members
+    alone), then single nodes. A grouping that would hold every member is no grouping: its nodes are used."""
+    assert item.members is not None
+    members = item.members
+    specs = _sub_modules(ctx, members, item.depth if group.kind == "scope" else 0)
+    inside = set(members)
+    rest = set(inside)
+    for s in specs:
+        rest.difference_update(s.members)
+    specs += _sums_within(ctx, sorted(rest), rest)      # takes its groups' members out of ``rest``
+    specs += _leaves_within(ctx, members, rest, inside, specs)
+    specs = [s for s in specs if len(s.members) < len(members)]
+    grouped: dict[int, _Spec] = {}
+    for s in specs:
+        for i in s.members:
+            grouped[i] = s
+    return _nearest_output_first(ctx, members, inside, grouped)
+
+
+def _sub_modules(ctx: _Context, members: list[int], depth: int) -> list[_Spec]:
+    """The sub-modules of a group of scope depth ``depth`` (0: not a module): the first deeper level whose
+    scope prefixes split its members (or leave some outside); modules of one node stay nodes."""
+    scopes = ctx.tape.scopes
+    deepest = max((s.count(".") + 1 for s in {scopes[i] for i in members} if s), default=0)
+    for d in range(depth + 1, deepest + 1):
+        groups: dict[str, list[int]] = {}
+        for i in members:
+            s = scopes[i]
+            if s and s.count(".") + 1 >= d:
+                groups.setdefault(ctx.prefix(s, d), []).append(i)
+        if len(groups) >= 2 or (len(groups) == 1 and sum(map(len, groups.values())) < len(members)):
+            return [_Spec("scope", p, f"{p}: {len(m):,} nodes made inside this module, folded", m, depth=d, key=p)
+                    for p, m in groups.items() if len(m) >= 2]
+    return []
+
+
+def _sums_within(ctx: _Context, rest: list[int], free: set[int]) -> list[_Spec]:
+    """Long sums wholly among ``free`` as Σ groups, and the nodes only their terms use as terms groups."""
+    tape, inputs = ctx.tape, ctx.inputs
+    out: list[_Spec] = []
+    terms_specs: list[_Spec] = []
+    for top in rest:
+        tree = ctx.sum_at.get(top)
+        if tree is None or not all(i in free for i in tree.members):
+            continue
+        members, terms = tree.members, tree.terms
+        out.append(_Spec("sum", f"\u03a3\u00a0sum of {terms:,} terms",
+                         f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
+                         f"{len(members):,} partial sums are folded here, the total is the next box", list(members),
+                         top))
+        for i in members:
+            free.discard(i)
+        free.discard(top)
+        found = _only_used_by(ctx, [*members, top], free)
+        free.add(top)
+        if len(found) >= 2:
+            for i in found:
+                free.discard(i)
+            collected = set(found)
+            direct = [c for i in (*members, top) for c in inputs[i] if c in collected]
+            terms_specs.append(_Spec("terms", f"{len(direct):,} terms: {kinds_of(tape, direct)}",
+                                     f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
+                                     f"they use: {len(found):,} nodes, folded", found))
+    return out + terms_specs
+
+
+def _only_used_by(ctx: _Context, tree: list[int], free: set[int]) -> list[int]:
+    """The nodes among ``free`` that only ``tree`` uses, directly or through each other (ascending)."""
+    inputs, uses = ctx.inputs, ctx.uses
+    left: dict[int, int] = {}
+    found: list[int] = []
+    stack = list(tree)
+    inside = set(tree)
+    while stack:
+        for c in inputs[stack.pop()]:
+            if c not in free or c in inside:
+                continue
+            r = left.get(c, uses[c]) - 1
+            left[c] = r
+            if r == 0:
+                found.append(c)
+                stack.append(c)
+    return sorted(found)
+
+
+def _leaves_within(ctx: _Context, members: list[int], free: set[int], inside: set[int],
+                   specs: list[_Spec]) -> list[_Spec]:
+    """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group (a use outside
+    it counts as one unit, "outside"), as one group each."""
+    inputs, uses = ctx.inputs, ctx.uses
+    unit: dict[int, int] = {}
+    for k, s in enumerate(specs):
+        for i in s.members:
+            unit[i] = -2 - k
+    groups: dict[tuple[int, ...], list[int]] = {}
+    shared: dict[int, list[int]] = {}       # leaves used more than once: the units they feed here
+    for i in members:
+        for c in inputs[i]:
+            if not inputs[c] and c in free:
+                if uses[c] == 1:
+                    groups.setdefault((unit.get(i, i),), []).append(c)
+                else:
+                    shared.setdefault(c, []).append(unit.get(i, i))
+    for leaf, fed in shared.items():
+        units = set(fed)
+        if uses[leaf] > len(fed):
+            units.add(-1)
+        groups.setdefault(tuple(sorted(units)), []).append(leaf)
+    found = [(key, sorted(leaves)) for key, leaves in groups.items() if len(leaves) >= MIN_LEAF_GROUP]
+    return [_Spec("leaves", "leaves", f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
+                  f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded", leaves)
+            for key, leaves in sorted(found, key=lambda kv: kv[1][0])]
+
+
+def _nearest_output_first(ctx: _Context, members: list[int], inside: set[int],
+                          grouped: dict[int, _Spec]) -> list[int | _Spec]:
+    """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
+    outside it, or the root; largest id first) over inputs inside it."""
+    inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
+    inner: dict[int, int] = {}
+    for i in members:
+        for c in inputs[i]:
+            if c in inside:
+                inner[c] = inner.get(c, 0) + 1
+    queue = deque(i for i in reversed(members) if i == root or uses[i] > inner.get(i, 0))
+    seen = set(queue)
+    order: list[int | _Spec] = []
+    met: set[int] = set()
+    while queue:
+        i = queue.popleft()
+        u = grouped.get(i)
+        if u is None:
+            order.append(i)
+        elif id(u) not in met:
+            met.add(id(u))
+            order.append(u)
+        for c in inputs[i]:
+            if c in inside and c not in seen:
+                seen.add(c)
+                queue.append(c)
+    if len(seen) < len(members):       # not reached from an output (cannot happen in a tape; kept total)
+        for i in members:
+            if i not in seen:
+                u = grouped.get(i)
+                if u is None:
+                    order.append(i)
+                elif id(u) not in met:
+                    met.add(id(u))
+                    order.append(u)
+    return order
+
+
+# ---------------------------------------------------------------- a picture for an open set
+
+@dataclass(frozen=True)
+class Picture:
+    """What one open set draws: per node its unit (the node id, or ``n + group``), the nodes drawn in full
+    (ascending), the closed boxes drawn (group indices, ascending), the opened groups drawn as clusters."""
+
+    unit: list[int]
+    shown: list[int]
+    boxes: list[int]
+    clusters: list[int]
+    message: str
+
+
+def _is_open(tree: FoldTree, open_keys: Iterable[str]) -> list[bool]:
+    """Per group: opened and inside opened groups only (a key whose parent is closed does nothing)."""
+    keys = set(open_keys)
+    out = [False] * len(tree.groups)
+    for g, group in enumerate(tree.groups):
+        out[g] = group.key in keys and (group.parent < 0 or out[group.parent])
+    return out
+
+
+def picture(tape: Tape, tree: FoldTree, open_keys: Iterable[str] = ()) -> Picture:
+    """The picture of ``open_keys``: each node drawn as its outermost closed group, or itself."""
+    n = tree.n
+    is_open = _is_open(tree, open_keys)
+    box = [-1] * len(tree.groups)          # the outermost closed group at or above each group (-1: all open)
+    for g, group in enumerate(tree.groups):
+        above = box[group.parent] if group.parent >= 0 else -1
+        box[g] = above if above >= 0 else (-1 if is_open[g] else g)
+    group_of = tree.group_of
+    unit = [i if group_of[i] < 0 or box[group_of[i]] < 0 else n + box[group_of[i]] for i in range(n)]
+    shown = [i for i in range(n) if unit[i] == i]
+    boxes = [g for g in range(len(tree.groups)) if box[g] == g]
+    clusters = [g for g in range(len(tree.groups)) if is_open[g]]
+    if not clusters:
+        message = tree.message
+    else:
+        message = (f"showing {len(shown):,} of {n:,} nodes; {len(boxes):,} "
+                   f"{'box' if len(boxes) == 1 else 'boxes'} folded, {len(clusters):,} opened")
+    return Picture(unit, shown, boxes, clusters, message)
+
+
+def edge_count(tape: Tape, unit: Sequence[int]) -> int:
+    """How many edges between units a picture has (each pair once)."""
+    pairs: set[tuple[int, int]] = set()
+    for i, ins in enumerate(tape.inputs):
+        u = unit[i]
+        for c in ins:
+            if unit[c] != u:
+                pairs.add((unit[c], u))
+    return len(pairs)
+
+
+def _canonical(tree: FoldTree, is_open: list[bool]) -> list[str]:
+    return [g.key for g, o in zip(tree.groups, is_open, strict=True) if o]
+
+
+def _units(tree: FoldTree, is_open: list[bool]) -> int:
+    """How many units an open set draws: the top level, plus each opened group's units less itself."""
+    top = sum(1 for i in range(tree.n) if tree.group_of[i] < 0) + sum(1 for g in tree.groups if g.parent < 0)
+    return top + sum(len(g.children) + g.nodes - 1 for g, o in zip(tree.groups, is_open, strict=True) if o)
+
+
+def _fits(tape: Tape, tree: FoldTree, is_open: list[bool], budget: int, edge_limit: int) -> bool:
+    if _units(tree, is_open) > budget:
+        return False
+    return edge_count(tape, picture(tape, tree, _canonical(tree, is_open)).unit) <= edge_limit
+
+
+def _key_index(tree: FoldTree, key: str) -> int:
+    g = tree.by_key.get(key)
+    if g is None:
+        raise KeyError(f"no fold box has the key {key!r}")
+    return g
+
+
+def _edge_limit(tape: Tape, tree: FoldTree, is_open: list[bool], budget: int) -> int:
+    now = edge_count(tape, picture(tape, tree, _canonical(tree, is_open)).unit)
+    return max(EDGES_PER_BOX * budget, now)
+
+
+def expand(tape: Tape, tree: FoldTree, open_keys: Iterable[str], key: str, budget: int) -> list[str]:
+    """Open ``key`` (and the groups holding it), then its child groups nearest the output first while the
+    picture stays within ``budget`` units (and the edge limit); unchanged when ``key`` itself does not fit."""
+    g = _key_index(tree, key)
+    is_open = _is_open(tree, open_keys)
+    limit = _edge_limit(tape, tree, is_open, budget)
+    trial = list(is_open)
+    for a in tree.ancestors(g):
+        trial[a] = True
+    if not _fits(tape, tree, trial, budget, limit):
+        return _canonical(tree, is_open)
+    for c in tree.groups[g].children:
+        trial[c] = True
+        if not _fits(tape, tree, trial, budget, limit):
+            trial[c] = False
+    return _canonical(tree, trial)
+
+
+def collapse(tree: FoldTree, open_keys: Iterable[str], key: str) -> list[str]:
+    """Close ``key`` and every group inside it."""
+    g = _key_index(tree, key)
+    is_open = _is_open(tree, open_keys)
+    is_open[g] = False
+    return _canonical(tree, _is_open(tree, _canonical(tree, is_open)))
+
+
+def expand_all_that_fits(tape: Tape, tree: FoldTree, open_keys: Iterable[str], budget: int) -> list[str]:
+    """Open groups breadth first (nearest the output first) while the picture stays within the budget."""
+    is_open = _is_open(tree, open_keys)
+    limit = _edge_limit(tape, tree, is_open, budget)
+    for g, group in enumerate(tree.groups):
+        if is_open[g] or (group.parent >= 0 and not is_open[group.parent]):
+            continue
+        is_open[g] = True
+        if not _fits(tape, tree, is_open, budget, limit):
+            is_open[g] = False
+    return _canonical(tree, is_open)
+
+
+def closed_box_of(tree: FoldTree, open_keys: Iterable[str], node: int) -> str | None:
+    """The key of the outermost closed group holding ``node``, or None when it is drawn in full."""
+    is_open = _is_open(tree, open_keys)
+    g = tree.group_of[node]
+    found = None
+    while g >= 0:
+        if not is_open[g]:
+            found = g
+        g = tree.groups[g].parent
+    return None if found is None else tree.groups[found].key
+
+
+def keys_to_reveal(tree: FoldTree, node: int) -> list[str]:
+    """The keys of the groups holding ``node``, outermost first: open them all to draw it."""
+    g = tree.group_of[node]
+    return [tree.groups[a].key for a in reversed(tree.ancestors(g))] if g >= 0 else []
+
+
+def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int | None) -> list[str]:
+    """An open set as the widget keeps it: known keys only (a ``ValueError`` names the unknown ones), in tree
+    order, groups inside closed ones dropped, and cut to what the budget allows (in tree order)."""
+    if isinstance(open_keys, str) or not all(isinstance(k, str) for k in open_keys):
+        raise ValueError(f"open is a list of fold box keys (strings), got {open_keys!r}")
+    unknown = [k for k in open_keys if k not in tree.by_key]
+    if unknown:
+        known = [g.key for g in tree.groups[:10]]
+        raise ValueError(f"unknown fold box key(s) {unknown[:5]!r}; keys look like {known!r}")
+    wanted = _is_open(tree, open_keys)
+    if budget is None:
+        return _canonical(tree, wanted)
+    kept = [False] * len(tree.groups)
+    limit = _edge_limit(tape, tree, kept, budget)
+    for g, o in enumerate(wanted):
+        if o and (tree.groups[g].parent < 0 or kept[tree.groups[g].parent]):
+            kept[g] = True
+            if not _fits(tape, tree, kept, budget, limit):
+                kept[g] = False
+    return _canonical(tree, kept)
+
+
+# Re-exported for the vectors and tests that check the rules against the same thresholds.
+THRESHOLDS = {"MIN_SUM_TERMS": MIN_SUM_TERMS, "MIN_LEAF_GROUP": MIN_LEAF_GROUP, "EDGES_PER_BOX": EDGES_PER_BOX}
