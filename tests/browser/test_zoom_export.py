@@ -337,3 +337,52 @@ def test_exported_page_zooms_and_exports_without_a_kernel(tmp_path, static_serve
     name, dot = download(page, view, "export-dot")
     assert dot.decode() == graph_view(Tape.from_value(nodes["L"])).dot
     assert math.isfinite(x)
+
+
+# ---------------------------------------------------------------- marimo (its column is ~700 px)
+
+
+def test_in_marimos_narrow_column_the_whole_picture_is_reachable_and_fits(tmp_path, widget_bundle, guarded_lab):
+    from .mgw_browser.marimo import Cell, MarimoServer, write_marimo_notebook
+
+    cells = [Cell("""
+        from micrograd_widget import Value
+        a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
+        e = a * b
+        e.label = "e"
+        d = e + c
+        d.label = "d"
+        L = d * f
+        L.label = "L"
+        L.backward()
+    """, defines=("L",)), Cell("L", reads=("L",))]
+    server = MarimoServer(write_marimo_notebook(tmp_path / "nb.py", cells), tmp_path / "marimo")
+    try:
+        page = guarded_lab.page
+        page.set_viewport_size({"width": 800, "height": 900})
+        page.goto(server.start().url)
+        view = WidgetDom(page)
+        view.wait_ready(timeout_s=60)
+        g = geometry(view)
+        column = view.root.evaluate("r => r.getBoundingClientRect().right")
+        assert g["client"][0] < 720, f"the column is {g['client'][0]} px wide, not a narrow one"
+        assert g["boxRect"][2] <= column + 1, "the picture's box is wider than marimo's column: cut off"
+        assert g["scale"] * g["natural"] <= g["scrollSize"][0] + 1, "part of the picture cannot be scrolled to"
+        start = g
+        page.mouse.move((g["boxRect"][0] + g["boxRect"][2]) / 2, (g["boxRect"][1] + g["boxRect"][3]) / 2)
+        page.keyboard.down("Control")
+        page.mouse.wheel(0, -200)
+        page.keyboard.up("Control")
+        g = poll(lambda: geometry(view), lambda g: g["scale"] > start["scale"] * 1.2, "Ctrl+wheel to zoom in marimo")
+        assert_same_layout(start, g)
+        button(view, "fit").click()
+        g = poll(lambda: geometry(view), lambda g: g["scrollSize"][0] <= g["client"][0] + 1
+                 and g["scrollSize"][1] <= g["client"][1] + 1, "Fit to show the whole picture in marimo")
+        left, top, right, bottom = g["boxRect"]
+        sl, st, sr, sb = g["svgRect"]
+        assert left - 1 <= sl and sr <= right + 1 and top - 1 <= st and sb <= bottom + 1, f"not all shown: {g}"
+        x = view.set_slider("a", 3.5)
+        view.expect_numbers(expected_numbers(lecture_L(a=x)))
+        assert not guarded_lab.log.outside
+    finally:
+        server.stop()
