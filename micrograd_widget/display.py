@@ -9,6 +9,7 @@ stays the Value's short repr for terminals and logs.
 
 from __future__ import annotations
 
+import base64
 import os
 import tempfile
 from pathlib import Path
@@ -61,13 +62,16 @@ def value_html(value: Value, **options: Any) -> str:
     settings.update(options)
     bundle = value_mimebundle(value, **settings)
     svg = bundle.get("image/svg+xml")
-    return svg_html(svg) if svg is not None else bundle["text/html"]
+    return svg_html(svg, f"the graph of {value!r}") if svg is not None else bundle["text/html"]
 
 
-def svg_html(svg: str) -> str:
-    """An SVG document as HTML: without its XML prolog, doctype and comments, in a scrolling block."""
-    start = svg.find("<svg")
-    return f'<div class="mgw-static" style="overflow:auto">{svg[start:] if start >= 0 else svg}</div>'
+def svg_html(svg: str, alt: str = "the graph of a Value") -> str:
+    """An SVG document as HTML: an ``<img>`` of it (a base64 data URL) in a scrolling block. Not the SVG inline:
+    JupyterLab sanitizes the HTML of an untrusted notebook (one saved elsewhere, then opened) and drops inline
+    SVG, leaving its texts as a jumble; an image survives the sanitizer (and GitHub/nbviewer's) unchanged."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (f'<div class="mgw-static" style="overflow:auto"><img alt="{escape(alt, "html")}" '
+            f'src="data:image/svg+xml;base64,{data}"></div>')
 
 
 def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = DEFAULT_OPTIONS["precision"],

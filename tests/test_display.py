@@ -213,14 +213,36 @@ def test_table_colours_leave_the_output_out_of_the_scale() -> None:
 def test_a_bare_value_shows_its_graph_as_html_without_the_extension() -> None:
     L = lecture_graph()
     html = L._repr_html_()
-    assert html is not None and html.startswith('<div class="mgw-static"') and html.endswith("</div>")
-    svg = parse_svg(html[html.index("<svg"):-len("</div>")])
-    groups = svg_groups(svg)
+    assert html is not None
+    groups = svg_groups(parse_svg(picture_in(html)))
     # L = (a*b + c) * f at a=2, b=-3, c=10, f=-2: L = -8, dL/da = b*f = 6, dL/db = a*f = -4, dL/dc = f = -2
     assert texts(groups["n0"]) == ["a", "data 2.0000", "grad 6.0000"]
     assert texts(groups["n1"]) == ["b", "data -3.0000", "grad -4.0000"]
     assert texts(groups["n6"]) == ["L", "data -8.0000", "grad 1.0000"]
     assert repr(L) == "Value(data=-8.0, grad=1.0)"      # text/plain (terminals) unchanged
+
+
+def picture_in(html: str) -> str:
+    """The SVG document of ``Value._repr_html_``'s one ``<img>`` (a base64 data URL), checking the markup around
+    it is only that: a div and the image, with an alt text."""
+    import base64
+    table = Table(html)
+    assert [tag for tag, _ in table.tags] == ["div", "img"] and table.tags[0][1]["class"] == "mgw-static"
+    attrs = table.tags[1][1]
+    assert set(attrs) == {"alt", "src"} and (attrs["alt"] or "").startswith("the graph of Value(")
+    prefix = "data:image/svg+xml;base64,"
+    assert (attrs["src"] or "").startswith(prefix)
+    return base64.b64decode((attrs["src"] or "")[len(prefix):]).decode("utf-8")
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_a_bare_values_picture_is_an_image_so_sanitizers_keep_it() -> None:
+    """An untrusted notebook's HTML is sanitized (JupyterLab drops inline SVG): the picture is an <img> (no other
+    markup: picture_in checks), and hostile labels stay text inside its SVG."""
+    root, _ = hostile_graph()
+    html = root._repr_html_()
+    assert html is not None
+    assert_no_markup(parse_svg(picture_in(html)))
 
 
 def test_a_bare_values_html_without_dot_is_the_table(no_dot: None) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from test_display import picture_in
 from test_dot import dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
 from traitlets import TraitError
 from traitlets.config import Config
@@ -62,10 +63,7 @@ def test_without_the_extension_a_value_shows_its_static_picture_as_html(ip: Inte
     data = last_value_bundle(ip)
     assert set(data) == {"text/plain", "text/html"}
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
-    html = data["text/html"]
-    assert html.startswith('<div class="mgw-static"') and html.endswith("</svg>\n</div>")
-    svg = parse_svg(html[html.index("<svg"):-len("</div>")])
-    groups = svg_groups(svg)
+    groups = svg_groups(parse_svg(picture_in(data["text/html"])))
     assert texts(groups["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
     assert texts(groups["n1"]) == ["b", "data -3.0000", "grad 2.0000"]
     assert texts(groups["n2"]) == [" ", "data -6.0000", "grad 1.0000"]
