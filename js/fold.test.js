@@ -1,0 +1,115 @@
+// js/fold.js against the vectors Python writes (tests/vectors/folds/*.json, generate_folds.py): the same tape,
+// hierarchy and open set give the same units, boxes, members, edges and DOT, byte for byte; the actions
+// (expand, collapse, expand all that fits) reach the same open sets; and the escaping holds on hostile text.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+import { compileTape, decodeNumber } from "./tape.js";
+import {
+  cleanText, closedBoxOf, collapse, compileFolds, dotFor, escape, expand, expandAllThatFits, keysToReveal, pictureFor,
+  quote, thousands, unitsFor,
+} from "./fold.js";
+
+const FOLDS = fileURLToPath(new URL("../tests/vectors/folds/", import.meta.url));
+
+function specFromJson(json) {
+  const spec = {};
+  for (const [key, value] of Object.entries(json)) {
+    if (value && typeof value === "object" && !Array.isArray(value) && ("int32" in value || "float64" in value)) {
+      spec[key] = "int32" in value ? Int32Array.from(value.int32) : Float64Array.from(value.float64.map(decodeNumber));
+    } else spec[key] = value;
+  }
+  return spec;
+}
+
+function load(name) {
+  const v = JSON.parse(readFileSync(join(FOLDS, name), "utf-8"));
+  const tape = compileTape(specFromJson(v.spec));
+  const tree = compileFolds({ ...v.folds, group_of: Int32Array.from(v.folds.group_of) }, tape);
+  const data = Float64Array.from(v.data.map(decodeNumber));
+  const grad = Float64Array.from(v.grad.map(decodeNumber));
+  return { v, tape, tree, data, grad };
+}
+
+const files = readdirSync(FOLDS).filter((f) => f.endsWith(".json")).sort();
+
+test("there are fold vectors to check", () => {
+  assert.ok(files.length >= 6, `expected the fold vectors in ${FOLDS}; run .venv/bin/python tests/vectors/generate_folds.py`);
+});
+
+for (const file of files) {
+  test(`fold vectors: ${file}`, () => {
+    const { v, tape, tree, data, grad } = load(file);
+    for (const [k, c] of v.cases.entries()) {
+      const what = `${file} case ${k} (${c.action} ${c.key ?? ""})`;
+      const budget = c.budget ?? v.budget;
+      if (c.action === "expand") assert.deepEqual(expand(tree, c.from, c.key, budget), c.open, `${what}: open set`);
+      if (c.action === "collapse") assert.deepEqual(collapse(tree, c.from, c.key), c.open, `${what}: open set`);
+      if (c.action === "expand_all") assert.deepEqual(expandAllThatFits(tree, c.from, budget), c.open, `${what}: open set`);
+      const pic = pictureFor(tape, tree, c.open);
+      assert.equal(unitsFor(tree, c.open), c.units, `${what}: units`);
+      assert.equal(pic.shown.length + pic.boxes.length, c.units, `${what}: units drawn`);
+      assert.deepEqual(pic.shown, c.shown, `${what}: nodes drawn`);
+      assert.deepEqual(pic.boxes.map((b) => ({ id: b.id, key: b.key, kind: b.kind, title: b.title, members: b.members })), c.boxes, `${what}: boxes`);
+      assert.deepEqual(pic.clusters.map((x) => x.key), c.clusters, `${what}: clusters`);
+      assert.equal(pic.message, c.message, `${what}: message`);
+      c.dot.forEach((expected, j) => {
+        const dot = dotFor(tape, tree, c.open, { ...v.options[j], data, grad, picture: pic });
+        if (dot !== expected) {
+          const a = dot.split("\n");
+          const b = expected.split("\n");
+          const line = a.findIndex((s, i) => s !== b[i]);
+          assert.fail(`${what}: DOT under ${JSON.stringify(v.options[j])} differs at line ${line + 1}:\n  js: ${a[line]}\n  py: ${b[line]}`);
+        }
+      });
+    }
+    for (const r of v.reveal) {
+      assert.deepEqual(keysToReveal(tree, r.node), r.keys, `${file}: keys to reveal node ${r.node}`);
+      assert.equal(closedBoxOf(tree, [], r.node), r.closed_box, `${file}: closed box of node ${r.node}`);
+    }
+  });
+}
+
+test("opening the keys to reveal a node draws it; collapsing its outermost box hides it again", () => {
+  const { tape, tree } = load("moons.json");
+  for (const node of [0, 17, Math.floor(tape.n / 2), tape.n - 3]) {
+    const keys = keysToReveal(tree, node);
+    assert.equal(closedBoxOf(tree, keys, node), null);
+    assert.ok(pictureFor(tape, tree, keys).shown.includes(node));
+    if (keys.length) {
+      assert.equal(closedBoxOf(tree, [], node), keys[0]);
+      assert.deepEqual(collapse(tree, keys, keys[0]), []);
+    }
+  }
+});
+
+test("expand never moves a box it does not open, and never draws more than the budget", () => {
+  const { tape, tree } = load("moons.json");
+  const before = pictureFor(tape, tree, []);
+  const key = before.boxes[0].key;
+  const open = expand(tree, [], key, 200);
+  const after = pictureFor(tape, tree, open);
+  assert.ok(unitsFor(tree, open) <= 200);
+  const keysAfter = new Set(after.boxes.map((b) => b.key));
+  for (const b of before.boxes) if (b.key !== key) assert.ok(keysAfter.has(b.key), `${b.key} stays a box`);
+  assert.deepEqual(expand(tree, [], key, before.boxes.length + before.shown.length), [], "no room: nothing opens");
+});
+
+test("escaping and quoting match dot.py on hostile text", () => {
+  assert.equal(cleanText("a\r\nb\u2028c\x00d   e\t"), "a \u21b5 b \u21b5 c\ufffdd e");
+  assert.equal(cleanText("x".repeat(50), 40), "x".repeat(39) + "\u2026");
+  assert.equal(cleanText("\ud83d\udc4d".repeat(5), 3), "\ud83d\udc4d\ud83d\udc4d\u2026", "code points, as Python counts");
+  assert.equal(escape('q"\\'), 'q\\"\\\\');
+  assert.equal(escape("{a|b}<c>&", "record"), "\\{a\\|b\\}\\<c\\>&amp;");
+  assert.equal(escape("{a|b}<c>&", "dot"), "{a|b}<c>&amp;");
+  assert.equal(quote("n0"), "n0");
+  assert.equal(quote("mgw-legend"), '"mgw-legend"');
+  assert.equal(quote("Node"), '"Node"');
+  assert.equal(quote("-0.5"), "-0.5");
+  assert.equal(thousands(1234567), "1,234,567");
+  assert.throws(() => compileFolds({ version: 9 }, { n: 1 }), /version 9/);
+});

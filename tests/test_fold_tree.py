@@ -1,0 +1,182 @@
+"""The fold hierarchy (fold_tree.py): every node in one innermost group, stable keys, bounded groups, the default
+picture unchanged, open/close/expand-all-that-fits within the budget, and the shared vectors never stale."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from micrograd_widget import MLP, Value
+from micrograd_widget.dot import graph_view
+from micrograd_widget.fold import plan
+from micrograd_widget.fold_tree import (
+    FoldTree,
+    build_tree,
+    check_open,
+    child_cap,
+    closed_box_of,
+    collapse,
+    edge_count,
+    expand,
+    expand_all_that_fits,
+    keys_to_reveal,
+    picture,
+)
+from micrograd_widget.tape import Tape, from_buffer
+
+VECTORS = Path(__file__).resolve().parent / "vectors"
+
+
+def _generator() -> Any:
+    spec = importlib.util.spec_from_file_location("vectors_generate_folds", VECTORS / "generate_folds.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("vectors_generate_folds", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def generator() -> Any:
+    return _generator()
+
+
+@pytest.fixture(scope="module")
+def graphs(generator: Any) -> dict[str, tuple[Tape, int]]:
+    return {name: (Tape.from_value(build()), budget) for name, (build, budget) in generator.GRAPHS.items()}
+
+
+def test_committed_fold_vectors_are_exactly_what_the_generator_writes(generator: Any) -> None:
+    expected = generator.render()
+    committed = {p.name: p.read_text(encoding="utf-8") for p in (VECTORS / "folds").glob("*.json")}
+    assert sorted(committed) == sorted(expected), "run: .venv/bin/python tests/vectors/generate_folds.py"
+    for name, text in expected.items():
+        assert committed[name] == text, f"{name} is stale; run: .venv/bin/python tests/vectors/generate_folds.py"
+
+
+def holders(tree: FoldTree, i: int) -> list[int]:
+    g = tree.group_of[i]
+    return tree.ancestors(g) if g >= 0 else []
+
+
+@pytest.mark.parametrize("budget_scale", [1, 3])
+def test_every_node_is_in_one_innermost_group_and_groups_stay_small(graphs: dict[str, tuple[Tape, int]],
+                                                                     budget_scale: int) -> None:
+    for name, (tape, budget) in graphs.items():
+        budget *= budget_scale
+        tree = build_tree(tape, budget)
+        members = [0] * len(tree.groups)
+        for i in range(len(tape)):
+            for g in holders(tree, i):
+                members[g] += 1
+        assert members == [g.count for g in tree.groups], name
+        for k, g in enumerate(tree.groups):
+            assert g.parent < k, "parents come before their children"
+            assert 2 <= g.count < len(tape), (name, g.key)
+            assert len(g.children) + g.nodes <= child_cap(budget), (name, g.key)
+            assert g.children == [c for c, h in enumerate(tree.groups) if h.parent == k]
+        assert len({g.key for g in tree.groups}) == len(tree.groups), "keys are unique"
+        assert tree.group_of[tape.root] == -1, "the root is always drawn"
+
+
+def test_keys_are_stable_across_two_tapes_of_the_same_graph(generator: Any) -> None:
+    for name, (build, budget) in generator.GRAPHS.items():
+        first, second = (build_tree(Tape.from_value(build()), budget) for _ in range(2))
+        assert first.spec()["groups"] == second.spec()["groups"], name
+        assert first.group_of == second.group_of, name
+
+
+def test_the_empty_open_set_draws_the_planners_picture(graphs: dict[str, tuple[Tape, int]]) -> None:
+    for name, (tape, budget) in graphs.items():
+        folding = plan(tape, budget)
+        pic = picture(tape, build_tree(tape, budget), [])
+        view = graph_view(tape, node_budget=budget)
+        assert pic.shown == folding.shown and list(view.shown) == folding.shown, name
+        assert [f.members for f in view.folds] == [f.members for f in folding.folds], name
+        assert view.message == folding.message and not pic.clusters, name
+
+
+def neuron(n_inputs: int = 3) -> Value:
+    """One scoped neuron on labelled inputs: tanh(b + w0*x0 + w1*x1 + w2*x2) (13 nodes: 3 inputs, 4 params)."""
+    model = MLP(n_inputs, [1])
+    out = model([Value(float(k + 1), label=f"x{k}") for k in range(n_inputs)])
+    assert isinstance(out, Value)
+    return out
+
+
+def two_neurons_summed() -> Tape:
+    """MLP(3, [2]) on one example (a linear layer), both outputs summed: two neuron modules of 10 nodes each
+    (4 parameters, 3 products, 3 sums), 3 inputs and the sum."""
+    model = MLP(3, [2])
+    outs = model([Value(1.0, label="x0"), Value(-2.0, label="x1"), Value(0.5, label="x2")])
+    assert isinstance(outs, list)
+    root = outs[0] + outs[1]
+    root.backward()
+    return Tape.from_value(root)
+
+
+def test_open_and_close_by_hand_on_two_neurons() -> None:
+    tape = two_neurons_summed()
+    assert len(tape) == 3 + 2 * 10 + 1
+    tree = build_tree(tape, 20)
+    keys = [g.key for g in tree.groups]
+    assert keys == ["layers.0.neurons.0", "layers.0.neurons.1"], "one box per neuron, nothing inside them"
+    default = picture(tape, tree, [])
+    assert len(default.shown) == 4 and default.boxes == [0, 1], "3 inputs + the sum, 2 neuron boxes"
+    # A neuron opens into its 10 nodes: 6 - 1 + 10 = 15 units; over a budget of 14 it is refused.
+    assert expand(tape, tree, [], "layers.0.neurons.1", 14) == []
+    opened = expand(tape, tree, [], "layers.0.neurons.1", 15)
+    assert opened == ["layers.0.neurons.1"]
+    pic = picture(tape, tree, opened)
+    assert len(pic.shown) == 4 + 10 and pic.boxes == [0] and pic.clusters == [1]
+    assert closed_box_of(tree, opened, tape.root - 1) is None
+    assert closed_box_of(tree, opened, 0) == "layers.0.neurons.0"
+    assert keys_to_reveal(tree, 0) == ["layers.0.neurons.0"] and keys_to_reveal(tree, tape.root) == []
+    assert collapse(tree, opened, "layers.0.neurons.1") == []
+    assert expand_all_that_fits(tape, tree, [], 20) == ["layers.0.neurons.0"], "in tree order while they fit"
+    assert expand_all_that_fits(tape, tree, [], 24) == keys
+    dot = graph_view(tape, node_budget=20, open_keys=opened).dot
+    assert '\tsubgraph cluster_open0 {\n\t\tgraph [class="mgw-cluster"' in dot and 'label="layers.0.neurons.1"' in dot
+    with pytest.raises(KeyError, match="no fold box has the key 'nope'"):
+        expand(tape, tree, [], "nope", 20)
+
+
+def test_a_big_neuron_opens_into_a_few_boxes(graphs: dict[str, tuple[Tape, int]]) -> None:
+    tape, budget = graphs["moons"]
+    tree = build_tree(tape, budget)
+    layer = tree.by_key["layers.1"]
+    opened = expand(tape, tree, [], "layers.1", 4 * budget)
+    assert opened[0] == "layers.1" and len(opened) > 1, "the layer opens, then some of its neurons"
+    pic = picture(tape, tree, opened)
+    assert len(pic.shown) + len(pic.boxes) <= 4 * budget
+    assert edge_count(tape, pic.unit) <= max(3 * 4 * budget, edge_count(tape, picture(tape, tree, []).unit))
+    assert all(tree.groups[c].parent == layer for c in pic.clusters[1:])
+    before = {tree.groups[g].key for g in picture(tape, tree, []).boxes} - {"layers.1"}
+    after = {tree.groups[g].key for g in pic.boxes}
+    assert before <= after, "nothing else moves"
+
+
+def test_the_widget_open_set_is_checked_and_capped(graphs: dict[str, tuple[Tape, int]]) -> None:
+    tape, budget = graphs["moons"]
+    tree = build_tree(tape, budget)
+    with pytest.raises(ValueError, match="unknown fold box key"):
+        check_open(tape, tree, ["layers.9"], budget)
+    with pytest.raises(ValueError, match="list of fold box keys"):
+        check_open(tape, tree, "layers.1", budget)
+    everything = [g.key for g in tree.groups]
+    capped = check_open(tape, tree, everything, budget)
+    assert len(picture(tape, tree, capped).shown) + len(picture(tape, tree, capped).boxes) <= budget
+    assert check_open(tape, tree, ["layers.1.neurons.3"], budget) == [], "inside a closed box: dropped"
+
+
+def test_the_spec_is_compact(graphs: dict[str, tuple[Tape, int]]) -> None:
+    tape, budget = graphs["moons"]
+    tree = build_tree(tape, budget)
+    spec = tree.spec()
+    assert from_buffer(spec["group_of"], "i").tolist() == tree.group_of.tolist()
+    assert len(bytes(spec["group_of"])) == 4 * len(tape)
+    assert all(len(row) == 6 for row in spec["groups"])

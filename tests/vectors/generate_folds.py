@@ -1,0 +1,189 @@
+"""Writes the shared folding vectors tests/vectors/folds/*.json: tape + fold hierarchy + open sets -> pictures.
+
+Run ``.venv/bin/python tests/vectors/generate_folds.py`` after changing the folding rules (fold.py,
+fold_boxes.py, fold_tree.py) or the DOT writing (dot.py) and commit the result; tests/test_fold_tree.py
+regenerates them in memory and fails if the files are stale. js/fold.test.js holds js/fold.js to them:
+the same open set must give the same units, boxes, members, edges and DOT, byte for byte.
+
+Each file is ``{"name", "budget", "spec", "data", "grad", "folds", "cases", "reveal"}``: ``spec`` is the tape
+spec as generate.py writes it, ``data``/``grad`` every node's numbers (encode_number), ``folds`` the
+``FoldTree.spec()`` with ``group_of`` as a list; each case is an open set reached by an action
+(``{"action": "expand" | "collapse" | "expand_all" | "none", "from": [...], "key"}``) with what it draws and
+its DOT under ``options``; ``reveal`` lists, for some nodes, ``keys_to_reveal`` and ``closed_box_of`` under
+the default open set. Deterministic: the only randomness is seeded.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from micrograd_widget.dot import graph_view
+from micrograd_widget.engine import Value, scope
+from micrograd_widget.fold_tree import (
+    build_tree,
+    closed_box_of,
+    collapse,
+    expand,
+    expand_all_that_fits,
+    keys_to_reveal,
+    picture,
+)
+from micrograd_widget.nn import MLP
+from micrograd_widget.tape import Tape, encode_number, from_buffer
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "folds"
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+if str(HERE.parent) not in sys.path:
+    sys.path.insert(0, str(HERE.parent))
+import builders  # noqa: E402  (tests/ is on the path)
+from generate import spec_to_json  # noqa: E402  (tests/vectors/ is on the path)
+
+
+def lecture_L() -> Value:
+    return builders.lecture_L()["L"]
+
+
+def lecture_mlp() -> Value:
+    """The lecture's MLP loss: MLP(3, [4, 4, 1]) on its four examples, squared error."""
+    random.seed(1337)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys, strict=True))
+    assert isinstance(loss, Value)
+    loss.backward()
+    return loss
+
+
+def long_sum() -> Value:
+    """A sum of 100 squares: a Σ box, its terms, and terms drawn in full with the spare budget."""
+    xs = [Value(0.01 * i - 0.5, label=f"x{i}") for i in range(100)]
+    total = sum((x * x for x in xs), Value(0.0, label="zero"))
+    total.label = "total"
+    total.backward()
+    return total
+
+
+def chain() -> Value:
+    """A chain with no scopes: folded by distance from the output, nested 'farther' groups inside."""
+    v = Value(0.5, label="v")
+    for j in range(150):
+        v = v * 1.0000001 if j % 2 == 0 else v / (v + 0.1) + 0.1
+    v.backward()
+    return v
+
+
+def moons() -> Value:
+    """The shape of micrograd's moons loss, small: MLP(2, [16, 16, 1]) on 3 points, SVM loss + L2."""
+    rng = random.Random(0)
+    random.seed(0)
+    model = MLP(2, [16, 16, 1])
+    xs = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(3)]
+    ys = [rng.choice((-1.0, 1.0)) for _ in range(3)]
+    losses = [(1 + -y * model([Value(a), Value(b)])).relu() for y, (a, b) in zip(ys, xs, strict=True)]
+    total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
+    assert isinstance(total, Value)
+    total.backward()
+    return total
+
+
+def hostile() -> Value:
+    """Labels and scopes a learner could type: quotes, backslashes, record syntax, HTML, newlines, controls."""
+    names = ['a"b', "c\\d", "{e|f}", "<b>g</b>", "h&i", "line\nbreak", "tab\tx", "nul\x00", "\u2028sep", "é👍",
+             "node", "  spaced   out  ", "x" * 60]
+    parts = []
+    for k, name in enumerate(names):
+        with scope(f'mod"{k % 3}|<{k % 2}>'):
+            v = Value(0.1 * (k + 1), label=name)
+            parts.append((v * v).tanh())
+    total = sum(parts, Value(0.0, label='sum "all"'))
+    total.backward()
+    return total
+
+
+GRAPHS: dict[str, tuple[Callable[[], Value], int]] = {
+    "lecture_L": (lecture_L, 10), "lecture_mlp": (lecture_mlp, 60), "long_sum": (long_sum, 60),
+    "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10),
+}
+OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False}]
+
+
+def _numbers(values: Any) -> list[float | str]:
+    return [encode_number(x) for x in values]
+
+
+def _case(tape: Tape, tree: Any, action: dict[str, Any], open_keys: list[str],
+          every_option: bool = False) -> dict[str, Any]:
+    """What ``open_keys`` draws; its DOT under the first of ``OPTIONS`` (all of them with ``every_option``)."""
+    pic = picture(tape, tree, open_keys)
+    views = [graph_view(tape, tree=tree, open_keys=open_keys, node_budget=tree.budget, **opts)
+             for opts in OPTIONS[:None if every_option else 1]]
+    view = views[0]
+    return {**action, "open": open_keys, "units": len(pic.shown) + len(pic.boxes), "shown": pic.shown,
+            "boxes": [{"id": f.id, "key": f.key, "kind": f.kind, "title": f.title, "members": list(f.members)}
+                      for f in view.folds],
+            "clusters": [tree.groups[g].key for g in pic.clusters], "message": pic.message,
+            "dot": [v.dot for v in views]}
+
+
+def vector(name: str, build: Callable[[], Value], budget: int) -> dict[str, Any]:
+    tape = Tape.from_value(build())
+    tree = build_tree(tape, budget)
+    spec = tree.spec()
+    spec["group_of"] = from_buffer(spec["group_of"], "i").tolist()
+    cases = [_case(tape, tree, {"action": "none", "from": [], "key": None}, [], True)]
+    top = [g.key for g in tree.groups if g.parent < 0]
+    if top:
+        biggest = max(top, key=lambda k: tree.groups[tree.by_key[k]].count)
+        one = expand(tape, tree, [], biggest, budget)
+        cases.append(_case(tape, tree, {"action": "expand", "from": [], "key": biggest}, one))
+        inner = [tree.groups[c].key for g in one for c in tree.groups[tree.by_key[g]].children
+                 if tree.groups[c].key not in one]
+        if inner:
+            nested = expand(tape, tree, one, inner[0], budget)
+            cases.append(_case(tape, tree, {"action": "expand", "from": one, "key": inner[0]}, nested))
+        closed = collapse(tree, one, biggest)
+        cases.append(_case(tape, tree, {"action": "collapse", "from": one, "key": biggest}, closed))
+        every = expand_all_that_fits(tape, tree, [], budget)
+        cases.append(_case(tape, tree, {"action": "expand_all", "from": [], "key": None}, every))
+        # The planner's picture often fills the budget: the same actions with twice the room.
+        room = 2 * budget
+        one = expand(tape, tree, [], biggest, room)
+        cases.append(_case(tape, tree, {"action": "expand", "from": [], "key": biggest, "budget": room}, one, True))
+        every = expand_all_that_fits(tape, tree, one, room)
+        cases.append(_case(tape, tree, {"action": "expand_all", "from": one, "key": None, "budget": room}, every))
+        deepest = max(range(len(tape)), key=lambda i: (len(keys_to_reveal(tree, i)), i))
+        path = keys_to_reveal(tree, deepest)
+        cases.append(_case(tape, tree, {"action": "set", "from": [], "key": None, "node": deepest}, path))
+    probes = sorted({0, len(tape) // 3, len(tape) // 2, len(tape) - 2, len(tape) - 1} & set(range(len(tape))))
+    reveal = [{"node": i, "keys": keys_to_reveal(tree, i), "closed_box": closed_box_of(tree, [], i)} for i in probes]
+    return {"name": name, "budget": budget, "spec": spec_to_json(tape.spec()), "data": _numbers(tape.data),
+            "grad": _numbers(tape.grad), "options": OPTIONS, "folds": spec, "cases": cases, "reveal": reveal}
+
+
+def render() -> dict[str, str]:
+    """Every vector file's name and text."""
+    return {f"{name}.json": json.dumps(vector(name, build, budget), ensure_ascii=True, separators=(",", ":")) + "\n"
+            for name, (build, budget) in GRAPHS.items()}
+
+
+def main() -> int:
+    """Write tests/vectors/folds/*.json, removing vector files no graph produces any more."""
+    OUT.mkdir(exist_ok=True)
+    files = render()
+    for stale in {p.name for p in OUT.glob("*.json")} - set(files):
+        (OUT / stale).unlink()
+    for name, text in files.items():
+        (OUT / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
