@@ -2,8 +2,8 @@
 // 1. js/ops.js regenerated from the Python op table (`python -m micrograd_widget.ops`);
 // 2. views.js: both views (widget.js, training.js) in one bundle, with @viz-js/viz's inlined WebAssembly
 //    cut out (its findWasmBinary() asks js/graphviz-wasm.js, which js/loader.js feeds);
-// 3. graphviz.wasm.gz: that WebAssembly, once, gzip'd (micrograd_widget/assets.py ships it in the shared
-//    assets model); loader.js: each widget's small `_esm`; widget.css and training.css;
+// 3. graphviz.wasm.gz: that WebAssembly, once, gzip'd, and views.css, both views' CSS (micrograd_widget/assets.py
+//    ships the three in the shared assets model); loader.js: each widget's small `_esm`;
 // 4. host.js: the exported page's own widget host (micrograd_widget/export.py inlines it).
 
 import { execFileSync } from "node:child_process";
@@ -82,9 +82,9 @@ writeBytesIfChanged(join(STATIC, "graphviz.wasm.gz"), gzipSync(wasm, { level: 9 
 await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "loader.js")], outfile: join(STATIC, "loader.js") });
 // The exported page's own widget host (js/host.js; micrograd_widget/export.py inlines it in the page).
 await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "host.js")], outfile: join(STATIC, "host.js") });
-for (const name of ["widget", "training"]) {
-  writeIfChanged(join(STATIC, `${name}.css`), readFileSync(join(JS, "theme.css"), "utf8") + "\n" + readFileSync(join(JS, `${name}.css`), "utf8"));
-}
-// Bundles of earlier builds (one per view, each with its own copy of the WebAssembly) are gone.
-for (const stale of ["widget.js", "training.js"]) rmSync(join(STATIC, stale), { force: true });
+// Both views' CSS (the shared theme first), travelling with their code in the shared assets model.
+const css = (name) => readFileSync(join(JS, `${name}.css`), "utf8");
+writeIfChanged(join(STATIC, "views.css"), [css("theme"), css("widget"), css("training")].join("\n"));
+// Files of earlier builds (one bundle and one CSS per view, each bundle with its own WebAssembly) are gone.
+for (const stale of ["widget.js", "training.js", "widget.css", "training.css"]) rmSync(join(STATIC, stale), { force: true });
 

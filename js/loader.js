@@ -10,16 +10,18 @@
 //     code    bytes: gzip of static/views.js, an ES module exporting `views` = { graph, training } (each
 //             anywidget's { render }) and `provideWasm(fn)` (fn() -> the WebAssembly bytes or a Promise of them).
 //     wasm    bytes: gzip of Graphviz's WebAssembly (static/graphviz.wasm.gz as shipped in the wheel).
-//     digest  string: sha256 (hex) of code + wasm, the page-wide cache key.
+//     css     string: both views' CSS (static/views.css); the loader puts it in a <style> at the top of each
+//             view's element (so it applies in a shadow root too, as in marimo); widgets' own `_css` is "".
+//     digest  string: sha256 (hex) of code + wasm + css, the page-wide cache key.
 //   Bytes arrive as whatever the host delivers: DataView, ArrayBuffer or a typed array (all are read).
 // - How the loader finds it: `await model.widget_manager.get_model(id)` with id = the reference less
 //   "IPY_MODEL_"; a host needs get_model(id) resolving to an object with get(name), nothing more.
-// - Once per page: globalThis[Symbol.for("micrograd-widget.views")] maps digest -> Promise of the views
-//   module, so N widgets (and N loaders: each widget's `_esm` is its own module) import the views once.
+// - Once per page: globalThis[Symbol.for("micrograd-widget.views")] maps digest -> Promise of
+//   { views, css } (the views module's exports and the CSS), so N widgets (and N loaders: each widget's `_esm` is its own module) import the views once.
 // - Fallback when the assets model cannot be reached (an old front end, a model closed by
 //   Widget.close_all(), a kernel restart): the loader sends the custom message {type: "assets"}; the kernel
 //   (micrograd_widget.assets.answer_request) re-creates the assets model if it was closed, points the widget
-//   at it and replies {type: "assets", digest} with two buffers [code, wasm] (same encodings). With no kernel
+//   at it and replies {type: "assets", digest, css} with two buffers [code, wasm] (same encodings). With no kernel
 //   to answer, the widget shows an error saying what to do ([data-role="load-error"]).
 
 const REF = "IPY_MODEL_";
@@ -47,7 +49,7 @@ function withTimeout(promise, ms, what) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-async function importViews(code, wasm) {
+async function importViews(code, wasm, css) {
   const url = URL.createObjectURL(new Blob([await gunzip(code)], { type: "text/javascript" }));
   let mod;
   try {
@@ -58,18 +60,18 @@ async function importViews(code, wasm) {
   if (!mod.views || typeof mod.provideWasm !== "function") throw new Error("the assets' code is not micrograd-widget's views bundle");
   let inflated = null;
   mod.provideWasm(() => (inflated ??= gunzip(wasm)));
-  return mod;
+  return { views: mod.views, css };
 }
 
-/** The views module for these assets, imported once per page per digest. */
-function viewsFor(digest, code, wasm) {
+/** The views (and their CSS) for these assets, imported once per page per digest. */
+function viewsFor(digest, code, wasm, css) {
   if (typeof digest !== "string" || !digest || !code || !code.length || !wasm || !wasm.length) {
     throw new Error("the assets are empty");
   }
   const cache = (globalThis[CACHE] ??= new Map());
   let entry = cache.get(digest);
   if (!entry) {
-    entry = importViews(code, wasm);
+    entry = importViews(code, wasm, typeof css === "string" ? css : "");
     cache.set(digest, entry);
     entry.catch(() => cache.delete(digest));
   }
@@ -84,7 +86,7 @@ async function fromAssetsModel(model) {
   const id = ref.slice(REF.length);
   const assets = await withTimeout(Promise.resolve(manager.get_model(id)), GET_MODEL_MS, "the widget manager");
   if (!assets || typeof assets.get !== "function") throw new Error(`the assets model ${id} is not in this page`);
-  return viewsFor(assets.get("digest"), bytesOf(assets.get("code")), bytesOf(assets.get("wasm")));
+  return viewsFor(assets.get("digest"), bytesOf(assets.get("code")), bytesOf(assets.get("wasm")), assets.get("css"));
 }
 
 function askKernel(model) {
@@ -101,7 +103,7 @@ function askKernel(model) {
         return;
       }
       try {
-        done(resolve, viewsFor(msg.digest, bytesOf(buffers[0]), bytesOf(buffers[1])));
+        done(resolve, viewsFor(msg.digest, bytesOf(buffers[0]), bytesOf(buffers[1]), msg.css));
       } catch (err) {
         done(reject, err);
       }
@@ -155,6 +157,14 @@ export default {
       el.append(error);
       return () => error.remove();
     }
-    return view.render({ model, el });
+    const style = document.createElement("style");
+    style.setAttribute("data-mgw-css", "");
+    style.textContent = mod.css;
+    el.prepend(style);
+    const cleanup = await view.render({ model, el });
+    return () => {
+      style.remove();
+      if (typeof cleanup === "function") return cleanup();
+    };
   },
 };

@@ -27,14 +27,16 @@ __all__ = ["Assets", "assets_reference", "answer_request", "loader_esm", "shared
 _STATIC = Path(__file__).parent / "static"
 VIEWS = _STATIC / "views.js"
 WASM = _STATIC / "graphviz.wasm.gz"
+CSS = _STATIC / "views.css"
 
 
 @cache
-def _payload() -> tuple[bytes, bytes, str]:
-    """(gzip of views.js, gzip'd WebAssembly, digest), read once per process (deterministic bytes)."""
+def _payload() -> tuple[bytes, bytes, str, str]:
+    """(gzip of views.js, gzip'd WebAssembly, the views' CSS, digest), read once per process (deterministic)."""
     code = gzip.compress(VIEWS.read_bytes(), compresslevel=9, mtime=0)
     wasm = WASM.read_bytes()
-    return code, wasm, hashlib.sha256(code + wasm).hexdigest()
+    css = CSS.read_text(encoding="utf-8")
+    return code, wasm, css, hashlib.sha256(code + wasm + css.encode()).hexdigest()
 
 
 @cache
@@ -46,16 +48,18 @@ def loader_esm() -> str:
 class Assets(ipywidgets.Widget):
     """A model with no view holding the front-end code every micrograd-widget view needs.
 
-    ``code``: gzip of static/views.js; ``wasm``: Graphviz's WebAssembly, gzip'd; ``digest``: sha256 of both,
-    the page's cache key. Get the kernel's one instance with :func:`shared_assets`."""
+    ``code``: gzip of static/views.js; ``wasm``: Graphviz's WebAssembly, gzip'd; ``css``: both views' CSS
+    (static/views.css); ``digest``: sha256 of the three, the page's cache key. Get the kernel's one instance
+    with :func:`shared_assets`."""
 
     code = traitlets.Bytes().tag(sync=True)
     wasm = traitlets.Bytes().tag(sync=True)
+    css = traitlets.Unicode().tag(sync=True)
     digest = traitlets.Unicode().tag(sync=True)
 
     def __init__(self, **kwargs: Any) -> None:
-        code, wasm, digest = _payload()
-        super().__init__(code=code, wasm=wasm, digest=digest, **kwargs)
+        code, wasm, css, digest = _payload()
+        super().__init__(code=code, wasm=wasm, css=css, digest=digest, **kwargs)
 
     @property
     def closed(self) -> bool:
@@ -99,11 +103,11 @@ def assets_reference() -> Any:
 
 def answer_request(widget: Any, content: Any, _buffers: Any) -> None:
     """A widget's ``on_msg`` handler for its view's ``{"type": "assets"}``: point the widget at a live assets
-    model (a closed one is replaced) and send the view the code and the WebAssembly as two buffers."""
+    model (a closed one is replaced) and send the view the CSS, and the code and the WebAssembly as two buffers."""
     if not (isinstance(content, dict) and content.get("type") == "assets"):
         return
     assets = shared_assets()
     if widget._mgw_assets is not assets:
         widget._mgw_assets = assets
-    code, wasm, digest = _payload()
-    widget.send({"type": "assets", "digest": digest}, buffers=[code, wasm])
+    code, wasm, css, digest = _payload()
+    widget.send({"type": "assets", "digest": digest, "css": css}, buffers=[code, wasm])

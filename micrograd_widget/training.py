@@ -184,7 +184,7 @@ class TrainingWidget(anywidget.AnyWidget):
     # that is never released, so no widget (nor the model it holds) would ever be freed.
     # The `_esm` is the small loader; the view's code and Graphviz are in the shared assets model (assets.py).
     _esm = _assets.loader_esm()
-    _css = (_STATIC / "training.css").read_text(encoding="utf-8")
+    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
     _mgw_assets = _assets.assets_reference()
     _mgw_view = traitlets.Unicode("training", read_only=True).tag(sync=True)
 

@@ -68,7 +68,7 @@ class GraphWidget(anywidget.AnyWidget):
     # which never lets go of it (nor of the graph it holds). The `_esm` is the small loader: the view's code
     # and Graphviz travel once per kernel in the shared assets model (assets.py) that `_mgw_assets` names.
     _esm = _assets.loader_esm()
-    _css = (_STATIC / "widget.css").read_text(encoding="utf-8")
+    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
     _mgw_assets = _assets.assets_reference()
     _mgw_view = traitlets.Unicode("graph", read_only=True).tag(sync=True)
 

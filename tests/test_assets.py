@@ -60,12 +60,14 @@ def test_the_assets_carry_the_built_views_and_one_webassembly() -> None:
     assert gzip.decompress(shared.code) == (STATIC / "views.js").read_bytes()
     assert shared.wasm == (STATIC / "graphviz.wasm.gz").read_bytes()
     assert gzip.decompress(shared.wasm)[:4] == b"\0asm"
-    assert shared.digest == hashlib.sha256(shared.code + shared.wasm).hexdigest()
+    assert shared.css == (STATIC / "views.css").read_text(encoding="utf-8") and ".mgw-root" in shared.css
+    assert ".mgw-training" in shared.css
+    assert shared.digest == hashlib.sha256(shared.code + shared.wasm + shared.css.encode()).hexdigest()
     # The views bundle does not inline Graphviz's WebAssembly (it travels once, as the wasm buffer).
     views = (STATIC / "views.js").read_text(encoding="utf-8")
     assert "binaryDecode(" not in views and len(views) < 300_000
     state = shared.get_state()
-    assert set(state) >= {"code", "wasm", "digest"} and isinstance(state["wasm"], bytes)
+    assert set(state) >= {"code", "wasm", "css", "digest"} and isinstance(state["wasm"], bytes)
 
 
 def test_each_widget_esm_is_the_small_loader() -> None:
@@ -74,8 +76,10 @@ def test_each_widget_esm_is_the_small_loader() -> None:
     for widget in (explore(lecture_L()["L"]), watch(MLP(2, [2, 1]))):
         state = widget.get_state()
         assert state["_esm"] == loader
+        assert state["_css"] == "", "the CSS travels once, in the assets model"
         assert len(state["_esm"].encode()) < LOADER_LIMIT
-    assert not (STATIC / "widget.js").exists() and not (STATIC / "training.js").exists(), "stale per-view bundles"
+    stale = [name for name in ("widget.js", "training.js", "widget.css", "training.css") if (STATIC / name).exists()]
+    assert not stale, f"files of the per-view build: {stale}"
     assert [p.name for p in STATIC.iterdir() if p.name.endswith((".wasm", ".wasm.gz"))] == ["graphviz.wasm.gz"]
 
 
@@ -110,7 +114,7 @@ def test_the_fallback_request_is_answered_with_both_buffers_and_a_live_reference
     assert widget._mgw_assets is shared and not shared.closed, "the widget points at a live assets model again"
     assert len(sent) == 1
     content, buffers = sent[0]
-    assert content == {"type": "assets", "digest": shared.digest}
+    assert content == {"type": "assets", "digest": shared.digest, "css": shared.css}
     assert buffers == [shared.code, shared.wasm]
 
 
