@@ -21,6 +21,8 @@ from pathlib import Path
 
 from .jupyter import free_port
 
+REPO = Path(__file__).resolve().parents[3]
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -61,6 +63,8 @@ class MarimoServer:
             folder.mkdir(parents=True, exist_ok=True)
             env[name] = str(folder)
         env["MARIMO_SKIP_UPDATE_CHECK"] = "1"
+        # The package next to these tests, not whichever copy is installed (a worktree tests its own code).
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
         return env
 
     def command(self) -> list[str]:
