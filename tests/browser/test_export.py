@@ -155,7 +155,8 @@ def test_a_view_of_a_model_the_page_lacks_says_so_in_place(tmp_path, guarded, wi
 
 def test_two_views_of_one_model_share_it_as_in_a_notebook(tmp_path, guarded, widget_bundle):
     """The host gives both views the same model: a slider moved in one view moves the other's numbers (the model's
-    change events reach every view), and the widget's CSS is added once."""
+    change events reach every view), and each view has the views' CSS (from the shared assets model, put in the
+    view by the loader: the widget's own `_css` is empty)."""
     from micrograd_widget import save_html
 
     out = save_html(lecture_L()["L"], tmp_path / "page.html")
@@ -171,5 +172,6 @@ def test_two_views_of_one_model_share_it_as_in_a_notebook(tmp_path, guarded, wid
     first.expect_numbers(expected_numbers(lecture_L(a=a)))
     second.expect_numbers(expected_numbers(lecture_L(a=a)))
     assert second.slider_range("a")[2] == a
-    assert guarded.page.locator("style[data-anywidget]").count() == 1
+    assert guarded.page.locator("style[data-anywidget]").count() == 0
+    assert guarded.page.locator(".mgw-host-view style[data-mgw-css]").count() == 2
     assert not guarded.log.console_errors, guarded.log.describe()
