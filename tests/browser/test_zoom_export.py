@@ -386,3 +386,41 @@ def test_in_marimos_narrow_column_the_whole_picture_is_reachable_and_fits(tmp_pa
         assert not guarded_lab.log.outside
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------- JupyterLab (one test: each costs ~20 s)
+
+
+@pytest.mark.jupyterlab
+def test_in_jupyterlab_keys_zoom_without_lab_shortcuts_and_both_exports_work(jupyterlab, guarded_lab, notebook_name):
+    from .mgw_browser.graphs import LECTURE_L_SOURCE
+    from .mgw_browser.jupyter import write_notebook
+    from .mgw_browser.lab import cell_locator, open_notebook, run_all, run_cell, stream_text
+
+    page = guarded_lab.page
+    explore = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
+    save = "print(w.save_svg('zoom-export.svg').name)\n"
+    write_notebook(jupyterlab.notebooks / notebook_name, [explore, save])
+    open_notebook(page, jupyterlab, notebook_name)
+    run_all(page, "lab")
+    view = WidgetDom(cell_locator(page, 0))
+    view.wait_ready(90)
+    start = geometry(view)
+    graph = view.root.locator('[data-role="graph"]')
+    graph.focus()
+    for key in ("]", "]", "0", "0"):  # "0 0" is Lab's restart-kernel shortcut: the picture keeps it
+        page.keyboard.press(key)
+    g = geometry(view)
+    assert_same_layout(start, g)
+    assert page.locator(".jp-Dialog").count() == 0, "Lab took the picture's keys for its own shortcuts"
+    page.keyboard.press("]")
+    scale_becomes(view, g["scale"] * 1.25, "] to zoom in, in Lab")
+    x = view.move_slider("a", 0.8)
+    view.expect_numbers(expected_numbers(lecture_L(a=x)))
+    name, text = download(page, view, "export-svg")
+    assert name == "L.svg"
+    assert svg_numbers(text)["a"]["data"] == format_number(x, 4)
+    out = run_cell(page, 1)
+    assert stream_text(out["outputs"]).strip() == "zoom-export.svg", stream_text(out["outputs"])
+    kernel_svg = (jupyterlab.notebooks / "zoom-export.svg").read_text()
+    assert f"data {format_number(x, 4)}".replace("-", "&#45;") in kernel_svg, "save_svg has not the moved leaf"
