@@ -38,7 +38,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, SupportsFloat, SupportsIndex
 
 import anywidget
@@ -59,7 +58,6 @@ Unit = NeuronBox
 Group = LayerBox
 model_units = model_boxes
 
-_STATIC = Path(__file__).parent / "static"
 
 DEFAULT_EVERY = 0.25       # seconds between pushes, at most 4 a second
 MIN_EVERY = 0.05           # the fastest allowed: the browser and the comm stay responsive

@@ -48,7 +48,6 @@ from .tape import Tape, encode_number, json_safe, to_buffer
 
 __all__ = ["GraphWidget", "explore"]
 
-_STATIC = Path(__file__).parent / "static"
 
 # What a front end may write; every other trait is the kernel's.
 _FROM_VIEW = frozenset({"leaf_values", "output", *DRAWING_OPTIONS})
