@@ -424,3 +424,27 @@ def test_in_jupyterlab_keys_zoom_without_lab_shortcuts_and_both_exports_work(jup
     assert stream_text(out["outputs"]).strip() == "zoom-export.svg", stream_text(out["outputs"])
     kernel_svg = (jupyterlab.notebooks / "zoom-export.svg").read_text()
     assert f"data {format_number(x, 4)}".replace("-", "&#45;") in kernel_svg, "save_svg has not the moved leaf"
+
+
+@pytest.mark.jupyterlab
+def test_in_notebook7_zoom_and_export_work(jupyter_notebook, guarded_lab, notebook_name):
+    from .mgw_browser.graphs import LECTURE_L_SOURCE
+    from .mgw_browser.jupyter import write_notebook
+    from .mgw_browser.lab import cell_locator, open_notebook, run_all
+
+    page = guarded_lab.page
+    explore = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
+    write_notebook(jupyter_notebook.notebooks / notebook_name, [explore])
+    open_notebook(page, jupyter_notebook, notebook_name)
+    run_all(page, "notebook")
+    view = WidgetDom(cell_locator(page, 0))
+    view.wait_ready(90)
+    start = geometry(view)
+    button(view, "zoom-in").click()
+    assert_same_layout(start, scale_becomes(view, start["scale"] * 1.25, "zoom in, in Notebook 7"))
+    name, dot = download(page, view, "export-dot")
+    assert name == "L.dot"
+    assert dot.decode() == graph_view(Tape.from_value(lecture_L()["L"])).dot
+    name, png = download(page, view, "export-png")
+    assert name == "L.png" and struct.unpack(">II", png[16:24]) == (round(2 * start["natural"]),
+                                                                    round(2 * start["naturalHeight"]))
