@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import graphviz
 
 from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
 from .engine import Value
+from .fold_tree import FoldTree
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
 
@@ -77,11 +79,13 @@ def svg_html(svg: str, alt: str = "the graph of a Value") -> str:
 def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = DEFAULT_OPTIONS["precision"],
                     rankdir: str = DEFAULT_OPTIONS["rankdir"],
                     node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
-                    color: bool = DEFAULT_OPTIONS["color"]) -> dict[str, str]:
+                    color: bool = DEFAULT_OPTIONS["color"], open_keys: Iterable[str] = (),
+                    tree: FoldTree | None = None) -> dict[str, str]:
     """The picture of ``tape`` as it holds its numbers now, its grads those of node ``output`` (default the
-    root): ``{"image/svg+xml": ...}``, or ``{"text/html": table}`` when ``dot`` cannot draw it."""
+    root), the fold boxes ``open_keys`` opened (``tree``: its fold hierarchy, if built already):
+    ``{"image/svg+xml": ...}``, or ``{"text/html": table}`` when ``dot`` cannot draw it."""
     view = graph_view(tape, precision=precision, rankdir=rankdir, node_budget=node_budget, color=color,
-                      output=output)
+                      output=output, open_keys=open_keys, tree=tree)
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound:

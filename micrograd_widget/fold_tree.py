@@ -26,7 +26,7 @@ from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
 from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind, kinds_of, sum_trees, uses_of
-from .tape import Tape, to_buffer
+from .tape import Tape, json_safe, to_buffer
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
@@ -152,8 +152,9 @@ def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None) -> F
 
 
 def _add(tree: FoldTree, spec: _Spec, parent: int) -> int:
-    """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3')."""
-    key = spec.key or f"{spec.kind}:{max(spec.members)}"
+    """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3') and
+    JSON-safe (tape.json_safe), so the view sends back exactly the keys it was given."""
+    key = json_safe(spec.key) or f"{spec.kind}:{max(spec.members)}"      # keys travel as JSON
     base, k = key, 2
     while key in tree.by_key:
         key, k = f"{base}~{k}", k + 1

@@ -39,7 +39,7 @@ import traitlets
 
 from . import assets as _assets
 from . import dot as _dot
-from . import writes
+from . import fold_tree, writes
 from .display import tape_mimebundle
 from .engine import Value
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
@@ -50,7 +50,7 @@ __all__ = ["GraphWidget", "explore"]
 
 
 # What a front end may write; every other trait is the kernel's.
-_FROM_VIEW = frozenset({"leaf_values", "output", *DRAWING_OPTIONS})
+_FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
 _CLOSED = "this widget is closed; make a new one with explore(root)"
 _KEEP = object()  # "the view did not send this trait"
 _log = logging.getLogger(__name__)
@@ -83,6 +83,10 @@ class GraphWidget(anywidget.AnyWidget):
     node_budget = traitlets.Int(250, allow_none=True).tag(sync=True)
     color = traitlets.Bool(True).tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
+    # The fold hierarchy (fold_tree.FoldTree.spec(), read by js/fold.js) and the keys of the boxes opened in it
+    # (`opened`, not `open`: ipywidgets' Widget.open() is the method that opens the comm).
+    folds = traitlets.Dict().tag(sync=True)
+    opened: traitlets.List[str] = traitlets.List(traitlets.Unicode()).tag(sync=True)
 
     def __init__(self, root: Value, *, output: Value | int | None = None, **options: Any) -> None:
         if not isinstance(root, Value):
@@ -105,6 +109,7 @@ class GraphWidget(anywidget.AnyWidget):
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
         picture = _dot.graph_view(tape, output=out, **settings)
+        self._tree: fold_tree.FoldTree | None = picture.tree
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         self._busy = True
@@ -112,6 +117,7 @@ class GraphWidget(anywidget.AnyWidget):
             spec=spec,
             dot=picture.dot,
             view=self._view_of(picture),
+            folds=self._fold_spec(picture.tree),
             leaf_values=[encode_number(x) for x in leaves],
             output=out,
             data=self._numbers(tape.data),
@@ -152,7 +158,8 @@ class GraphWidget(anywidget.AnyWidget):
         from .display import write_svg
 
         options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
-        return write_svg(_dot.graph_view(self.tape, output=self._applied[1], **options), path)
+        view = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree, **options)
+        return write_svg(view, path)
 
     def close(self) -> None:
         """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""
@@ -252,7 +259,7 @@ class GraphWidget(anywidget.AnyWidget):
                     setattr(self, name, own[name])  # as the view has it now (observers skip it)
                 if not problems and sent:
                     self._settle(own.get("leaf_values", _KEEP), own.get("output", _KEEP))
-                options = {name: own[name] for name in DRAWING_OPTIONS if name in own}
+                options = {name: own[name] for name in (*DRAWING_OPTIONS, "opened") if name in own}
                 if not problems and options:
                     super().set_state(options)
             except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
@@ -285,6 +292,11 @@ class GraphWidget(anywidget.AnyWidget):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {writes.short(value)}")
             return value
+        if name == "opened":
+            if not isinstance(value, list):
+                raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: "
+                                f"{writes.short(value)}")
+            return fold_tree.check_open(self.tape, self._fold_tree(), value, self.node_budget)
         if name == "node_budget" and value is None:
             raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
                              "only be asked for from Python")
@@ -301,14 +313,48 @@ class GraphWidget(anywidget.AnyWidget):
         except ValueError as err:
             raise traitlets.TraitError(str(err)) from None
 
-    @traitlets.observe(*DRAWING_OPTIONS)
+    @traitlets.validate("opened")
+    def _check_open(self, proposal: dict[str, Any]) -> Any:
+        """Opened fold boxes: known keys only (else a TraitError naming them), in tree order, cut to the budget."""
+        try:
+            return fold_tree.check_open(self.tape, self._fold_tree(), proposal["value"], self.node_budget)
+        except ValueError as err:
+            raise traitlets.TraitError(str(err)) from None
+
+    def _fold_tree(self) -> fold_tree.FoldTree:
+        """The fold hierarchy for the budget in force, rebuilt when the budget changes."""
+        if self._tree is None or self._tree.budget != self.node_budget:
+            self._tree = fold_tree.build_tree(self.tape, self.node_budget)
+        return self._tree
+
+    @staticmethod
+    def _fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
+        """The ``folds`` trait: ``tree.spec()`` with its user strings JSON-safe."""
+        if tree is None:
+            return {}
+        spec = tree.spec()
+        spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
+                          for key, kind, title, note, parent, total in spec["groups"]]
+        return spec
+
+    @traitlets.observe(*DRAWING_OPTIONS, "opened")
     def _on_option_change(self, change: dict[str, Any]) -> None:
-        """Redraw (a new DOT, laid out again in the browser) when a drawing option changes."""
+        """Redraw (a new DOT, laid out again in the browser) when a drawing option or the open set changes; a
+        new node budget brings a new fold hierarchy, keeping the opened boxes that are still in it."""
         if self._busy:
             return
         options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
-        picture = _dot.graph_view(self.tape, output=self._applied[1], **options)
         with self.hold_sync():
+            if self._tree is None or self._tree.budget != self.node_budget:
+                tree = self._fold_tree()
+                self._busy = True
+                try:
+                    self.folds = self._fold_spec(tree)
+                    self.opened = [k for k in self.opened if k in tree.by_key]
+                finally:
+                    self._busy = False
+            picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
+                                      **options)
             self.dot = picture.dot
             self.view = self._view_of(picture)
 
@@ -356,9 +402,10 @@ class GraphWidget(anywidget.AnyWidget):
                     fold_of[i] = k
         return {
             "shown": list(picture.shown),
-            "folds": [{"id": f.id, "title": json_safe(f.title), "kind": f.kind, "count": len(f.members),
-                       "note": json_safe(f.note)}
+            "folds": [{"id": f.id, "key": json_safe(f.key), "title": json_safe(f.title), "kind": f.kind,
+                       "count": len(f.members), "note": json_safe(f.note)}
                       for f in picture.folds],
+            "open": [json_safe(k) for k in picture.open],
             "fold_of": fold_of,
             "message": picture.message,
             "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
@@ -373,7 +420,7 @@ class GraphWidget(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        static = tape_mimebundle(self.tape, output=self._applied[1],
+        static = tape_mimebundle(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
                                  **{name: getattr(self, name) for name in DRAWING_OPTIONS})
         return {**static, **data}, metadata
 

@@ -180,3 +180,32 @@ def test_the_spec_is_compact(graphs: dict[str, tuple[Tape, int]]) -> None:
     assert from_buffer(spec["group_of"], "i").tolist() == tree.group_of.tolist()
     assert len(bytes(spec["group_of"])) == 4 * len(tape)
     assert all(len(row) == 6 for row in spec["groups"])
+
+
+# ---- the widget's `opened` trait (ipywidgets' Widget.open() is a method, hence not `open`)
+
+def test_the_widget_opens_boxes_from_python_and_from_the_view() -> None:
+    import traitlets
+
+    from micrograd_widget.widget import GraphWidget
+
+    tape = two_neurons_summed()
+    root = tape.values[tape.root]
+    w = GraphWidget(root, node_budget=20)
+    try:
+        assert w.folds["groups"][1][0] == "layers.0.neurons.1" and w.opened == []
+        assert [f["key"] for f in w.view["folds"]] == ["layers.0.neurons.0", "layers.0.neurons.1"]
+        w.opened = ["layers.0.neurons.1"]
+        assert "subgraph cluster_open0" in w.dot and w.view["open"] == ["layers.0.neurons.1"]
+        assert w.dot == graph_view(tape, node_budget=20, open_keys=["layers.0.neurons.1"]).dot
+        with pytest.raises(traitlets.TraitError, match="unknown fold box key"):
+            w.opened = ["layers.7"]
+        assert w.opened == ["layers.0.neurons.1"], "a refused open set changes nothing"
+        w.set_state({"opened": ["nope"]})
+        assert "unknown fold box key" in w.error and w.opened == ["layers.0.neurons.1"]
+        w.set_state({"opened": ["layers.0.neurons.0", "layers.0.neurons.1"]})
+        assert w.error == "" and w.opened == ["layers.0.neurons.0"], "cut to what a budget of 20 allows"
+        w.node_budget = 10
+        assert w.folds["budget"] == 10 and w.opened == [], "a new budget, a new hierarchy: keys not in it go"
+    finally:
+        w.close()
