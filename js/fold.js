@@ -10,10 +10,11 @@
 // members (nodes and child groups), drawn as a labelled Graphviz cluster. Held to tests/vectors/fold_*.json.
 //
 // API (pure, no DOM; `tape` is js/tape.js's compileTape(spec); `open` is an array of keys; order never matters):
-//   compileFolds(spec, tape) -> tree         decode the trait: groups with key/kind/title/note/parent/total/count,
+//   compileFolds(spec, tape) -> tree         decode the trait `folds` (the widget's open set is the trait `opened`:
+//                                            ipywidgets' Widget.open() is a method): groups with key/kind/title/note/parent/total/count,
 //                                            children, groupOf (Int32Array), byKey (Map key -> group index)
-//   pictureFor(tape, tree, open) -> { unit (Int32Array: node id, or n + group), unitOf (DOT name per node:
-//                                     "n<i>" or "fold<k>"), shown, boxes: [{ id: "fold<k>", key, kind, title, note,
+//   pictureFor(tape, tree, open) -> { unitOf (Int32Array: node id, or n + group index), nameOf (DOT name per
+//                                     node: "n<i>" or "fold<k>"), shown, boxes: [{ id: "fold<k>", key, kind, title, note,
 //                                     count, group, total, members }], clusters: [{ id: "open<k>", key, kind, title,
 //                                     count, group, parent }], edges: [[tail, head], ...], totals, message }
 //   dotFor(tape, tree, open, options) -> string   the DOT, byte-identical to Python's
@@ -98,11 +99,12 @@ function nodeLine(name, label, attrs, indent, htmlLabel = false) {
 
 /** Decode the `folds` trait (FoldTree.spec()) for `tape` (compileTape's result). */
 export function compileFolds(spec, tape) {
+  // (A node count in place of the tape works for pictures; expand and expandAllThatFits then need pictureFor first.)
   if (!spec || typeof spec !== "object") throw new TypeError("fold spec: expected an object (FoldTree.spec())");
   if (spec.version !== FOLD_SPEC_VERSION) {
     throw new TypeError(`fold spec: version ${JSON.stringify(spec.version)} is not supported; this view reads version ${FOLD_SPEC_VERSION}`);
   }
-  const n = tape.n;
+  const n = typeof tape === "number" ? tape : tape.n;
   const groupOf = readInt32(spec.group_of, n);
   const rows = Array.isArray(spec.groups) ? spec.groups : [];
   const groups = rows.map(([key, kind, title, note, parent, total], g) => {
@@ -122,7 +124,7 @@ export function compileFolds(spec, tape) {
   let top = 0;
   for (let i = 0; i < n; i++) if (groupOf[i] < 0) top++;
   for (const g of groups) if (g.parent < 0) top++;
-  return { n, tape, budget: spec.budget ?? null, message: String(spec.message ?? ""), groups, groupOf, byKey, top };
+  return { n, tape: typeof tape === "number" ? null : tape, budget: spec.budget ?? null, message: String(spec.message ?? ""), groups, groupOf, byKey, top };
 }
 
 function readInt32(buffer, n) {
@@ -185,6 +187,7 @@ function unitArray(tree, flags) {
 /** What the open set draws (fold_tree.picture and dot.write_dot's boxes, as the view needs them). */
 export function pictureFor(tape, tree, open) {
   const { n, groups } = tree;
+  if (!tree.tape) tree.tape = tape;
   const flags = openFlags(tree, open);
   const { unit, box } = unitArray(tree, flags);
   const shown = [];
@@ -211,9 +214,9 @@ export function pictureFor(tape, tree, open) {
   const totals = new Map();
   for (const b of boxes) if (b.kind === "sum" && b.total !== null && unit[b.total] === b.total) totals.set(b.total, b.id);
   const edges = pictureEdges(tape, shown, boxes, unit, name, totals);
-  const unitOf = new Array(n);
-  for (let i = 0; i < n; i++) unitOf[i] = name(unit[i]);
-  return { unit, unitOf, shown, boxes, clusters, edges, totals, message };
+  const nameOf = new Array(n);
+  for (let i = 0; i < n; i++) nameOf[i] = name(unit[i]);
+  return { unitOf: unit, nameOf, shown, boxes, clusters, edges, totals, message };
 }
 
 function pictureEdges(tape, shown, boxes, unit, name, totals) {
@@ -245,6 +248,7 @@ function pictureEdges(tape, shown, boxes, unit, name, totals) {
 }
 
 function edgeCount(tree, unit) {
+  if (!tree.tape) throw new TypeError("fold tree: expand needs the tape: compileFolds(spec, tape)");
   const { inputStart, inputs } = tree.tape;
   const width = tree.n + tree.groups.length;
   const pairs = new Set();
