@@ -275,6 +275,19 @@ def test_export_svg_holds_the_current_numbers_and_colours(show, guarded):
             assert shape.get("fill") == fills[key], f"{key}: the file's colour is not the one shown"
 
 
+def test_export_svg_keeps_a_traced_path_and_draws_it_as_on_screen(show, guarded):
+    view = show(lecture_L()["L"])
+    view.root.locator('[data-role="graph"] g[data-node="d"]').click()
+    view.root.locator('[data-action="trace-up"]').click()
+    expect(view.root.locator('[data-role="graph"] g.mgw-path[data-node="a"]')).to_have_count(1)
+    _, text = download(guarded.page, view, "export-svg")
+    root = ET.fromstring(text)
+    marked = {g.get("data-node") for g in root.iter(f"{SVG}g") if "mgw-path" in (g.get("class") or "").split()}
+    assert {"a", "b", "c", "e"} <= marked, marked
+    style = "".join(el.text or "" for el in root.iter(f"{SVG}style"))
+    assert "g.mgw-path polygon" in style, "the file does not draw the marks the page's stylesheet draws"
+
+
 def test_export_png_is_twice_the_pictures_css_size(show, guarded):
     view = show(lecture_L()["L"])
     g = geometry(view)
