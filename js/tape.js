@@ -68,11 +68,26 @@ export function kernelNumbers(buffer, n) {
   return readBuffer(buffer, "float64", "kernel numbers", n);
 }
 
+const asString = (s) => (typeof s === "string" ? s : s === null || s === undefined ? "" : String(s));
+
+/** Per-node strings: a string table ({strings, index: Int32 buffer}, as tape.py's string_table writes them)
+ * or a plain list of n strings; an array of n strings either way. */
 function stringList(values, name, n) {
-  if (!Array.isArray(values) || values.length !== n) {
-    throw new TypeError(`tape spec: "${name}" must be a list of ${n} strings (one per node)`);
+  if (values && !Array.isArray(values) && Array.isArray(values.strings)) {
+    const strings = values.strings.map(asString);
+    const index = readBuffer(values.index, "int32", `${name}.index`, n);
+    const out = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const s = strings[index[i]];
+      if (s === undefined) throw new TypeError(`tape spec: "${name}.index" points past its ${strings.length} strings at node ${i}`);
+      out[i] = s;
+    }
+    return out;
   }
-  return values.map((s) => (typeof s === "string" ? s : s === null || s === undefined ? "" : String(s)));
+  if (!Array.isArray(values) || values.length !== n) {
+    throw new TypeError(`tape spec: "${name}" must be a list of ${n} strings (one per node) or a string table`);
+  }
+  return values.map(asString);
 }
 
 /**

@@ -456,3 +456,26 @@ test("a replay that fails while nudging a leaf gives NaN and names the failing n
   assert.ok(Number.isNaN(numeric));
   assert.equal(failure, 1);
 });
+
+test("per-node strings arrive as string tables (tape.py's string_table) or as plain lists, read the same", () => {
+  const table = (list, form) => {
+    const strings = [...new Set(list)];
+    return { strings, index: buffer("int32", list.map((s) => strings.indexOf(s)), form) };
+  };
+  for (const file of vectorFiles()) {
+    const vec = JSON.parse(readFileSync(join(VECTORS, file), "utf8"));
+    const plain = compileTape(fromVector(vec.spec));
+    for (const form of ["dataview", "typed"]) {
+      const spec = fromVector(vec.spec);
+      for (const key of ["symbol", "label", "scope"]) spec[key] = table(vec.spec[key], form);
+      const tabled = compileTape(spec);
+      assert.deepEqual([tabled.symbols, tabled.labels, tabled.scopes], [plain.symbols, plain.labels, plain.scopes], file);
+    }
+  }
+  const spec = fromVector(JSON.parse(readFileSync(join(VECTORS, vectorFiles()[0]), "utf8")).spec);
+  const n = spec.label.length;
+  spec.label = { strings: ["x"], index: buffer("int32", new Array(n).fill(1)) };
+  assert.throws(() => compileTape(spec), /"label.index" points past its 1 strings at node 0/);
+  spec.label = { strings: ["x"], index: buffer("int32", [0]) };
+  assert.throws(() => compileTape(spec), new RegExp(`"label.index" must hold ${n} int32 numbers`));
+});

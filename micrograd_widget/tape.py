@@ -24,7 +24,7 @@ from .engine import Value, topological_order
 from .ops import OPS, Op
 
 __all__ = ["SPEC_VERSION", "Tape", "TapeReplayError", "decode_number", "encode_number", "from_buffer", "json_safe",
-           "to_buffer"]
+           "string_table", "to_buffer"]
 
 SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))
@@ -72,6 +72,16 @@ def _json_safe_all(strings: tuple[str, ...]) -> tuple[str, ...]:
     except (UnicodeEncodeError, TypeError):
         return tuple(map(json_safe, strings))
     return strings
+
+
+def string_table(strings: tuple[str, ...]) -> dict[str, Any]:
+    """Per-node strings as the spec carries them: ``{"strings": the distinct ones (JSON-safe, in order of first
+    use), "index": Int32 buffer, node -> its string's position}``. JSON only for what differs (a graph's labels are
+    mostly empty, its symbols a handful), so the widget state has no per-node JSON list for ipywidgets to walk."""
+    distinct = dict.fromkeys(strings)  # first-use order, at C speed
+    position = dict(zip(distinct, range(len(distinct))))
+    return {"strings": list(_json_safe_all(tuple(distinct))),
+            "index": to_buffer(array("i", map(position.__getitem__, strings)))}
 
 
 def to_buffer(values: array[int] | array[float]) -> memoryview | bytes:
@@ -398,9 +408,10 @@ class Tape:
         ``ops``: the op rows used (name, symbol, arity, builtin); per node, as little-endian binary
         buffers (shared with the tape, not copied): ``op`` (Int32 row, -1 for none), ``input_start``
         (Int32, n + 1) and ``inputs`` (Int32, CSR), ``k`` (Float64, NaN where none); ``leaves`` (Int32),
-        ``leaf_data`` (Float64: the leaves' data, in ``leaves`` order), ``root``, ``n``; and as JSON lists
-        (the Values' own strings, made JSON-safe): ``symbol``, ``label``, ``scope``. Grads and inner
-        data are not in the spec: the browser replays them, or the kernel sends them.
+        ``leaf_data`` (Float64: the leaves' data, in ``leaves`` order), ``root``, ``n``; and the Values' own
+        strings (made JSON-safe) ``symbol``, ``label``, ``scope``, each as a string table (``string_table``:
+        the distinct strings as JSON, an Int32 index per node; js/tape.js also reads a plain list of n strings).
+        Grads and inner data are not in the spec: the browser replays them, or the kernel sends them.
         """
         # The JSON parts first, then the buffers: ipywidgets sends the buffers apart and puts them back last.
         return {
@@ -409,9 +420,9 @@ class Tape:
             "root": self.root,
             "ops": [{"name": json_safe(op.name), "symbol": json_safe(op.symbol), "arity": op.arity,
                      "builtin": id(op) in _BUILTIN} for op in self.op_table],
-            "symbol": _json_safe_all(self.symbols),
-            "label": _json_safe_all(self.labels),
-            "scope": _json_safe_all(self.scopes),
+            "symbol": string_table(self.symbols),
+            "label": string_table(self.labels),
+            "scope": string_table(self.scopes),
             "op": to_buffer(self.rows),
             "input_start": to_buffer(self.starts),
             "inputs": to_buffer(self.flat),

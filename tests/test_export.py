@@ -97,7 +97,7 @@ def test_the_page_holds_the_state_the_view_and_its_own_host_and_loads_nothing(tm
     model = models[widget.model_id]
     assert model["model_module"] == "anywidget"
     widget_state = model["state"]
-    assert widget_state["spec"]["label"][-1] == "out"
+    assert widget_state["spec"]["label"]["strings"][-1] == "out"  # the spec's string table: distinct labels
     assert widget_state["_esm"] == esm
     assert "digraph" in widget_state["dot"]
     (host,) = [text for kind, text in page.scripts if kind == "module"]
@@ -166,8 +166,8 @@ def test_titles_are_escaped_and_hostile_labels_stay_inside_the_json(tmp_path: Pa
     page = read(path)
     assert page.title == "<b>my graph</b>"
     (state,) = [json.loads(t) for k, t in page.scripts if k == "application/vnd.jupyter.widget-state+json"]
-    labels = [m["state"]["spec"]["label"] for m in state["state"].values() if "spec" in m["state"]]
-    assert labels == [["</script><script>alert(1)</script>", "", ""]]
+    labels = [m["state"]["spec"]["label"]["strings"] for m in state["state"].values() if "spec" in m["state"]]
+    assert labels == [["</script><script>alert(1)</script>", ""]]
 
 
 def test_bad_arguments_are_refused_with_a_clear_message(tmp_path: Path) -> None:

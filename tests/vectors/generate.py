@@ -146,12 +146,15 @@ GRAPHS: dict[str, Callable[[], Graph]] = {
 
 
 def spec_to_json(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """``Tape.spec()`` as JSON: each binary buffer as ``{"int32": [...]}`` or ``{"float64": [...]}``."""
+    """``Tape.spec()`` as JSON: each binary buffer as ``{"int32": [...]}`` or ``{"float64": [...]}``, each string
+    table (symbol, label, scope) as the list of n strings it stands for (js/tape.js reads both forms)."""
     out: dict[str, Any] = {}
     for key, value in spec.items():
         if key in BUFFERS:
             numbers = from_buffer(value, "i" if BUFFERS[key] == "int32" else "d").tolist()
             value = {BUFFERS[key]: numbers if BUFFERS[key] == "int32" else [encode_number(x) for x in numbers]}
+        elif isinstance(value, dict) and set(value) == {"strings", "index"}:  # a string table: as its list
+            value = [value["strings"][k] for k in from_buffer(value["index"], "i")]
         elif isinstance(value, tuple):
             value = list(value)
         out[key] = value
