@@ -94,3 +94,28 @@ def test_clear_error_without_graphviz_and_the_old_file_kept(tmp_path, monkeypatc
 def test_refuses_what_is_not_a_value(tmp_path):
     with pytest.raises(TypeError, match="takes a Value"):
         save_svg(1.0, tmp_path / "x.svg")  # type: ignore[arg-type]
+
+
+def _mlp_loss():
+    import random
+
+    from micrograd_widget import MLP
+
+    random.seed(1)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+    loss.backward()
+    return loss
+
+
+def test_widget_saves_the_boxes_it_has_open(tmp_path):
+    w = GraphWidget(_mlp_loss(), node_budget=60)
+    closed = w.save_svg(tmp_path / "closed.svg").read_text()
+    key = "layers.1.neurons.0"
+    w.opened = [key]
+    assert w.opened == [key]
+    text = w.save_svg(tmp_path / "open.svg").read_text()
+    assert text == render_svg(graph_view(w.tape, node_budget=60, open_keys=[key]))
+    assert text != closed and 'class="cluster' in text and 'class="cluster' not in closed
