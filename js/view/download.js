@@ -99,6 +99,7 @@ export class Download {
       return b;
     };
     this.el = h("span", { className: "mgw-export", role: "group", "aria-label": "Download the picture" },
+      h("span", { className: "mgw-status", text: "Download", "aria-hidden": "true" }),
       button("export-svg", "SVG", "SVG: download the picture as shown"),
       button("export-png", "PNG", `PNG: download the picture as shown, at ${PNG_SCALE}x`),
       button("export-dot", "DOT", "DOT: download the Graphviz source of the picture"));
