@@ -139,9 +139,9 @@ class GraphWidgetView {
       this.foldControls.hidden = !this.folding;
       this.layout();
     });
-    on("msg:custom", (msg) => {
+    on("msg:custom", (msg, buffers) => {
       const gradcheck = this.inspector.gradcheck;
-      if (!(gradcheck && gradcheck.onMessage(msg))) this.kernel.onMessage(msg);
+      if (!(gradcheck && gradcheck.onMessage(msg))) this.kernel.onMessage(msg, buffers);
     });
   }
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .gradcheck import gradcheck
-from .tape import TapeReplayError, encode_number, json_safe
+from .tape import TapeReplayError, encode_number, json_safe, to_buffer
 from .writes import decode_leaves, node_id, real_number, short
 
 if TYPE_CHECKING:
@@ -49,10 +49,13 @@ def _seq(content: dict[str, Any]) -> int | str | None:
     return seq
 
 
-def answer(widget: GraphWidget, content: object) -> dict[str, Any] | None:
-    """The reply to one custom message from the view, or None when it is no request (nothing to answer).
+Reply = tuple[dict[str, Any], list[memoryview | bytes]]  # a custom message's content and its binary buffers
 
-    Any failure, from the request or from user code (a define_op that raises), becomes an ``error`` reply."""
+
+def answer(widget: GraphWidget, content: object) -> Reply | None:
+    """The reply to one custom message from the view (its content and binary buffers), or None when it is no
+    request (nothing to answer). Any failure, from the request or from user code (a define_op that raises),
+    becomes an ``error`` reply."""
     kind = content.get("type") if isinstance(content, dict) else None
     handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
     if handler is None or not isinstance(content, dict):
@@ -60,26 +63,26 @@ def answer(widget: GraphWidget, content: object) -> dict[str, Any] | None:
     try:
         return handler(widget, content)
     except Exception as err:  # user code may raise anything: the view must get a reply
-        return {"type": kind, "seq": _seq(content), "error": error_text(err)}
+        return {"type": kind, "seq": _seq(content), "error": error_text(err)}, []
 
 
-def _replay(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
+def _replay(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     """Data and grads for the view's leaf values, for graphs the browser cannot replay (user-defined ops).
 
     Request ``{"type": "replay", "seq", "leaf_values", "output"}``; answer ``{"type": "replay", "seq",
-    "data", "grad"}``. The Values and the tape are not touched: that happens when the view settles."""
+    "buffers": ["data", "grad"]}`` with every node's data and grad as two Float64 little-endian buffers (as
+    the ``data``/``grad`` traits), in that order. The Values and the tape are not touched: that happens when
+    the view settles."""
     tape = widget.tape
     values = decode_leaves(tape, content.get("leaf_values"))
     output = node_id(tape, content.get("output", tape.root), "output")
-    saved = (tape.data[:], tape.grad[:])
+    saved = (tape.data, tape.grad)
     try:
-        tape.forward(values)
-        tape.backward(output)
-        data = [encode_number(x) for x in tape.data]
-        grad = [encode_number(x) for x in tape.grad]
+        data = tape.forward(values)  # new arrays: the buffers below share them, the tape gets its own back
+        grad = tape.backward(output)
     finally:
         tape.data, tape.grad = saved
-    return {"type": "replay", "seq": _seq(content), "data": data, "grad": grad}
+    return {"type": "replay", "seq": _seq(content), "buffers": ["data", "grad"]}, [to_buffer(data), to_buffer(grad)]
 
 
 def _chosen_leaves(widget: GraphWidget, leaves: object) -> list[int]:
@@ -109,7 +112,7 @@ def _chosen_leaves(widget: GraphWidget, leaves: object) -> list[int]:
     return chosen
 
 
-def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
+def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     """micrograd_widget.gradcheck for the leaf values and output the view shows.
 
     Request ``{"type": "gradcheck", "seq", "leaf_values", "output", "eps", "rtol", "atol", "leaves"}``
@@ -134,14 +137,14 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> dict[str, Any]:
         raise
     return {
         "type": "gradcheck", "seq": _seq(content),
-        "rows": [{"node": r.node, "label": r.label, "data": encode_number(r.data),
+        "rows": [{"node": r.node, "label": json_safe(r.label), "data": encode_number(r.data),
                   "analytic": encode_number(r.analytic), "numeric": encode_number(r.numeric),
                   "abs_error": encode_number(r.abs_error), "rel_error": encode_number(r.rel_error),
-                  "ok": r.ok, "note": r.note} for r in result.rows],
+                  "ok": r.ok, "note": json_safe(r.note)} for r in result.rows],
         "passed": result.passed, "output": result.output, "eps": result.eps, "rtol": result.rtol, "atol": result.atol,
-    }
+    }, []  # at most MAX_GRADCHECK_LEAVES rows: JSON
 
 
-_HANDLERS: dict[str, Callable[[GraphWidget, dict[str, Any]], dict[str, Any]]] = {
+_HANDLERS: dict[str, Callable[[GraphWidget, dict[str, Any]], Reply]] = {
     "replay": _replay, "gradcheck": _gradcheck,
 }

@@ -364,7 +364,7 @@ class GraphWidget(anywidget.AnyWidget):
             return
         reply = answer(self, content)
         if reply is not None:
-            self.send(reply)
+            self.send(*reply)  # content, binary buffers
 
     def _undo_point(self) -> Callable[[], None]:
         """A function that puts the Values, the tape and the view's traits back as they are now."""

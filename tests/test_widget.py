@@ -39,7 +39,10 @@ class Recorder:
         widget.comm.send = self._send  # type: ignore[method-assign]
 
     def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
-        if buffers:  # binary traits (spec's arrays, data, grad) travel beside the JSON: put them back in place
+        if buffers and data.get("method") == "custom":  # a reply's Float64 buffers, named by its "buffers" list
+            data["content"].update({name: list(from_buffer(b, "d")) for name, b in zip(data["content"]["buffers"],
+                                                                                       buffers, strict=True)})
+        elif buffers:  # binary traits (spec's arrays, data, grad) travel beside the JSON: put them back in place
             from ipywidgets.widgets.widget import _put_buffers
 
             _put_buffers(data["state"], data["buffer_paths"], buffers)
@@ -297,7 +300,7 @@ def test_a_user_defined_op_is_replayed_by_the_kernel_on_request() -> None:
     values[x_pos] = 3.0
     custom_from_browser(w, {"type": "replay", "seq": 7, "leaf_values": values, "output": w.tape.root})
     (reply,) = sent.customs()
-    assert reply["seq"] == 7 and "error" not in reply
+    assert reply["seq"] == 7 and "error" not in reply and reply["buffers"] == ["data", "grad"]
     assert reply["data"][w.tape.index(nodes["z"])] == 13.5
     assert reply["grad"][w.tape.index(nodes["x"])] == pytest.approx(0.5 * 27)
     assert nodes["x"].data == 2.0, "a preview replay must not touch the Values"

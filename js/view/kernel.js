@@ -2,7 +2,8 @@
 // ({"type": "replay"}, answered by micrograd_widget/widget.py). One request in flight at a time; a move
 // made meanwhile is sent when the answer comes; no answer within KERNEL_TIMEOUT_MS is said in the error box.
 
-import { decodeList, encodeList } from "../codec.js";
+import { encodeList } from "../codec.js";
+import { kernelNumbers } from "../tape.js";
 
 const KERNEL_TIMEOUT_MS = 8000;
 
@@ -43,8 +44,9 @@ export class KernelReplay {
     }, KERNEL_TIMEOUT_MS);
   }
 
-  /** A custom message from the kernel: true when it was the answer to the request in flight. */
-  onMessage(msg) {
+  /** A custom message from the kernel (and its binary buffers): true when it was the answer to the request in
+   * flight. The answer's `buffers` names its Float64 buffers, ["data", "grad"]: every node's numbers. */
+  onMessage(msg, buffers = []) {
     const k = this.state;
     if (!msg || msg.type !== "replay" || msg.seq !== k.seq) return false;
     k.inflight = false;
@@ -52,8 +54,15 @@ export class KernelReplay {
     if (msg.error) {
       this.errors.showError("replay", msg.error);
     } else {
-      const data = decodeList(msg.data, this.n);
-      const grad = decodeList(msg.grad, this.n);
+      let data = null;
+      let grad = null;
+      try {
+        const named = Object.fromEntries((msg.buffers || []).map((name, j) => [name, buffers[j]]));
+        data = kernelNumbers(named.data, this.n);
+        grad = kernelNumbers(named.grad, this.n);
+      } catch (err) {
+        this.errors.showError("replay", `The kernel's answer could not be read: ${err.message}`);
+      }
       if (data && grad) {
         this.errors.clearError("replay");
         this.setStatus(`${this.reason}.`);
