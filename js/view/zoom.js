@@ -4,7 +4,8 @@
 //
 // Gestures: Ctrl/Cmd + wheel and trackpad pinch (which browsers deliver as Ctrl + wheel; Safari's gesture
 // events too) zoom around the pointer; a plain wheel scrolls the notebook as usual. Drag with the mouse pans
-// (a drag never counts as a click on a box). With the picture's box focused: `]` zooms in, `[` zooms out,
+// (a drag never counts as a click on a box). On a touch screen one finger scrolls the box natively and two
+// fingers pinch-zoom the picture around their midpoint (touch-action: pan-x pan-y keeps the page's own zoom out). With the picture's box focused: `]` zooms in, `[` zooms out,
 // `0` fits the whole picture. The toolbar's buttons: zoom-in, zoom-out, fit.
 //
 // Until the user zooms, a picture wider than its box is fitted to the width when that keeps it at least
@@ -88,6 +89,8 @@ export class Zoom {
     this.chosen = false; // the user zoomed or fitted: no more automatic fitting
     this.drag = null;
     this.swallowClick = false;
+    this.touches = new Map(); // pointerId -> { x, y } of the fingers on the picture
+    this.pinch = null; // { distance, scale } when two fingers went down
     const button = (action, text, label) => {
       const b = h("button", { type: "button", className: "mgw-button", "data-action": action, "aria-label": label,
         title: label, text });
@@ -99,6 +102,7 @@ export class Zoom {
       button("zoom-out", "\u2212", "Zoom out ([)"), this.level, button("zoom-in", "+", "Zoom in (])"),
       button("fit", "Fit", "Fit the whole picture (0)"));
     el.setAttribute("tabindex", "0");
+    el.style.touchAction = "pan-x pan-y";
     el.setAttribute("role", "group");
     el.setAttribute("aria-label", "Graph picture: drag or scroll to pan, Ctrl+wheel, ] and [ to zoom, 0 to fit");
     this.listeners = [
@@ -223,12 +227,32 @@ export class Zoom {
   }
 
   onPointerDown(event) {
-    if (event.button !== 0 || event.pointerType === "touch" || !this.svg) return; // touch scrolls natively
+    if (event.pointerType === "touch") {
+      this.touches.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      if (this.touches.size === 2 && this.svg) this.pinch = { distance: this.fingerSpan().distance, scale: this.scale };
+      return; // one finger scrolls natively
+    }
+    if (event.button !== 0 || !this.svg) return;
     this.drag = { id: event.pointerId, x: event.clientX, y: event.clientY, left: this.el.scrollLeft,
       top: this.el.scrollTop, moved: false };
   }
 
+  /** The two fingers' distance and midpoint. */
+  fingerSpan() {
+    const [p, q] = [...this.touches.values()];
+    return { distance: Math.hypot(p.x - q.x, p.y - q.y), x: (p.x + q.x) / 2, y: (p.y + q.y) / 2 };
+  }
+
   onPointerMove(event) {
+    if (this.touches.has(event.pointerId)) {
+      this.touches.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      if (this.pinch && this.touches.size === 2) {
+        const span = this.fingerSpan();
+        if (this.pinch.distance > 0) this.zoomBy((this.pinch.scale * span.distance) / this.pinch.distance / this.scale, span.x, span.y);
+        event.preventDefault();
+      }
+      return;
+    }
     const drag = this.drag;
     if (!drag || drag.id !== event.pointerId) return;
     const dx = event.clientX - drag.x;
@@ -245,6 +269,7 @@ export class Zoom {
   }
 
   onPointerUp(event) {
+    if (this.touches.delete(event.pointerId) && this.touches.size < 2) this.pinch = null;
     const drag = this.drag;
     if (!drag || drag.id !== event.pointerId) return;
     this.drag = null;

@@ -150,6 +150,29 @@ def test_ctrl_wheel_zooms_around_the_pointer_and_a_plain_wheel_does_not(show, gu
     assert under(view, x, y) == pytest.approx(point, abs=0.5), "the point under the pointer moved zooming out"
 
 
+def test_two_finger_pinch_zooms_around_the_fingers(show, guarded):
+    view = show(lecture_L()["L"])
+    page = guarded.page
+    start = geometry(view)
+    x, y = view.root.evaluate(_CENTRE, "d")
+    point = under(view, x, y)
+    cdp = page.context.new_cdp_session(page)
+
+    def touch(kind: str, spread: float) -> None:
+        points = [] if kind == "touchEnd" else [{"x": x - spread, "y": y, "id": 0}, {"x": x + spread, "y": y, "id": 1}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    touch("touchStart", 40)
+    for spread in (50, 60, 70, 80):
+        touch("touchMove", spread)
+    touch("touchEnd", 0)
+    g = poll(lambda: geometry(view), lambda g: g["scale"] > start["scale"] * 1.5, "a pinch to zoom in")
+    assert g["scale"] == pytest.approx(start["scale"] * 2, rel=0.02), "the picture did not follow the fingers"
+    assert_same_layout(start, g)
+    # Four zoom steps, each scroll offset a whole pixel: the point may drift by a pixel or two, no more.
+    assert under(view, x, y) == pytest.approx(point, abs=2), "the point between the fingers moved"
+
+
 def test_drag_pans_and_is_not_a_click(show, guarded):
     view = show(lecture_L()["L"])
     page = guarded.page
