@@ -129,6 +129,24 @@ def main() -> None:
     print(f"no dot    HTML table of the folded moons view:         {ms(table_t)}   {table_bytes / 1e6:6.2f} MB")
     chain = measure("static")  # issue 12: within 3x of Tape.from_value + backward on the same chain
     print(row(chain) + f"; {chain['kind']} {chain['bytes'] / 1e6:.2f} MB")
+    print(alternating_chain_row())
+
+
+def alternating_chain_row(iterations: int = 1_000_000) -> str:
+    """Issue 9's scale row: ``v = v*1.0000001`` and ``v = v / v + 0.1`` alternating (2.5 nodes per step, no
+    scopes, folded by distance into nested 'farther' groups): the static picture's plan, fold hierarchy and
+    DOT (graph_view, no layout) against Tape.from_value + backward on the same chain (target: within 3x)."""
+    v = Value(1.0)
+    for j in range(iterations):
+        v = v * 1.0000001 if j % 2 == 0 else v / v + 0.1
+    base_t, _ = summary(time_runs(lambda: Tape.from_value(v).backward(), 1, warmup=0))
+    tape = Tape.from_value(v)
+    views = []
+    view_t, _ = summary(time_runs(lambda: views.append(graph_view(tape)), 1, warmup=0))
+    tree = views[0].tree
+    return (f"chain     {iterations:,} steps of v*1.0000001 / v + 0.1 ({len(tape):,} nodes): graph_view {ms(view_t)}"
+            f" = x{view_t / base_t:.2f} of Tape.from_value + backward ({ms(base_t)}); "
+            f"{len(tree.groups) if tree else 0:,} fold groups")
 
 
 if __name__ == "__main__":

@@ -87,15 +87,18 @@ class Plan:
     message: str
 
 
-def plan(tape: Tape, budget: int | None) -> Plan:
+def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None) -> Plan:
     """Which nodes to draw in full and which to fold (the rules are in the module docstring): at most
-    ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms."""
+    ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms.
+    ``found``, if given, receives what the fold hierarchy needs again: ``uses`` and the long sums (``trees``)."""
     n = len(tape)
     if budget is None or n <= budget:
         return Plan(list(range(n)), [], "")
     edge_budget = EDGES_PER_BOX * budget
     uses = uses_of(tape)
     trees = sum_trees(tape, uses)
+    if found is not None:
+        found.update(uses=uses, trees=trees)
     levels = [boxes for _, boxes in scope_levels(tape)] or [[]]     # module boxes per depth, deepest first
     built: list[list[Box]] = []          # structure()'s boxes on each level, in that order
     chosen = _module_level(tape, uses, trees, levels, budget, edge_budget, built)

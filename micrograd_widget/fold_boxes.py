@@ -5,6 +5,7 @@ nodes only a sum's terms use, and leaves that feed the same boxes. fold.py's pla
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
@@ -180,14 +181,23 @@ def _leaf_boxes(tape: Tape, unit: list[int], taken: list[bool]) -> list[Box]:
     """One box per ``MIN_LEAF_GROUP`` or more leaves (not ``taken`` by another box) that feed the same units."""
     inputs = tape.inputs
     free_leaf = [not ins and not taken[i] for i, ins in enumerate(inputs)]
-    consumers: dict[int, list[int]] = {}
+    consumers: dict[int, int | list[int]] = {}      # a leaf used once: its consumer's unit, without a list
     for i, ins in enumerate(inputs):
         for c in ins:
             if free_leaf[c]:
-                consumers.setdefault(c, []).append(unit[i])
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for leaf, units in consumers.items():
-        groups.setdefault(tuple(sorted(set(units))), []).append(leaf)
+                seen = consumers.get(c)
+                if seen is None:
+                    consumers[c] = unit[i]
+                elif isinstance(seen, list):
+                    seen.append(unit[i])
+                else:
+                    consumers[c] = [seen, unit[i]]
+    keys = [(units,) if isinstance(units, int) else tuple(sorted(set(units))) for units in consumers.values()]
+    counts = Counter(keys)
+    groups: dict[tuple[int, ...], list[int]] = {}      # only the groups big enough, in order of first leaf
+    for leaf, key in zip(consumers, keys, strict=True):
+        if counts[key] >= MIN_LEAF_GROUP:
+            groups.setdefault(key, []).append(leaf)
     return [Box("leaves", sorted(leaves), "leaves",
                 f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
                 f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded")

@@ -19,13 +19,14 @@ edges between units). Linear time: groups are built breadth first, each node vis
 from __future__ import annotations
 
 from array import array
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
-from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind, kinds_of, sum_trees, uses_of
+from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind, SumTree, kinds_of, sum_trees, uses_of
 from .tape import Tape, json_safe, to_buffer
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
@@ -109,11 +110,12 @@ class _Spec:
 class _Context:
     """What building the tree reads many times: inputs, uses, long sums by their top node, scope prefixes."""
 
-    def __init__(self, tape: Tape, inputs: Sequence[tuple[int, ...]]) -> None:
+    def __init__(self, tape: Tape, inputs: Sequence[tuple[int, ...]], found: dict[str, Any]) -> None:
         self.tape = tape
         self.inputs = inputs
-        self.uses = uses_of(tape)
-        self.sum_at = {t.top: t for t in sum_trees(tape, self.uses)}
+        self.uses: list[int] = found["uses"] if "uses" in found else uses_of(tape)
+        trees: list[SumTree] = found["trees"] if "trees" in found else sum_trees(tape, self.uses)
+        self.sum_at = {t.top: t for t in trees}
         self.prefixes: dict[tuple[str, int], str] = {}
 
     def prefix(self, scope: str, depth: int) -> str:
@@ -128,7 +130,8 @@ def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None) -> F
     """The fold hierarchy of ``tape`` for ``budget``: its top level is ``plan(tape, budget)``'s boxes (the
     default picture), each box grouped again inside, breadth first."""
     n = len(tape)
-    folding = folding if folding is not None else plan(tape, budget)
+    found: dict[str, Any] = {}        # what the planner found that the hierarchy needs again
+    folding = folding if folding is not None else plan(tape, budget, found)
     group_of = array("i", [-1]) * n
     tree = FoldTree(n, budget, [], group_of, folding.message)
     if not folding.folds or budget is None:
@@ -142,7 +145,7 @@ def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None) -> F
                      f.title if f.kind == "scope" else "")
         queue.append(_Pending(_add(tree, spec, -1), spec.members, depth=depth))
     with tape.shared_inputs() as inputs:
-        ctx = _Context(tape, inputs)
+        ctx = _Context(tape, inputs, found)
         while queue:
             item = queue.popleft()
             units = item.units if item.units is not None else _child_units(ctx, tree.groups[item.index], item)
@@ -171,12 +174,14 @@ def _fill(tree: FoldTree, g: int, units: list[int | _Spec], start: int, cap: int
     """Give group ``g`` the units ``units[start:]`` (nearest the output first): at most ``cap`` of them, the
     rest folded into a "farther from the output" group that holds them in the same order."""
     end = len(units) if len(units) - start <= cap else start + cap - 1
+    group_of, nodes = tree.group_of, 0
     for u in units[start:end]:
         if isinstance(u, int):
-            tree.group_of[u] = g
-            tree.groups[g].nodes += 1
+            group_of[u] = g
+            nodes += 1
         else:
             queue.append(_Pending(_add(tree, u, g), u.members, depth=u.depth))
+    tree.groups[g].nodes += nodes
     if end < len(units):
         if id(units) not in tails:       # per suffix of ``units``: how many nodes it holds and its largest
             count, largest = [0] * (len(units) + 1), [-1] * (len(units) + 1)
@@ -295,15 +300,20 @@ def _leaves_within(ctx: _Context, members: list[int], free: set[int], inside: se
     for k, s in enumerate(specs):
         for i in s.members:
             unit[i] = -2 - k
-    groups: dict[tuple[int, ...], list[int]] = {}
+    single: dict[int, int] = {}             # leaves used once: the unit they feed
     shared: dict[int, list[int]] = {}       # leaves used more than once: the units they feed here
     for i in members:
         for c in inputs[i]:
             if not inputs[c] and c in free:
                 if uses[c] == 1:
-                    groups.setdefault((unit.get(i, i),), []).append(c)
+                    single[c] = unit.get(i, i)
                 else:
                     shared.setdefault(c, []).append(unit.get(i, i))
+    counts = Counter(single.values())
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for leaf, u in single.items():
+        if counts[u] >= MIN_LEAF_GROUP:
+            groups.setdefault((u,), []).append(leaf)
     for leaf, fed in shared.items():
         units = set(fed)
         if uses[leaf] > len(fed):
@@ -320,13 +330,9 @@ def _nearest_output_first(ctx: _Context, members: list[int], inside: set[int],
     """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
     outside it, or the root; largest id first) over inputs inside it."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
-    inner: dict[int, int] = {}
-    for i in members:
-        for c in inputs[i]:
-            if c in inside:
-                inner[c] = inner.get(c, 0) + 1
-    queue = deque(i for i in reversed(members) if i == root or uses[i] > inner.get(i, 0))
-    seen = set(queue)
+    inner = Counter(chain.from_iterable(map(inputs.__getitem__, members)))   # uses from inside, for members
+    queue = deque(i for i in reversed(members) if i == root or uses[i] > inner[i])
+    pending = inside - set(queue)       # members not met yet
     order: list[int | _Spec] = []
     met: set[int] = set()
     while queue:
@@ -338,12 +344,12 @@ def _nearest_output_first(ctx: _Context, members: list[int], inside: set[int],
             met.add(id(u))
             order.append(u)
         for c in inputs[i]:
-            if c in inside and c not in seen:
-                seen.add(c)
+            if c in pending:
+                pending.remove(c)
                 queue.append(c)
-    if len(seen) < len(members):       # not reached from an output (cannot happen in a tape; kept total)
+    if pending:       # not reached from an output (cannot happen in a tape; kept total)
         for i in members:
-            if i not in seen:
+            if i in pending:
                 u = grouped.get(i)
                 if u is None:
                     order.append(i)
