@@ -33,13 +33,14 @@ __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "c
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
 
 FOLD_SPEC_VERSION = 1
-MIN_CHILD_CAP = 8
+MIN_CHILD_CAP = 16
 
 
 def child_cap(budget: int) -> int:
-    """The most units (nodes and groups) one group opens into: half the budget, so any box can be opened
-    in a picture that uses the other half."""
-    return max(MIN_CHILD_CAP, budget // 2)
+    """The most units (nodes and groups) one group opens into: a quarter of the budget (at least 16), so a
+    box opens into something a learner reads at a glance (the lecture's neuron whole, a moons neuron of 3,317
+    nodes into 61 units and a box of the rest) and a picture has room for several opened boxes."""
+    return max(MIN_CHILD_CAP, budget // 4)
 
 
 @dataclass
