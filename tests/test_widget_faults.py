@@ -334,6 +334,34 @@ def test_a_lone_surrogate_label_either_saves_a_readable_page_or_fails_cleanly(tm
         assert "<!DOCTYPE html>" in target.read_text(encoding="utf-8")
 
 
+# ---------------------------------------------------------------- 9. scale (times: benchmarks/chain_scale.py)
+
+
+def test_a_huge_chain_is_frozen_once_per_display_and_its_state_is_binary(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from ipywidgets.widgets.widget import _remove_buffers
+
+    from micrograd_widget.tape import Tape
+
+    v = Value(0.5, label="x")
+    for _ in range(100_000):
+        v = v.tanh()
+    frozen: list[int] = []
+    original = Tape.from_value.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(Tape, "from_value", classmethod(lambda cls, root: frozen.append(1) or original(cls, root)))
+    w = GraphWidget(v)
+    bundle = w._repr_mimebundle_()
+    assert bundle is not None and ("image/svg+xml" in bundle[0] or "text/html" in bundle[0])
+    assert frozen == [1], "the widget and its static fallback share one tape"
+    state = {k: x for k, x in w.get_state().items() if k not in ("_esm", "_css")}
+    text, _, buffers = _remove_buffers(state)
+    spec_json = len(json.dumps(text["spec"]))
+    assert spec_json < 1_000, f"the spec's JSON is {spec_json:,} bytes: per-node strings must travel as tables"
+    assert len(w.view["shown"]) <= w.node_budget and len(w.dot) < 1_000 * w.node_budget  # as drawn, not as n
+    assert sum(memoryview(b).nbytes for b in buffers) < 50 * len(w.tape)
+
+
 # ---------------------------------------------------------------- 10. kernel-owned state, -0.0, options from the view
 
 
