@@ -15,7 +15,7 @@
 //                                            children, groupOf (Int32Array), byKey (Map key -> group index)
 //   pictureFor(tape, tree, open) -> { unitOf (Int32Array: node id, or n + group index), nameOf (DOT name per
 //                                     node: "n<i>" or "fold<k>"), shown, boxes: [{ id: "fold<k>", key, kind, title, note,
-//                                     count, group, total, members }], clusters: [{ id: "open<k>", key, kind, title,
+//                                     count, group, total, members, output (its one output node, or null) }], clusters: [{ id: "open<k>", key, kind, title,
 //                                     count, group, parent }], edges: [[tail, head], ...], totals, message }
 //   dotFor(tape, tree, open, options) -> string   the DOT, byte-identical to Python's
 //                                            (options: { precision, rankdir, color, output, data, grad, palette })
@@ -26,6 +26,7 @@
 //   closedBoxOf(tree, open, node) -> key | null       the outermost closed group holding `node` (null: drawn)
 //   keysToReveal(tree, node) -> [key, ...]   the groups holding `node`, outermost first (open them to draw it)
 //   unitsFor(tree, open) -> number           how many units (nodes + boxes) the open set draws
+//   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 
@@ -201,10 +202,12 @@ export function pictureFor(tape, tree, open) {
   const boxIndex = new Map(boxGroups.map((g, k) => [g, k]));
   const members = boxGroups.map(() => []);
   for (let i = 0; i < n; i++) if (unit[i] >= n) members[boxIndex.get(unit[i] - n)].push(i);
+  const outputs = boxOutputs(tape, unit, n);
   const boxes = boxGroups.map((g, k) => {
     const G = groups[g];
+    const output = outputs.get(n + g);
     return { id: `fold${k}`, key: G.key, kind: G.kind, title: G.title, note: G.note, count: G.count, group: g,
-      total: G.total >= 0 ? G.total : null, members: members[k] };
+      total: G.total >= 0 ? G.total : null, members: members[k], output: output === undefined ? null : output };
   });
   const clusters = clusterGroups.map((g, k) => ({ id: `open${k}`, key: groups[g].key, kind: groups[g].kind,
     title: groups[g].title, count: groups[g].count, group: g, parent: groups[g].parent }));
@@ -217,6 +220,41 @@ export function pictureFor(tape, tree, open) {
   const nameOf = new Array(n);
   for (let i = 0; i < n; i++) nameOf[i] = name(unit[i]);
   return { unitOf: unit, nameOf, shown, boxes, clusters, edges, totals, message };
+}
+
+/** Per drawn box (its unit), its one output node (a member used by a unit outside it), or null for several. */
+function boxOutputs(tape, unit, n) {
+  const { inputStart, inputs } = tape;
+  const found = new Map();
+  for (let i = 0; i < n; i++) {
+    const u = unit[i];
+    for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
+      const c = inputs[p];
+      const b = unit[c];
+      if (b >= n && b !== u) {
+        if (!found.has(b)) found.set(b, c);
+        else if (found.get(b) !== c) found.set(b, null);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The member of a fold box with the largest |grad| (a non-finite grad counts as largest; the first in tape order
+ * wins a tie), `out` (the differentiated output) left out, or null: what a closed box's colour and its
+ * "max |grad|" show (dot.py's box_max).
+ */
+export function boxMax(grad, members, out) {
+  let best = null;
+  let bestAbs = -1;
+  for (const i of members) {
+    if (i === out) continue;
+    const g = grad[i];
+    const a = Number.isFinite(g) ? Math.abs(g) : Infinity;
+    if (a > bestAbs) { best = i; bestAbs = a; }
+  }
+  return best;
 }
 
 function pictureEdges(tape, shown, boxes, unit, name, totals) {
@@ -380,6 +418,10 @@ export function dotFor(tape, tree, open, options = {}) {
       if (i === output) outputShown = true;
       else own.push(grad[i]);
     }
+    for (const b of pic.boxes) {
+      const m = boxMax(grad, b.members, output);
+      if (m !== null) own.push(grad[m]);
+    }
     scale = gradScale(own, outputShown ? grad[output] : null);
   }
   const graphAttrs = { bgcolor: "white", fontname: "Helvetica", fontsize: "11", rankdir };
@@ -404,10 +446,17 @@ export function dotFor(tape, tree, open, options = {}) {
       held.get(where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
     }
   }
+  const end = rankdir === "LR" ? "\\l" : "";
   for (const b of pic.boxes) {
-    const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), `${thousands(b.count)} nodes`], rankdir, true);
+    const big = boxMax(grad, b.members, output);
+    const numbers = b.output !== null
+      ? [`data ${formatNumber(data[b.output], precision)}`, `grad ${formatNumber(grad[b.output], precision)}`]
+      : [`max |grad| ${formatNumber(big !== null ? Math.abs(grad[big]) : 0, precision)}`];
+    const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), `${thousands(b.count)} nodes`,
+      ...numbers.map((x) => escape(x) + end)], rankdir, true);
     const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
-    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold", fillcolor: FOLD_COLOR, id: b.id, shape: "record",
+    const fill = scale !== null && big !== null ? gradColor(grad[big], scale, palette) : FOLD_COLOR;
+    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold", fillcolor: fill, id: b.id, shape: "record",
       style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
   }
   const clusterId = new Map();

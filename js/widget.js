@@ -14,7 +14,7 @@
 //   view/kernel.js     replay requests to the kernel for graphs the browser cannot replay
 //   view/toolbar.js    output chooser, buttons, status line, legend
 //   view/names.js      node keys, names, formulas
-//   view/folding.js    the open set (trait `open`): expand, collapse, reveal; js/fold.js folds and writes the DOT
+//   view/folding.js    the open set (trait `opened`): expand, collapse, reveal; js/fold.js folds and writes the DOT
 //   view/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   stepper.js         the backprop stepper panel, its outlines and words
 // Room for what comes next: folding in the browser (issue 9) lands in js/fold.js, called where the picture
@@ -131,7 +131,7 @@ class GraphWidgetView {
     });
     on("change:dot", () => this.layout());
     on("change:rankdir", () => this.folding && this.layout()); // without folding, the kernel's new dot follows
-    on("change:open", () => {
+    on("change:opened", () => {
       if (this.folding && this.folding.receive()) this.layout();
     });
     on("change:folds", () => {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -176,10 +176,10 @@ class GraphView:
 
     @property
     def scale(self) -> float:
-        """The colour scale for the grads the tape holds now: ``grad_scale`` over the drawn nodes, the
-        differentiated output (``output``, default the root) left out."""
+        """The colour scale for the grads the tape holds now: ``grad_scale`` over the drawn nodes and each fold
+        box's largest-|grad| member, the differentiated output (``output``, default the root) left out."""
         out = self.tape.root if self.output is None else self.output
-        return _scale(self.tape, self.shown, out)
+        return _scale(self.tape, self.shown, out, [f.members for f in self.folds])
 
     @property
     def dot(self) -> str:
@@ -193,10 +193,42 @@ class GraphView:
         return len(self.tape)
 
 
-def _scale(tape: Tape, shown: Iterable[int], out: int) -> float:
+def _scale(tape: Tape, shown: Iterable[int], out: int, boxes: Iterable[Sequence[int]] = ()) -> float:
+    """``grad_scale`` over the drawn nodes and the boxes' largest-|grad| members (``out`` left out)."""
     grad = tape.grad
     shown = list(shown)
-    return grad_scale((grad[i] for i in shown if i != out), grad[out] if out in set(shown) else None)
+    maxima = [grad[m] for m in (box_max(grad, members, out) for members in boxes) if m is not None]
+    return grad_scale([*(grad[i] for i in shown if i != out), *maxima], grad[out] if out in set(shown) else None)
+
+
+def box_max(grad: Sequence[float], members: Iterable[int], out: int) -> int | None:
+    """The member of a fold box with the largest |grad| (a non-finite grad counts as largest, the first one
+    in tape order wins a tie), ``out`` (the differentiated output) left out: what the box's colour and its
+    "max |grad|" show. js/fold.js boxMax is the same rule."""
+    best, best_abs = None, -1.0
+    for i in members:
+        if i != out:
+            g = grad[i]
+            a = abs(g) if math.isfinite(g) else math.inf
+            if a > best_abs:
+                best, best_abs = i, a
+    return best
+
+
+def box_outputs(tape: Tape, unit: Sequence[int]) -> dict[int, int | None]:
+    """Per drawn box (its unit), its one output node (a member used by a unit outside it), or None for several."""
+    n = len(tape)
+    found: dict[int, int | None] = {}
+    for i, ins in enumerate(tape.inputs):
+        u = unit[i]
+        for c in ins:
+            b = unit[c]
+            if b >= n and b != u:
+                if b not in found:
+                    found[b] = c
+                elif found[b] != c:
+                    found[b] = None
+    return found
 
 
 def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
@@ -275,11 +307,13 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
     for i, u in enumerate(pic.unit):
         if u >= n:
             members[u - n].append(i)
+    outputs = box_outputs(tape, pic.unit) if pic.boxes else {}
     folds = tuple(Fold(box_id[g], groups[g].title, tuple(members[g]), groups[g].kind, groups[g].note,
-                       groups[g].total if groups[g].total >= 0 else None, groups[g].key) for g in pic.boxes)
+                       groups[g].total if groups[g].total >= 0 else None, groups[g].key, outputs.get(n + g))
+                  for g in pic.boxes)
     totals = {groups[g].total: box_id[g] for g in pic.boxes
               if groups[g].kind == "sum" and groups[g].total >= 0 and pic.unit[groups[g].total] == groups[g].total}
-    scale = _scale(tape, pic.shown, out) if options["color"] else None
+    scale = _scale(tape, pic.shown, out, members.values()) if options["color"] else None
     graph_attrs = {"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11", "rankdir": rankdir,
                    **({"ranksep": "0.25", "nodesep": "0.2"} if folded else {})}
     lines = ["digraph micrograd {\n",
@@ -296,9 +330,8 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
         held[where].append(_value_line(tape, i, scale, precision, rankdir, folded))
         if tape.symbols[i] and i not in totals:
             held[where].append(_op_line(i, tape.symbols[i], op_labels))
-    for g in pic.boxes:
-        held[groups[g].parent].append(_fold_line(box_id[g], groups[g].title, groups[g].count, groups[g].note,
-                                                 rankdir))
+    for f, g in zip(folds, pic.boxes, strict=True):
+        held[groups[g].parent].append(_fold_line(tape, f, groups[g].count, out, scale, precision, rankdir))
     children: dict[int, list[int]] = {-1: [], **{g: [] for g in pic.clusters}}
     for g in pic.clusters:
         children[groups[g].parent].append(g)
@@ -369,12 +402,24 @@ def _op_line(i: int, symbol: str, labels: dict[str, tuple[str, str]]) -> str:
                                      "tooltip": tip}, "\t")
 
 
-def _fold_line(box: str, title: str, count: int, note: str, rankdir: str) -> str:
-    """A closed fold box: its title and node count, stacked across the flow, its note as the tooltip."""
-    label = _record((escape(clean_text(title, MAX_LABEL_CHARS)), f"{count:,} nodes"), rankdir, True)
-    tip = note or f"{title}: {count:,} nodes folded"
-    return _line(box, label, {"class": "mgw-fold", "fillcolor": _FOLD_COLOR, "id": box, "shape": "record",
-                              "style": "filled,dashed", "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")},
+def _fold_line(tape: Tape, f: Fold, count: int, out: int, scale: float | None, precision: int, rankdir: str) -> str:
+    """A closed fold box, stacked across the flow: its title, its node count and its live numbers (its one
+    output node's data and grad, or the largest |grad| among its members), filled by that largest |grad| on
+    ``scale`` (None: colouring off; the box stays grey); its note as the tooltip (js/svg-contract.md)."""
+    end = "\\l" if rankdir == "LR" else ""
+    grad = tape.grad
+    big = box_max(grad, f.members, out)
+    if f.output is not None:
+        numbers = [f"data {format_number(tape.data[f.output], precision)}",
+                   f"grad {format_number(grad[f.output], precision)}"]
+    else:
+        numbers = [f"max |grad| {format_number(abs(grad[big]) if big is not None else 0.0, precision)}"]
+    label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{count:,} nodes",
+                     *(escape(x) + end for x in numbers)), rankdir, True)
+    tip = f.note or f"{f.title}: {count:,} nodes folded"
+    fill = grad_color(grad[big], scale) if scale is not None and big is not None else _FOLD_COLOR
+    return _line(f.id, label, {"class": "mgw-fold", "fillcolor": fill, "id": f.id, "shape": "record",
+                               "style": "filled,dashed", "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")},
                  "\t")
 
 

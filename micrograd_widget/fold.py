@@ -66,7 +66,8 @@ class Fold:
     long sum (``"sum"``), that sum's terms (``"terms"``), leaves feeding the same boxes (``"leaves"``),
     or the nodes farthest from the output (``"distance"``). ``note`` says what the box holds; ``total``
     is, for a Σ box, the tape node holding the sum (when that node is drawn in full, the box feeds it in
-    place of its '+'); ``key`` is its key in the fold hierarchy (fold_tree.py), what an open set lists."""
+    place of its '+'); ``key`` is its key in the fold hierarchy (fold_tree.py), what an open set lists;
+    ``output`` is its one output node (the only member used outside the box), None when it has several."""
 
     id: str
     title: str
@@ -75,6 +76,7 @@ class Fold:
     note: str = ""
     total: int | None = None
     key: str = ""
+    output: int | None = None
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from micrograd_widget.dot import (
     MIN_LEAF_GROUP,
     MIN_NODE_BUDGET,
     MIN_SUM_TERMS,
+    Fold,
     GraphView,
     clean_text,
     format_number,
@@ -77,6 +78,20 @@ def test_small_graphs_are_not_folded() -> None:
 
 
 @pytest.mark.usefixtures("dot_program")
+def live_fields(view: GraphView, box: Fold) -> list[str]:
+    """A closed box's live numbers (js/svg-contract.md "Live fold box"), from the tape itself: its one output
+    node's data and grad (the only member used outside the box), else the largest |grad| among its members,
+    the differentiated output (the root) left out."""
+    tape, inside = view.tape, set(box.members)
+    outputs = {c for i in range(len(tape)) if i not in inside for c in tape.inputs[i] if c in inside}
+    if len(outputs) == 1:
+        (o,) = outputs
+        assert box.output == o
+        return [f"data {format_number(tape.data[o])}", f"grad {format_number(tape.grad[o])}"]
+    assert box.output is None
+    return [f"max |grad| {format_number(max(abs(tape.grad[i]) for i in box.members if i != tape.root))}"]
+
+
 def test_folding_by_distance_without_scopes() -> None:
     root = chain(400)
     tape = Tape.from_value(root)
@@ -93,7 +108,8 @@ def test_folding_by_distance_without_scopes() -> None:
     assert view.message == f"showing {len(view.shown)} of {len(tape)} nodes; the {len(view.folds[0].members)} " \
         "farthest from the output folded into one box"
     groups = svg_groups(render(view))
-    assert texts(groups["fold0"]) == ["farther from the output", f"{len(view.folds[0].members):,} nodes"]
+    assert texts(groups["fold0"]) == ["farther from the output", f"{len(view.folds[0].members):,} nodes",
+                                      *live_fields(view, view.folds[0])]
     assert "mgw-fold" in classes(groups["fold0"])
     label = "".join(t for el in render(view).find(f"{SVG}g") if el.tag == f"{SVG}text" for t in el.itertext())
     assert label == view.message
@@ -116,7 +132,8 @@ def test_folding_by_module() -> None:
     assert "folded by module into 17 boxes" in view.message
     groups = svg_groups(render(view))
     box = view.folds[9]
-    assert texts(groups[box.id]) == [box.title, f"{len(box.members)} nodes"]
+    assert texts(groups[box.id]) == [box.title, f"{len(box.members)} nodes", *live_fields(view, box)]
+    assert live_fields(view, box)[0].startswith("data "), "a neuron on one example has one output: its data and grad"
     # a budget too small for one box per neuron folds one level up: one box per layer
     coarse = graph_view(tape, node_budget=12)
     check_partition(coarse)
@@ -230,7 +247,8 @@ def test_long_sums_fold_only_above_the_budget() -> None:
     assert texts(groups[f"n{tape.root}"]) == ["total", f"data {format_number(root.data)}",
                                               f"grad {format_number(root.grad)}"]
     assert f"n{tape.root}_op" not in groups
-    assert texts(groups[box.id]) == ["\u03a3\u00a0sum of 60 terms", f"{len(box.members)} nodes"]
+    assert texts(groups[box.id]) == ["\u03a3\u00a0sum of 60 terms", f"{len(box.members)} nodes",
+                                     *live_fields(view, box)]
     edge_ids = {g.get("id") for g in svg.iter(f"{SVG}g") if "edge" in classes(g)}
     assert {f"e_{terms[0].id}_{box.id}", f"e_{box.id}_n{tape.root}"} <= edge_ids
     assert {f"e_n{i}_{box.id}" for i in tanh[-11:]} <= edge_ids

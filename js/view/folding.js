@@ -1,6 +1,6 @@
 // Opening and closing fold boxes in the live view (issue 9). Python sends the fold hierarchy once (trait `folds`,
 // micrograd_widget/fold_tree.py); js/fold.js folds any open set and writes its DOT, so the view draws any open set
-// with no kernel (exported page, reopened notebook). The open set is the `open` trait: the view writes it (Python
+// with no kernel (exported page, reopened notebook). The open set is the `opened` trait: the view writes it (Python
 // then knows what is shown) and redraws when Python (or another view) changes it.
 // What a closed box shows live: view/foldboxes.js.
 
@@ -29,7 +29,7 @@ export class Folding {
     this.model = model;
     this.tape = tape;
     this.tree = tree;
-    this.open = canonicalOpen(model.get("open"));
+    this.open = canonicalOpen(model.get("opened"));
   }
 
   budget() {
@@ -60,7 +60,7 @@ export class Folding {
 
   /** Adopt Python's (or another view's) open set; true when it differs from the one drawn. */
   receive() {
-    const open = canonicalOpen(this.model.get("open"));
+    const open = canonicalOpen(this.model.get("opened"));
     if (sameOpen(open, this.open)) return false;
     this.open = open;
     return true;
@@ -71,7 +71,7 @@ export class Folding {
     open = canonicalOpen(open);
     if (sameOpen(open, this.open)) return false;
     this.open = open;
-    this.model.set("open", open);
+    this.model.set("opened", open);
     this.model.save_changes();
     return true;
   }
