@@ -1,6 +1,8 @@
 """Folding: which nodes a picture of more than ``node_budget`` nodes draws in full and which it draws as boxes.
 
-``plan(tape, budget)`` is the planner; dot.py's ``graph_view`` writes the DOT for its answer.
+``plan(tape, budget)`` is the planner: its boxes are the default picture, the top level of the fold hierarchy
+(fold_tree.py), inside which each box is grouped again so that it can be opened; dot.py's ``graph_view`` writes
+the DOT for any open set of that hierarchy (js/fold.js writes the same in the browser).
 
 A graph of more than ``node_budget`` nodes is drawn as a summary: at most ``node_budget`` boxes (value
 nodes plus fold boxes), the structure a learner reads at a glance (inputs -> layers -> losses -> sum ->
