@@ -215,22 +215,6 @@ def box_max(grad: Sequence[float], members: Iterable[int], out: int) -> int | No
     return best
 
 
-def box_outputs(tape: Tape, unit: Sequence[int]) -> dict[int, int | None]:
-    """Per drawn box (its unit), its one output node (a member used by a unit outside it), or None for several."""
-    n = len(tape)
-    found: dict[int, int | None] = {}
-    for i, ins in enumerate(tape.inputs):
-        u = unit[i]
-        for c in ins:
-            b = unit[c]
-            if b >= n and b != u:
-                if b not in found:
-                    found[b] = c
-                elif found[b] != c:
-                    found[b] = None
-    return found
-
-
 def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
     """A record label with its fields in one row, or with ``across`` stacked across the direction of
     flow (a folded picture: a narrow box keeps the path from inputs to output short)."""
@@ -307,12 +291,14 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
     for i, u in enumerate(pic.unit):
         if u >= n:
             members[u - n].append(i)
-    outputs = box_outputs(tape, pic.unit) if pic.boxes else {}
+    name = [f"n{i}" if u == i else box_id[u - n] for i, u in enumerate(pic.unit)]
+    totals = {groups[g].total: box_id[g] for g in pic.boxes
+              if groups[g].kind == "sum" and groups[g].total >= 0 and pic.unit[groups[g].total] == groups[g].total}
+    outputs: dict[int, int | None] = {}
+    edges = _edges(tape, pic.shown, [(box_id[g], members[g]) for g in pic.boxes], name, totals, pic.unit, outputs)
     folds = tuple(Fold(box_id[g], groups[g].title, tuple(members[g]), groups[g].kind, groups[g].note,
                        groups[g].total if groups[g].total >= 0 else None, groups[g].key, outputs.get(n + g))
                   for g in pic.boxes)
-    totals = {groups[g].total: box_id[g] for g in pic.boxes
-              if groups[g].kind == "sum" and groups[g].total >= 0 and pic.unit[groups[g].total] == groups[g].total}
     scale = _scale(tape, pic.shown, out, members.values()) if options["color"] else None
     graph_attrs = {"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11", "rankdir": rankdir,
                    **({"ranksep": "0.25", "nodesep": "0.2"} if folded else {})}
@@ -349,11 +335,7 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
             emit(g, indent + "\t")
             lines.append(f"{indent}\t}}\n")
     emit(-1, "")
-    name = {i: f"n{i}" for i in pic.shown}
-    for f in folds:
-        for i in f.members:
-            name[i] = f.id
-    for tail, head in _edges(tape, pic.shown, folds, name, totals):
+    for tail, head in edges:
         lines.append(f"\t{tail} -> {head} [id=e_{tail}_{head}]\n")
     if scale is not None and pic.shown:
         lines.append(_line("mgw-legend", _legend(scale, precision),
@@ -423,24 +405,38 @@ def _fold_line(tape: Tape, f: Fold, count: int, out: int, scale: float | None, p
                  "\t")
 
 
-def _edges(tape: Tape, shown: Iterable[int], folds: Iterable[Fold], name: dict[int, str],
-           totals: dict[int, str]) -> dict[tuple[str, str], None]:
+def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, list[int]]], name: Sequence[str],
+           totals: dict[int, str], unit: Sequence[int], outputs: dict[int, int | None]) -> dict[tuple[str, str], None]:
     """The picture's edges (tail, head), once each: into a node's op ellipse (or its Σ box), from the
-    ellipse to the node, and into fold boxes from what feeds their members."""
-    inputs, symbols = tape.inputs, tape.symbols
+    ellipse to the node, and into fold boxes (id, members) from what feeds their members. Every tape edge
+    is looked at once, so ``outputs`` learns on the way each box's one output node (the only
+    member used by a unit outside it; None when there are several)."""
+    inputs, symbols, n = tape.inputs, tape.symbols, len(tape)
+
+    def used_outside(c: int) -> None:
+        b = unit[c]
+        if b >= n:
+            if b not in outputs:
+                outputs[b] = c
+            elif outputs[b] != c:
+                outputs[b] = None
     edges: dict[tuple[str, str], None] = {}
     for i in shown:
         head = totals.get(i) or (f"n{i}_op" if symbols[i] else name[i])
         for c in inputs[i]:
+            if unit[c] >= n:
+                used_outside(c)
             if name[c] != head:
                 edges[(name[c], head)] = None
         if head != name[i]:
             edges[(head, name[i])] = None
-    for f in folds:
-        for i in f.members:
+    for box, members in boxes:
+        for i in members:
             for c in inputs[i]:
-                if name[c] != f.id:
-                    edges[(name[c], f.id)] = None
+                if name[c] != box:
+                    edges[(name[c], box)] = None
+                    if unit[c] >= n:
+                        used_outside(c)
     return edges
 
 
