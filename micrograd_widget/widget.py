@@ -17,12 +17,12 @@ palette), ``leaf_values`` (in ``spec["leaves"]`` order), ``output`` (the node di
 empty otherwise, so a settled slider does not ship every node twice), ``precision``, ``rankdir``,
 ``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
 
-Faults stay contained: a front end may write only ``leaf_values``, ``output`` and the view options (updates
-of any other trait are refused, logged and the kernel's value pushed back); a change from the view takes
-only the leaves the view changed and re-reads the others from the Values (the write rule, writes.py), so Python
-assignments and other widgets on the same graph are never undone; any failure, from the view's message or
-from user code, is reported in ``error`` (requests.error_text) and leaves Values, traits and tape as they
-were. ``close()`` lets go of the tape and with it the user's graph.
+Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened`` and the view options
+(view_state.py checks them; updates of any other trait are refused, logged and the kernel's value pushed back); a
+change from the view takes only the leaves the view changed and re-reads the others from the Values (the write
+rule, writes.py), so Python assignments and other widgets on the same graph are never undone; any failure,
+from the view's message or from user code, is reported in ``error`` (requests.error_text) and leaves Values, traits
+and tape as they were. ``close()`` lets go of the tape and with it the user's graph.
 """
 
 from __future__ import annotations
@@ -39,18 +39,16 @@ import traitlets
 
 from . import assets as _assets
 from . import dot as _dot
-from . import fold_tree, writes
+from . import fold_tree, view_state, writes
 from .display import tape_mimebundle
 from .engine import Value
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
 from .requests import answer, error_text
-from .tape import Tape, encode_number, json_safe, to_buffer
+from .tape import Tape, encode_number, to_buffer
 
 __all__ = ["GraphWidget", "explore"]
 
 
-# What a front end may write; every other trait is the kernel's.
-_FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
 _CLOSED = "this widget is closed; make a new one with explore(root)"
 _KEEP = object()  # "the view did not send this trait"
 _log = logging.getLogger(__name__)
@@ -116,8 +114,8 @@ class GraphWidget(anywidget.AnyWidget):
         super().__init__(
             spec=spec,
             dot=picture.dot,
-            view=self._view_of(picture),
-            folds=self._fold_spec(picture.tree),
+            view=view_state.view_of(picture),
+            folds=view_state.fold_spec(picture.tree),
             leaf_values=[encode_number(x) for x in leaves],
             output=out,
             data=self._numbers(tape.data),
@@ -240,15 +238,16 @@ class GraphWidget(anywidget.AnyWidget):
             _log.warning("GraphWidget: an update from the view of a closed widget was ignored")
             return
         problems: list[str] = []
-        foreign = sorted(str(name) for name in sync_data if name not in _FROM_VIEW)
+        foreign = sorted(str(name) for name in sync_data if name not in view_state.FROM_VIEW)
         if foreign:
             problems.append(f"the view may not change {writes.short(foreign)}: they are the kernel's")
             _log.warning("GraphWidget: refused an update from the view: %s", problems[-1])
         own: dict[str, Any] = {}
         for name, value in sync_data.items():
-            if name in _FROM_VIEW:
+            if name in view_state.FROM_VIEW:
                 try:
-                    own[name] = self._check_from_view(name, value)
+                    own[name] = view_state.check_from_view(self.tape, name, value, self._fold_tree,
+                                                           self.node_budget)
                 except (TypeError, ValueError) as err:
                     problems.append(error_text(err))
         sent = {name: sync_data[name] for name in ("leaf_values", "output") if name in sync_data}
@@ -279,32 +278,6 @@ class GraphWidget(anywidget.AnyWidget):
         if pushed or kernel_owned:
             self.send_state(pushed + kernel_owned)
 
-    def _check_from_view(self, name: str, value: Any) -> Any:
-        """A value a front end sent for trait ``name``, checked (options normalised), or a TypeError/ValueError.
-
-        A front end may not ask for every node to be drawn (``node_budget=None``); only Python may."""
-        if name == "leaf_values":
-            if not isinstance(value, list) or len(value) != len(self.tape.leaves):
-                raise TypeError(f"leaf_values must be a list of {len(self.tape.leaves)} numbers (one per leaf), got "
-                                f"{type(value).__name__} {writes.short(value)}")
-            return value
-        if name == "output":
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {writes.short(value)}")
-            return value
-        if name == "opened":
-            if not isinstance(value, list):
-                raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: "
-                                f"{writes.short(value)}")
-            return fold_tree.check_open(self.tape, self._fold_tree(), value, self.node_budget)
-        if name == "node_budget" and value is None:
-            raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
-                             "only be asked for from Python")
-        if not isinstance(value, (bool, int, float, str)) or (isinstance(value, str) and len(value) > 16):
-            raise TypeError(f"{name} from the view must be a number, true/false or a short text, got "
-                            f"{type(value).__name__}: {writes.short(value)}")
-        return check_option(name, value)
-
     @traitlets.validate(*DRAWING_OPTIONS)
     def _check_option(self, proposal: dict[str, Any]) -> Any:
         """Drawing options are checked (and normalised) by dot.py's rules; a bad value changes nothing."""
@@ -327,16 +300,6 @@ class GraphWidget(anywidget.AnyWidget):
             self._tree = fold_tree.build_tree(self.tape, self.node_budget)
         return self._tree
 
-    @staticmethod
-    def _fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
-        """The ``folds`` trait: ``tree.spec()`` with its user strings JSON-safe."""
-        if tree is None:
-            return {}
-        spec = tree.spec()
-        spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
-                          for key, kind, title, note, parent, total in spec["groups"]]
-        return spec
-
     @traitlets.observe(*DRAWING_OPTIONS, "opened")
     def _on_option_change(self, change: dict[str, Any]) -> None:
         """Redraw (a new DOT, laid out again in the browser) when a drawing option or the open set changes; a
@@ -349,14 +312,14 @@ class GraphWidget(anywidget.AnyWidget):
                 tree = self._fold_tree()
                 self._busy = True
                 try:
-                    self.folds = self._fold_spec(tree)
+                    self.folds = view_state.fold_spec(tree)
                     self.opened = [k for k in self.opened if k in tree.by_key]
                 finally:
                     self._busy = False
             picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
                                       **options)
             self.dot = picture.dot
-            self.view = self._view_of(picture)
+            self.view = view_state.view_of(picture)
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Answer the view's requests for what it cannot compute itself (requests.py: replay, gradcheck)."""
@@ -390,27 +353,6 @@ class GraphWidget(anywidget.AnyWidget):
         """The ``data``/``grad`` trait value: every node's number (Float64, shared with the tape, not copied)
         when the kernel computes for the view, else empty."""
         return to_buffer(values) if self._kernel_computes else b""
-
-    @staticmethod
-    def _view_of(picture: _dot.GraphView) -> dict[str, Any]:
-        """What the browser needs to know about a picture besides its DOT."""
-        fold_of: list[int] = []
-        if picture.folds:
-            fold_of = [-1] * picture.total
-            for k, f in enumerate(picture.folds):
-                for i in f.members:
-                    fold_of[i] = k
-        return {
-            "shown": list(picture.shown),
-            "folds": [{"id": f.id, "key": json_safe(f.key), "title": json_safe(f.title), "kind": f.kind,
-                       "count": len(f.members), "note": json_safe(f.note)}
-                      for f in picture.folds],
-            "open": [json_safe(k) for k in picture.open],
-            "fold_of": fold_of,
-            "message": picture.message,
-            "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
-                        "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
-        }
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget view plus display.py's static picture (SVG, or its HTML table when Graphviz's ``dot``

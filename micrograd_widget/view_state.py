@@ -1,0 +1,82 @@
+"""The widget's traits as its view reads them, and the checks of what a view may send back.
+
+``view_of(picture)`` is the ``view`` trait (which nodes a picture draws, which fold box holds each other node,
+the palette); ``fold_spec(tree)`` the ``folds`` trait (the fold hierarchy, fold_tree.py); every user string in
+them goes through tape.json_safe. A front end may write only ``FROM_VIEW``: leaf values, the output, the opened
+boxes and the drawing options; ``check_from_view`` checks one such value (options normalised) or raises a
+TypeError/ValueError saying what was wrong, the offending value shortened. widget.py owns the traits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import dot as _dot
+from . import fold_tree
+from .options import DRAWING_OPTIONS, check_option
+from .tape import Tape, json_safe
+from .writes import short
+
+__all__ = ["FROM_VIEW", "check_from_view", "view_of", "fold_spec"]
+
+# What a front end may write; every other trait is the kernel's.
+FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
+
+
+def check_from_view(tape: Tape, name: str, value: Any, tree: Callable[[], fold_tree.FoldTree],
+                    node_budget: int | None) -> Any:
+    """A value a front end sent for trait ``name`` (one of FROM_VIEW), checked (options normalised), or a
+    TypeError/ValueError. ``tree()`` gives the fold hierarchy in force (for ``opened``). A front end may not ask
+    for every node to be drawn (``node_budget=None``); only Python may."""
+    if name == "leaf_values":
+        if not isinstance(value, list) or len(value) != len(tape.leaves):
+            raise TypeError(f"leaf_values must be a list of {len(tape.leaves)} numbers (one per leaf), got "
+                            f"{type(value).__name__} {short(value)}")
+        return value
+    if name == "output":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {short(value)}")
+        return value
+    if name == "opened":
+        if not isinstance(value, list):
+            raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: {short(value)}")
+        return fold_tree.check_open(tape, tree(), value, node_budget)
+    if name == "node_budget" and value is None:
+        raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
+                         "only be asked for from Python")
+    if not isinstance(value, (bool, int, float, str)) or (isinstance(value, str) and len(value) > 16):
+        raise TypeError(f"{name} from the view must be a number, true/false or a short text, got "
+                        f"{type(value).__name__}: {short(value)}")
+    return check_option(name, value)
+
+
+def fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
+    """The ``folds`` trait: ``tree.spec()`` with its user strings JSON-safe."""
+    if tree is None:
+        return {}
+    spec = tree.spec()
+    spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
+                      for key, kind, title, note, parent, total in spec["groups"]]
+    return spec
+
+
+def view_of(picture: _dot.GraphView) -> dict[str, Any]:
+    """The ``view`` trait: what the browser needs to know about a picture besides its DOT."""
+    fold_of: list[int] = []
+    if picture.folds:
+        fold_of = [-1] * picture.total
+        for k, f in enumerate(picture.folds):
+            for i in f.members:
+                fold_of[i] = k
+    return {
+        "shown": list(picture.shown),
+        "folds": [{"id": f.id, "key": json_safe(f.key), "title": json_safe(f.title), "kind": f.kind,
+                   "count": len(f.members), "note": json_safe(f.note)}
+                  for f in picture.folds],
+        "open": [json_safe(k) for k in picture.open],
+        "fold_of": fold_of,
+        "message": picture.message,
+        "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
+                    "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
+    }
