@@ -76,7 +76,7 @@ def view_of(picture: _dot.GraphView) -> dict[str, Any]:
                   for f in picture.folds],
         "open": [json_safe(k) for k in picture.open],
         "fold_of": fold_of,
-        "message": picture.message,
+        "message": json_safe(picture.message),
         "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
                     "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
     }
