@@ -246,7 +246,7 @@ class GraphWidgetView {
     if (!this.folding) return { dot: this.model.get("dot"), view };
     return this.folding.draw({
       precision: this.model.get("precision"), rankdir: this.model.get("rankdir"), color: this.model.get("color") !== false,
-      output: this.output, palette: view.palette,
+      output: this.output, palette: view.palette, data: this.data, grad: this.grad,
     });
   }
 

@@ -9,13 +9,15 @@ import random
 
 import pytest
 
-from micrograd_widget.dot import grad_color, grad_scale
+from micrograd_widget.dot import grad_color, grad_scale, graph_view
 from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
 from .mgw_browser.fake_model import open_view
+from .mgw_browser.jupyter import write_notebook
+from .mgw_browser.lab import cell_locator, marked_json, open_notebook, run_all, run_cell
 
 pytestmark = pytest.mark.browser
 
@@ -87,3 +89,149 @@ def key_of(tape: Tape, i: int) -> str:
     """The view's key of node i (data-leaf / data-node): its label when no other node has it, else its id."""
     label = tape.labels[i]
     return label if label and tape.labels.count(label) == 1 else str(i)
+
+
+# ---------------------------------------------------------------- opening and closing boxes in place
+
+NEURON = "layers.0.neurons.3"
+
+_READ_DRAWN = """r => ({
+  nodes: [...r.querySelectorAll('[data-role="graph"] g.node.mgw-value')].map(g => Number(g.id.slice(1))),
+  boxes: [...r.querySelectorAll('[data-role="graph"] g.node.mgw-fold')].map(g => g.getAttribute('data-fold')),
+  clusters: [...r.querySelectorAll('[data-role="graph"] g.mgw-cluster')].map(g => g.getAttribute('data-fold')),
+  busy: r.querySelector('[data-role="graph"]').hasAttribute('aria-busy'),
+})"""
+
+
+def drawn(view: WidgetDom, settle: bool = True) -> dict:
+    """The value nodes (tape ids), closed boxes and opened boxes (keys) drawn now, once no layout is pending."""
+    return poll(lambda: view.root.evaluate(_READ_DRAWN), lambda d: not d["busy"], "a settled picture") if settle \
+        else view.root.evaluate(_READ_DRAWN)
+
+
+def expect_tape_numbers(view: WidgetDom, tape: Tape, nodes) -> None:
+    """Every node in ``nodes`` shows the tape's data and grad (rounded to the shown digits)."""
+    view.expect_numbers({key_of(tape, i): {"data": tape.data[i], "grad": tape.grad[i]} for i in nodes})
+
+
+def saved_open(page) -> list:
+    """The last `opened` the view saved to the model (save_changes), or None."""
+    saves = [s for s in page.evaluate("() => window.__mgw.log.save") if "opened" in s]
+    return saves[-1]["opened"] if saves else None
+
+
+def open_box(view: WidgetDom, key: str) -> dict:
+    """Click the closed box `key`, press Expand in its inspector; return the picture drawn then."""
+    before = drawn(view)
+    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
+    view.root.locator(f'[data-role="inspector"][data-fold="{key}"] [data-action="expand"]').click()
+    return poll(lambda: drawn(view, settle=False), lambda d: key in d["clusters"] and not d["busy"] and d != before,
+                f"box {key} opened")
+
+
+def test_opening_a_neuron_draws_its_nodes_with_pythons_numbers_and_the_open_set_round_trips(show, guarded):
+    loss = lecture_mlp_loss()
+    widget = GraphWidget(loss)
+    tape = Tape.from_value(loss)
+    view = show(widget)
+    default = drawn(view)
+    assert NEURON in default["boxes"], f"{NEURON} should be a closed box of the default picture: {default['boxes']}"
+    after = open_box(view, NEURON)
+    new = sorted(set(after["nodes"]) - set(default["nodes"]))
+    assert new, "opening the neuron drew no new node"
+    assert all(tape.scopes[i].startswith(NEURON) for i in new), "a node from outside the neuron was drawn"
+    assert set(default["boxes"]) - {NEURON} <= set(after["boxes"]), "opening one box closed or moved another"
+    assert saved_open(guarded.page) is not None and NEURON in saved_open(guarded.page)
+    expect_tape_numbers(view, tape, after["nodes"])
+    # Python's static picture for the same open set has the same closed boxes and draws the same nodes
+    static = graph_view(tape, open_keys=saved_open(guarded.page))
+    assert sorted(static.shown) == sorted(after["nodes"])
+    assert sorted(f.key for f in static.folds) == sorted(after["boxes"])
+    # a weight inside the opened neuron moves: every drawn number follows, as Python's replay says
+    leaf = next(i for i in new if i in set(tape.leaves) and tape.labels[i].startswith("w"))
+    view.type_number(key_of(tape, leaf), 1.75)
+    tape.forward({leaf: 1.75})
+    tape.backward()
+    expect_tape_numbers(view, tape, after["nodes"])
+    # '-' on a node inside the opened box closes it again: the default picture, the open set empty
+    node = view.root.locator(f'[data-role="graph"] g.mgw-value#n{leaf}')
+    node.focus()
+    node.press("-")
+    closed = poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "the box closed")
+    assert sorted(closed["nodes"]) == sorted(default["nodes"]) and closed["boxes"] == default["boxes"]
+    assert saved_open(guarded.page) == []
+
+
+def test_a_change_of_open_from_python_redraws_and_expand_all_stays_within_the_budget(show, guarded):
+    loss = lecture_mlp_loss()
+    widget = GraphWidget(loss)
+    view = show(widget)
+    guarded.page.evaluate("k => window.__mgw.model.set('opened', [k])", NEURON)
+    poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "Python's open set")
+    view.root.locator('[data-action="expand-all"]').click()
+    full = poll(lambda: drawn(view, settle=False), lambda d: len(d["clusters"]) > 1 and not d["busy"], "expand all")
+    units = len(full["nodes"]) + len(full["boxes"])
+    budget = widget.node_budget
+    assert units <= budget, f"expand all that fits drew {units} units, over the node budget of {budget}"
+    assert NEURON in full["clusters"]
+    view.root.locator('[data-action="collapse-all"]').click()
+    poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "collapse all")
+    assert saved_open(guarded.page) == []
+
+
+def test_double_click_and_plus_open_a_box_and_the_legend_says_what_boxes_show(show):
+    loss = lecture_mlp_loss()
+    view = show(GraphWidget(loss))
+    assert "max |grad|" in view.root.locator('[data-role="fold-legend"]').text_content()
+    box = view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{NEURON}"]')
+    box.dblclick()
+    poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "double-click opens")
+    view.root.locator('[data-action="collapse-all"]').click()
+    poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "collapse all")
+    box = view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{NEURON}"]')
+    box.focus()
+    box.press("+")
+    poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
+
+
+# ---------------------------------------------------------------- one run in a real JupyterLab
+
+MLP_CELL = f"""\
+import random
+from micrograd_widget import explore
+from micrograd_widget.nn import MLP
+random.seed(1)
+model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+xs, ys = {XS!r}, {YS!r}
+loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+loss.backward()
+w = explore(loss)
+w
+"""
+OPEN_MARKER = "MGW-OPEN "
+PRINT_OPEN_CELL = f"""\
+import json
+from micrograd_widget.dot import graph_view
+pic = graph_view(w.tape, open_keys=w.opened)
+print({OPEN_MARKER!r} + json.dumps({{"opened": list(w.opened), "shown": list(pic.shown),
+                                     "boxes": [f.key for f in pic.folds]}}))
+"""
+
+
+@pytest.mark.jupyterlab
+def test_jupyterlab_opens_a_neuron_and_the_kernel_knows_what_is_shown(jupyterlab, guarded_lab, notebook_name):
+    page = guarded_lab.page
+    write_notebook(jupyterlab.notebooks / notebook_name, [MLP_CELL, PRINT_OPEN_CELL])
+    open_notebook(page, jupyterlab, notebook_name)
+    run_all(page, "lab")
+    view = WidgetDom(cell_locator(page, 0))
+    view.wait_ready(90)
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    after = open_box(view, NEURON)
+    expect_tape_numbers(view, tape, after["nodes"])
+    kernel = poll(lambda: marked_json(run_cell(page, 1)["outputs"], OPEN_MARKER),
+                  lambda k: k is not None and NEURON in k["opened"], "the kernel's w.opened to hold the opened box",
+                  timeout_s=30, interval_s=0.5)
+    assert sorted(kernel["shown"]) == sorted(after["nodes"])
+    assert sorted(kernel["boxes"]) == sorted(after["boxes"])
