@@ -1,5 +1,5 @@
 """Search and trace in Chromium (fake model and the exported page): a leaf hidden in a fold box found by its full
-dotted name and marked (its own box once drawn, else the fold box Python says holds it), next/previous through the
+dotted name, revealed (the boxes Python says hold it opened in place) and marked, next/previous through the
 matches, the inspector's Inputs / Path to output against Python's own walk of the engine's graph, Esc clearing the
 marks, and the leaf filter taking the same dotted names.
 
@@ -13,6 +13,8 @@ import random
 import pytest
 from playwright.sync_api import expect
 
+from micrograd_widget import fold_tree
+from micrograd_widget.dot import graph_view
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
@@ -84,6 +86,17 @@ def ids(tape: Tape, values: set[Value]) -> list[str]:
     return sorted(f"n{tape.index(v)}" for v in values)
 
 
+_CLUSTERS = "r => [...r.querySelectorAll('svg g.mgw-cluster')].map(g => g.getAttribute('data-fold'))"
+_BOXES = "r => [...r.querySelectorAll('svg g.node.mgw-fold')].map(g => g.getAttribute('data-fold'))"
+# Whether element #id is inside the visible part of the picture's scrolling box (and the page's viewport).
+_IN_VIEW = """(r, id) => {
+  const el = r.querySelector(`svg g#${id}`), scroller = r.querySelector('[data-role="graph"]');
+  const a = el.getBoundingClientRect(), b = scroller.getBoundingClientRect();
+  return a.width > 0 && a.left >= b.left - 1 && a.right <= b.right + 1
+    && a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
+}"""
+
+
 def search_for(view: WidgetDom, text: str) -> None:
     box = view.root.locator('input[data-role="search"]')
     box.fill(text)
@@ -94,26 +107,34 @@ def marked(view: WidgetDom, cls: str) -> dict[str, list[str]]:
     return view.root.evaluate(_MARKED, cls)
 
 
-def test_a_folded_leaf_is_found_by_its_dotted_name_and_marked(show):
+def test_a_folded_leaf_is_found_by_its_dotted_name_revealed_and_marked(show, guarded):
     loss = lecture_mlp_loss()
     tape = Tape.from_value(loss)
-    picture = GraphWidget(loss).view
+    widget = GraphWidget(loss)
+    picture = widget.view
     i = node_id(tape, "layers.0.neurons.3", "w2")
     assert i not in picture["shown"], "the default picture folds the neurons (the point of this test)"
-    k = picture["fold_of"][i]
+    path = fold_tree.keys_to_reveal(widget._fold_tree(), i)
+    assert path, "Python's hierarchy should hold the folded leaf in at least one box"
     view = show(loss)
     box = view.root.locator('input[data-role="search"]')
     expect(box).to_have_attribute("data-lm-suppress-shortcuts", "true")
     search_for(view, "layers.0.neurons.3.w2")
     status = view.root.locator('[data-role="search-status"]')
     expect(status).to_contain_text("Match 1 of 1")
-    if view.root.locator(f"svg g#n{i}").count():  # the view opened the boxes holding it: its own box is marked
-        poll(lambda: marked(view, "mgw-match"), lambda m: m["nodes"] == [f"n{i}"] and m["folds"] == [],
-             f"n{i} alone marked")
-    else:  # the fold box Python says holds it is marked, and the status line names it
-        poll(lambda: marked(view, "mgw-match"), lambda m: m["folds"] == [f"fold{k}"] and m["nodes"] == [],
-             f"fold{k} alone marked")
-        expect(status).to_contain_text(picture["folds"][k]["title"])
+    expect(status).to_contain_text("its fold boxes opened")
+    # the boxes on its path (Python's keys_to_reveal) are open, drawn as clusters, and the model was told
+    clusters = poll(lambda: view.root.evaluate(_CLUSTERS), lambda c: set(path) <= set(c), f"clusters {path}")
+    saved = [s["opened"] for s in guarded.page.evaluate("() => window.__mgw.log.save") if "opened" in s]
+    assert saved and set(path) <= set(saved[-1]), f"the view should save the opened boxes {path}: {saved}"
+    # Python draws the same picture for that open set: node i is drawn there too, in the same boxes
+    static = graph_view(tape, open_keys=saved[-1])
+    assert i in static.shown and sorted(f.key for f in static.folds) == sorted(view.root.evaluate(_BOXES))
+    assert set(clusters) == set(saved[-1])
+    # node i's own box is drawn, marked alone, and scrolled into the picture's visible area
+    poll(lambda: marked(view, "mgw-match"), lambda m: m["nodes"] == [f"n{i}"] and m["folds"] == [],
+         f"n{i} alone marked")
+    assert view.root.evaluate(_IN_VIEW, f"n{i}"), f"n{i} should be scrolled into the picture's visible area"
     inspector = view.root.locator('[data-role="inspector"]')
     expect(inspector.locator('[data-field="name"]')).to_have_text(f"w2 (#{i})")
     expect(inspector.locator('[data-field="scope"]')).to_have_text("layers.0.neurons.3")
@@ -180,18 +201,21 @@ def test_inputs_and_path_to_output_match_pythons_walk_and_esc_clears(show, guard
     poll(lambda: marked(view, "mgw-path"), lambda m: not any(m.values()), "Esc to clear the marks")
 
 
-def test_traces_on_a_folded_graph_mark_the_fold_boxes_holding_path_nodes(show):
+def test_traces_on_a_folded_graph_mark_the_fold_boxes_holding_path_nodes(show, guarded):
     loss = lecture_mlp_loss()
     tape = Tape.from_value(loss)
-    picture = GraphWidget(loss).view
     i = node_id(tape, "layers.0.neurons.3", "w2")
     want = gradient_path(tape.values[i], loss)
-    shown = set(picture["shown"])
-    want_nodes = sorted(f"n{tape.index(v)}" for v in want if tape.index(v) in shown)
-    want_folds = sorted({f"fold{picture['fold_of'][tape.index(v)]}" for v in want if tape.index(v) not in shown})
-    assert want_folds, "the path runs through folded neurons"
     view = show(loss)
-    search_for(view, "layers.0.neurons.3.w2")
+    search_for(view, "layers.0.neurons.3.w2")  # opens the boxes holding w2; the path still crosses closed ones
+    expect(view.root.locator('[data-role="search-status"]')).to_contain_text("its fold boxes opened")
+    saved = [s["opened"] for s in guarded.page.evaluate("() => window.__mgw.log.save") if "opened" in s]
+    picture = graph_view(tape, open_keys=saved[-1])  # Python's picture of the open set the view shows
+    shown = set(picture.shown)
+    box_of = {j: f.id for f in picture.folds for j in f.members}
+    want_nodes = sorted(f"n{tape.index(v)}" for v in want if tape.index(v) in shown)
+    want_folds = sorted({box_of[tape.index(v)] for v in want if tape.index(v) not in shown})
+    assert want_folds, "the path runs through folded neurons"
     view.root.locator('[data-role="inspector"] [data-action="trace-down"]').click()
     status = view.root.locator('[data-role="search-status"]')
     expect(status).to_contain_text(f"through {len(want):,} nodes")
