@@ -1,0 +1,111 @@
+"""Fold boxes without a kernel (issue 9): the page ``save_html`` writes (opened from file://, its own widget host,
+no kernel) opens and closes boxes in place as the live widget does, and a widget saved with boxes open
+(``w.opened = [...]``) shows them in that page and in its static fallback (the SVG of its display bundle).
+
+Every expected picture comes from Python (``dot.graph_view`` for the same open set), every number from Python's
+tape for the value the control actually took."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from micrograd_widget.dot import graph_view
+from micrograd_widget.export import save_html
+from micrograd_widget.tape import Tape
+from micrograd_widget.widget import GraphWidget
+
+from .mgw_browser.dom import WidgetDom, poll
+from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, lecture_mlp_loss, open_box
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def open_saved(tmp_path, guarded, widget_bundle):
+    """open_saved(root_or_widget) -> WidgetDom: save_html's page for it, opened from file:// (no server, no kernel)."""
+    def _open(root_or_widget) -> WidgetDom:
+        page = save_html(root_or_widget, tmp_path / "page.html")
+        guarded.page.goto(page.as_uri())
+        view = WidgetDom(guarded.page)
+        view.wait_ready(60)
+        return view
+    return _open
+
+
+def expect_pythons_picture(tape: Tape, d: dict) -> None:
+    """The drawn picture ``d`` (test_folding.drawn) is Python's picture for the open set it shows (its clusters)."""
+    static = graph_view(tape, open_keys=d["clusters"])
+    assert sorted(static.shown) == sorted(d["nodes"]), "the page draws other nodes than Python for that open set"
+    assert sorted(f.key for f in static.folds) == sorted(d["boxes"]), "the page's closed boxes differ from Python's"
+
+
+def expect_clean(guarded) -> None:
+    assert not guarded.log.outside, f"the exported page asked the network: {guarded.log.outside}"
+    assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
+
+
+def test_the_exported_page_opens_a_neuron_moves_a_weight_in_it_and_closes_it(open_saved, guarded):
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    view = open_saved(loss)
+    default = drawn(view)
+    assert NEURON in default["boxes"] and not default["clusters"]
+    expect_pythons_picture(tape, default)
+    after = open_box(view, NEURON)
+    new = sorted(set(after["nodes"]) - set(default["nodes"]))
+    assert new and all(tape.scopes[i].startswith(NEURON) for i in new), "opening the neuron drew other nodes"
+    assert set(default["boxes"]) - {NEURON} <= set(after["boxes"]), "opening one box closed or moved another"
+    expect_pythons_picture(tape, after)
+    expect_tape_numbers(view, tape, after["nodes"])
+    # a weight inside the opened neuron moves: the page replays the tape and every drawn number follows
+    leaf = next(i for i in new if i in set(tape.leaves) and tape.labels[i].startswith("w"))
+    view.type_number(key_of(tape, leaf), -1.25)
+    tape.forward({leaf: -1.25})
+    tape.backward()
+    expect_tape_numbers(view, tape, after["nodes"])
+    # the inspector of a node inside the opened box offers Collapse: the default picture again
+    view.root.locator(f'[data-role="graph"] g.mgw-value#n{leaf}').click()
+    view.root.locator('[data-role="inspector"] [data-action="collapse"]').click()
+    closed = poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "the box closed")
+    assert sorted(closed["nodes"]) == sorted(default["nodes"]) and sorted(closed["boxes"]) == sorted(default["boxes"])
+    # and Expand all that fits opens what the budget allows, as Python's picture of that open set
+    view.root.locator('.mgw-fold-controls [data-action="expand-all"]').click()
+    full = poll(lambda: drawn(view, settle=False), lambda d: len(d["clusters"]) > 1 and not d["busy"], "expand all")
+    expect_pythons_picture(tape, full)
+    expect_clean(guarded)
+
+
+_STATIC_NODES = re.compile(r'<g id="n(\d+)" class="node mgw&#45;value')
+_STATIC_FOLDS = re.compile(r'<g id="fold\d+" class="node mgw&#45;fold')
+_STATIC_CLUSTER = re.compile(r'<g id="open\d+" class="cluster mgw&#45;cluster">\s*<title>[^<]*</title>\s*'
+                             r'<g id="[^"]*"><a xlink:title="([^":]*):')
+
+
+def test_a_widget_saved_with_a_box_open_shows_it_in_the_page_and_in_its_static_fallback(open_saved, guarded):
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    widget = GraphWidget(loss)
+    widget.opened = [NEURON]
+    assert widget.opened == [NEURON]
+    python = graph_view(tape, open_keys=widget.opened)
+    # the static fallback (what nbconvert, GitHub and viewers without a widget manager show) draws the open box
+    data = widget._repr_mimebundle_()
+    svg = (data[0] if isinstance(data, tuple) else data)["image/svg+xml"]
+    assert _STATIC_CLUSTER.findall(svg) == [NEURON], "the static fallback should draw the opened neuron as a cluster"
+    assert sorted(int(i) for i in _STATIC_NODES.findall(svg)) == sorted(python.shown)
+    assert len(_STATIC_FOLDS.findall(svg)) == len(python.folds)
+    # the exported page starts with the same box open and draws what Python draws for it
+    view = open_saved(widget)
+    shown = drawn(view)
+    assert shown["clusters"] == [NEURON]
+    assert sorted(shown["nodes"]) == sorted(python.shown)
+    assert sorted(shown["boxes"]) == sorted(f.key for f in python.folds)
+    expect_tape_numbers(view, tape, shown["nodes"])
+    # and closes it with no kernel: Collapse all draws the default picture
+    view.root.locator('.mgw-fold-controls [data-action="collapse-all"]').click()
+    closed = poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "collapse all")
+    expect_pythons_picture(tape, closed)
+    assert NEURON in closed["boxes"]
+    expect_clean(guarded)
