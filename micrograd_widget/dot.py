@@ -240,9 +240,10 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
     options = {name: check_option(name, value) for name, value in
                (("precision", precision), ("rankdir", rankdir), ("node_budget", node_budget), ("color", color))}
     with tape.shared_inputs():  # folding reads every node's inputs many times: one list of tuples for the pass
-        if tree is None or tree.budget != options["node_budget"] or tree.n != len(tape):
-            tree = build_tree(tape, options["node_budget"])
-        pic = picture(tape, tree, tuple(open_keys))
+        keys = tuple(open_keys)
+        if tree is None or tree.budget != options["node_budget"] or tree.n != len(tape) or (keys and not tree.nested):
+            tree = build_tree(tape, options["node_budget"], nested=bool(keys))   # nothing opened: the top level
+        pic = picture(tape, tree, keys)
         dot_text, folds = write_dot(tape, tree, pic, options, tape.root if output is None else output)
     # The lecture's Digraph, its attributes editable as dicts; its source is exactly the text written above.
     graph = graphviz.Digraph(

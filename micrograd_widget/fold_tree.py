@@ -68,6 +68,7 @@ class FoldTree:
     group_of: array[int]
     message: str
     by_key: dict[str, int] = field(default_factory=dict)
+    nested: bool = True      # False: the top level only (enough to draw the default picture, nothing to open)
 
     def spec(self) -> dict[str, Any]:
         """What the browser needs (js/fold.js compileFolds): rows of small JSON, one little-endian Int32 buffer."""
@@ -127,15 +128,25 @@ class _Context:
         return p
 
 
-def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None) -> FoldTree:
+def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None, nested: bool = True) -> FoldTree:
     """The fold hierarchy of ``tape`` for ``budget``: its top level is ``plan(tape, budget)``'s boxes (the
-    default picture), each box grouped again inside, breadth first."""
+    default picture), each box grouped again inside, breadth first (``nested=False``: the top level only, all
+    a static picture of the default open set needs)."""
     n = len(tape)
     found: dict[str, Any] = {}        # what the planner found that the hierarchy needs again
     folding = folding if folding is not None else plan(tape, budget, found)
     group_of = array("i", [-1]) * n
-    tree = FoldTree(n, budget, [], group_of, folding.message)
+    tree = FoldTree(n, budget, [], group_of, folding.message, nested=nested)
     if not folding.folds or budget is None:
+        return tree
+    if not nested:
+        for f in folding.folds:
+            g = _add(tree, _Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total,
+                                 key=f.title if f.kind == "scope" else ""), -1)
+            for i in f.members:
+                group_of[i] = g
+            tree.groups[g].nodes = len(f.members)
+        _count(tree)
         return tree
     cap = child_cap(budget)
     queue: deque[_Pending] = deque()

@@ -106,8 +106,8 @@ class GraphWidget(anywidget.AnyWidget):
             tape.backward(out)
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
-        picture = _dot.graph_view(tape, output=out, **settings)
-        self._tree: fold_tree.FoldTree | None = picture.tree
+        self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
+        picture = _dot.graph_view(tape, output=out, tree=self._tree, **settings)
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         self._busy = True
@@ -115,7 +115,7 @@ class GraphWidget(anywidget.AnyWidget):
             spec=spec,
             dot=picture.dot,
             view=view_state.view_of(picture),
-            folds=view_state.fold_spec(picture.tree),
+            folds=view_state.fold_spec(self._tree),
             leaf_values=[encode_number(x) for x in leaves],
             output=out,
             data=self._numbers(tape.data),

@@ -98,6 +98,8 @@ def test_the_empty_open_set_draws_the_planners_picture(graphs: dict[str, tuple[T
         assert pic.shown == folding.shown and list(view.shown) == folding.shown, name
         assert [f.members for f in view.folds] == [f.members for f in folding.folds], name
         assert view.message == folding.message and not pic.clusters, name
+        assert view.tree is not None and not view.tree.nested, "nothing opened: the top level is all it builds"
+        assert graph_view(tape, node_budget=budget, tree=build_tree(tape, budget)).dot == view.dot, name
 
 
 def neuron(n_inputs: int = 3) -> Value:
