@@ -129,6 +129,12 @@ class _Context:
 
 
 def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None, nested: bool = True) -> FoldTree:
+    """The fold hierarchy of ``tape`` for ``budget`` (see ``_build_tree``), every node's inputs read from one list."""
+    with tape.shared_inputs():
+        return _build_tree(tape, budget, folding, nested)
+
+
+def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bool) -> FoldTree:
     """The fold hierarchy of ``tape`` for ``budget``: its top level is ``plan(tape, budget)``'s boxes (the
     default picture), each box grouped again inside, breadth first (``nested=False``: the top level only, all
     a static picture of the default open set needs)."""
@@ -199,8 +205,9 @@ def _fill(tree: FoldTree, g: int, units: list[int | _Spec], start: int, cap: int
             count, largest = [0] * (len(units) + 1), [-1] * (len(units) + 1)
             for k in range(len(units) - 1, -1, -1):
                 u = units[k]
-                count[k] = count[k + 1] + (1 if isinstance(u, int) else len(u.members))
-                largest[k] = max(largest[k + 1], u if isinstance(u, int) else max(u.members))
+                size, top = (1, u) if isinstance(u, int) else (len(u.members), u.members[-1])   # members ascend
+                count[k] = count[k + 1] + size
+                largest[k] = top if top > largest[k + 1] else largest[k + 1]
             tails[id(units)] = (units, count, largest)      # ``units`` held, so its id stays its own
         _, count, largest = tails[id(units)]
         spec = _Spec("distance", "farther from the output",
