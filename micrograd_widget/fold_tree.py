@@ -19,14 +19,14 @@ edges between units). Linear time: groups are built breadth first, each node vis
 from __future__ import annotations
 
 from array import array
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
-from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind, SumTree, kinds_of, sum_trees, uses_of
+from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
+from .fold_groups import Context, Spec, child_units
 from .tape import Tape, json_safe, to_buffer
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
@@ -91,41 +91,9 @@ class _Pending:
 
     index: int
     members: list[int] | None
-    units: list[int | _Spec] | None = None
+    units: list[int | Spec] | None = None
     start: int = 0
     depth: int = 0           # a module's scope depth (its children are its sub-modules one level down)
-
-
-@dataclass
-class _Spec:
-    """A child group found but not yet numbered."""
-
-    kind: FoldKind
-    title: str
-    note: str
-    members: list[int]
-    total: int = -1
-    depth: int = 0
-    key: str = ""
-
-
-class _Context:
-    """What building the tree reads many times: inputs, uses, long sums by their top node, scope prefixes."""
-
-    def __init__(self, tape: Tape, inputs: Sequence[tuple[int, ...]], found: dict[str, Any]) -> None:
-        self.tape = tape
-        self.inputs = inputs
-        self.uses: list[int] = found["uses"] if "uses" in found else uses_of(tape)
-        trees: list[SumTree] = found["trees"] if "trees" in found else sum_trees(tape, self.uses)
-        self.sum_at = {t.top: t for t in trees}
-        self.prefixes: dict[tuple[str, int], str] = {}
-
-    def prefix(self, scope: str, depth: int) -> str:
-        key = (scope, depth)
-        p = self.prefixes.get(key)
-        if p is None:
-            p = self.prefixes[key] = ".".join(scope.split(".")[:depth])
-        return p
 
 
 def build_tree(tape: Tape, budget: int | None, folding: Plan | None = None, nested: bool = True) -> FoldTree:
@@ -147,7 +115,7 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
         return tree
     if not nested:
         for f in folding.folds:
-            g = _add(tree, _Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total,
+            g = _add(tree, Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total,
                                  key=f.title if f.kind == "scope" else ""), -1)
             for i in f.members:
                 group_of[i] = g
@@ -156,23 +124,28 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
         return tree
     cap = child_cap(budget)
     queue: deque[_Pending] = deque()
-    tails: dict[int, tuple[list[int | _Spec], list[int], list[int]]] = {}
+    tails: dict[int, tuple[list[int | Spec], list[int], list[int]]] = {}
     for f in folding.folds:
         depth = f.title.count(".") + 1 if f.kind == "scope" else 0
-        spec = _Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total, depth,
+        spec = Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total, depth,
                      f.title if f.kind == "scope" else "")
         queue.append(_Pending(_add(tree, spec, -1), spec.members, depth=depth))
     with tape.shared_inputs() as inputs:
-        ctx = _Context(tape, inputs, found)
+        ctx = Context(tape, inputs, found)
         while queue:
             item = queue.popleft()
-            units = item.units if item.units is not None else _child_units(ctx, tree.groups[item.index], item)
+            if item.units is not None:
+                units = item.units
+            else:
+                assert item.members is not None
+                depth = item.depth if tree.groups[item.index].kind == "scope" else 0
+                units = child_units(ctx, item.members, depth)
             _fill(tree, item.index, units, item.start, cap, queue, tails)
     _count(tree)
     return tree
 
 
-def _add(tree: FoldTree, spec: _Spec, parent: int) -> int:
+def _add(tree: FoldTree, spec: Spec, parent: int) -> int:
     """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3') and
     JSON-safe (tape.json_safe), so the view sends back exactly the keys it was given."""
     key = json_safe(spec.key) or f"{spec.kind}:{max(spec.members)}"      # keys travel as JSON
@@ -187,8 +160,8 @@ def _add(tree: FoldTree, spec: _Spec, parent: int) -> int:
     return index
 
 
-def _fill(tree: FoldTree, g: int, units: list[int | _Spec], start: int, cap: int, queue: deque[_Pending],
-          tails: dict[int, tuple[list[int | _Spec], list[int], list[int]]]) -> None:
+def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int, queue: deque[_Pending],
+          tails: dict[int, tuple[list[int | Spec], list[int], list[int]]]) -> None:
     """Give group ``g`` the units ``units[start:]`` (nearest the output first): at most ``cap`` of them, the
     rest folded into a "farther from the output" group that holds them in the same order."""
     end = len(units) if len(units) - start <= cap else start + cap - 1
@@ -210,7 +183,7 @@ def _fill(tree: FoldTree, g: int, units: list[int | _Spec], start: int, cap: int
                 largest[k] = top if top > largest[k + 1] else largest[k + 1]
             tails[id(units)] = (units, count, largest)      # ``units`` held, so its id stays its own
         _, count, largest = tails[id(units)]
-        spec = _Spec("distance", "farther from the output",
+        spec = Spec("distance", "farther from the output",
                      f"{count[end]:,} nodes farther from the output, folded", [], key=f"distance:{largest[end]}")
         queue.append(_Pending(_add(tree, spec, g), None, units, end))
 
@@ -221,161 +194,6 @@ def _count(tree: FoldTree) -> None:
     for g in reversed(tree.groups):
         if g.parent >= 0:
             tree.groups[g.parent].count += g.count
-
-
-def _child_units(ctx: _Context, group: Group, item: _Pending) -> list[int | _Spec]:
-    """The units group ``group`` opens into, nearest its output first: its sub-modules, then long sums,
-    their terms and leaf groups among the rest (the rules of fold_boxes.structure, applied to its members
-    alone), then single nodes. A grouping that would hold every member is no grouping: its nodes are used."""
-    assert item.members is not None
-    members = item.members
-    specs = _sub_modules(ctx, members, item.depth if group.kind == "scope" else 0)
-    inside = set(members)
-    rest = set(inside)
-    for s in specs:
-        rest.difference_update(s.members)
-    specs += _sums_within(ctx, sorted(rest), rest)      # takes its groups' members out of ``rest``
-    specs += _leaves_within(ctx, members, rest, inside, specs)
-    specs = [s for s in specs if len(s.members) < len(members)]
-    grouped: dict[int, _Spec] = {}
-    for s in specs:
-        for i in s.members:
-            grouped[i] = s
-    return _nearest_output_first(ctx, members, inside, grouped)
-
-
-def _sub_modules(ctx: _Context, members: list[int], depth: int) -> list[_Spec]:
-    """The sub-modules of a group of scope depth ``depth`` (0: not a module): the first deeper level whose
-    scope prefixes split its members (or leave some outside); modules of one node stay nodes."""
-    scopes = ctx.tape.scopes
-    deepest = max((s.count(".") + 1 for s in {scopes[i] for i in members} if s), default=0)
-    for d in range(depth + 1, deepest + 1):
-        groups: dict[str, list[int]] = {}
-        for i in members:
-            s = scopes[i]
-            if s and s.count(".") + 1 >= d:
-                groups.setdefault(ctx.prefix(s, d), []).append(i)
-        if len(groups) >= 2 or (len(groups) == 1 and sum(map(len, groups.values())) < len(members)):
-            return [_Spec("scope", p, f"{p}: {len(m):,} nodes made inside this module, folded", m, depth=d, key=p)
-                    for p, m in groups.items() if len(m) >= 2]
-    return []
-
-
-def _sums_within(ctx: _Context, rest: list[int], free: set[int]) -> list[_Spec]:
-    """Long sums wholly among ``free`` as Σ groups, and the nodes only their terms use as terms groups."""
-    tape, inputs = ctx.tape, ctx.inputs
-    out: list[_Spec] = []
-    terms_specs: list[_Spec] = []
-    for top in rest:
-        tree = ctx.sum_at.get(top)
-        if tree is None or not all(i in free for i in tree.members):
-            continue
-        members, terms = tree.members, tree.terms
-        out.append(_Spec("sum", f"\u03a3\u00a0sum of {terms:,} terms",
-                         f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
-                         f"{len(members):,} partial sums are folded here, the total is the next box", list(members),
-                         top))
-        for i in members:
-            free.discard(i)
-        free.discard(top)
-        found = _only_used_by(ctx, [*members, top], free)
-        free.add(top)
-        if len(found) >= 2:
-            for i in found:
-                free.discard(i)
-            collected = set(found)
-            direct = [c for i in (*members, top) for c in inputs[i] if c in collected]
-            terms_specs.append(_Spec("terms", f"{len(direct):,} terms: {kinds_of(tape, direct)}",
-                                     f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
-                                     f"they use: {len(found):,} nodes, folded", found))
-    return out + terms_specs
-
-
-def _only_used_by(ctx: _Context, tree: list[int], free: set[int]) -> list[int]:
-    """The nodes among ``free`` that only ``tree`` uses, directly or through each other (ascending)."""
-    inputs, uses = ctx.inputs, ctx.uses
-    left: dict[int, int] = {}
-    found: list[int] = []
-    stack = list(tree)
-    inside = set(tree)
-    while stack:
-        for c in inputs[stack.pop()]:
-            if c not in free or c in inside:
-                continue
-            r = left.get(c, uses[c]) - 1
-            left[c] = r
-            if r == 0:
-                found.append(c)
-                stack.append(c)
-    return sorted(found)
-
-
-def _leaves_within(ctx: _Context, members: list[int], free: set[int], inside: set[int],
-                   specs: list[_Spec]) -> list[_Spec]:
-    """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group (a use outside
-    it counts as one unit, "outside"), as one group each."""
-    inputs, uses = ctx.inputs, ctx.uses
-    unit: dict[int, int] = {}
-    for k, s in enumerate(specs):
-        for i in s.members:
-            unit[i] = -2 - k
-    single: dict[int, int] = {}             # leaves used once: the unit they feed
-    shared: dict[int, list[int]] = {}       # leaves used more than once: the units they feed here
-    for i in members:
-        for c in inputs[i]:
-            if not inputs[c] and c in free:
-                if uses[c] == 1:
-                    single[c] = unit.get(i, i)
-                else:
-                    shared.setdefault(c, []).append(unit.get(i, i))
-    counts = Counter(single.values())
-    groups: dict[tuple[int, ...], list[int]] = {}
-    for leaf, u in single.items():
-        if counts[u] >= MIN_LEAF_GROUP:
-            groups.setdefault((u,), []).append(leaf)
-    for leaf, fed in shared.items():
-        units = set(fed)
-        if uses[leaf] > len(fed):
-            units.add(-1)
-        groups.setdefault(tuple(sorted(units)), []).append(leaf)
-    found = [(key, sorted(leaves)) for key, leaves in groups.items() if len(leaves) >= MIN_LEAF_GROUP]
-    return [_Spec("leaves", "leaves", f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
-                  f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded", leaves)
-            for key, leaves in sorted(found, key=lambda kv: kv[1][0])]
-
-
-def _nearest_output_first(ctx: _Context, members: list[int], inside: set[int],
-                          grouped: dict[int, _Spec]) -> list[int | _Spec]:
-    """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
-    outside it, or the root; largest id first) over inputs inside it."""
-    inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
-    inner = Counter(chain.from_iterable(map(inputs.__getitem__, members)))   # uses from inside, for members
-    queue = deque(i for i in reversed(members) if i == root or uses[i] > inner[i])
-    pending = inside - set(queue)       # members not met yet
-    order: list[int | _Spec] = []
-    met: set[int] = set()
-    while queue:
-        i = queue.popleft()
-        u = grouped.get(i)
-        if u is None:
-            order.append(i)
-        elif id(u) not in met:
-            met.add(id(u))
-            order.append(u)
-        for c in inputs[i]:
-            if c in pending:
-                pending.remove(c)
-                queue.append(c)
-    if pending:       # not reached from an output (cannot happen in a tape; kept total)
-        for i in members:
-            if i in pending:
-                u = grouped.get(i)
-                if u is None:
-                    order.append(i)
-                elif id(u) not in met:
-                    met.add(id(u))
-                    order.append(u)
-    return order
 
 
 # ---------------------------------------------------------------- a picture for an open set

@@ -1,0 +1,203 @@
+"""What a fold box opens into: the structure rules of fold_boxes.py (sub-modules, long sums as Σ groups, the
+nodes only their terms use, leaves feeding the same units) applied to the box's members alone, and its units
+ordered nearest its output first. fold_tree.py builds the hierarchy from them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+from .fold_boxes import MIN_LEAF_GROUP, FoldKind, SumTree, kinds_of, sum_trees, uses_of
+from .tape import Tape
+
+__all__ = ["Spec", "Context", "child_units"]
+
+
+@dataclass
+class Spec:
+    """A child group found but not yet numbered."""
+
+    kind: FoldKind
+    title: str
+    note: str
+    members: list[int]
+    total: int = -1
+    depth: int = 0
+    key: str = ""
+
+
+class Context:
+    """What building the tree reads many times: inputs, uses, long sums by their top node, scope prefixes."""
+
+    def __init__(self, tape: Tape, inputs: Sequence[tuple[int, ...]], found: dict[str, Any]) -> None:
+        self.tape = tape
+        self.inputs = inputs
+        self.uses: list[int] = found["uses"] if "uses" in found else uses_of(tape)
+        trees: list[SumTree] = found["trees"] if "trees" in found else sum_trees(tape, self.uses)
+        self.sum_at = {t.top: t for t in trees}
+        self.prefixes: dict[tuple[str, int], str] = {}
+
+    def prefix(self, scope: str, depth: int) -> str:
+        key = (scope, depth)
+        p = self.prefixes.get(key)
+        if p is None:
+            p = self.prefixes[key] = ".".join(scope.split(".")[:depth])
+        return p
+
+
+def child_units(ctx: Context, members: list[int], depth: int) -> list[int | Spec]:
+    """The units a group of ``members`` (a module of scope depth ``depth``, else 0) opens into, nearest its
+    output first: its sub-modules, then long sums,
+    their terms and leaf groups among the rest (the rules of fold_boxes.structure, applied to its members
+    alone), then single nodes. A grouping that would hold every member is no grouping: its nodes are used."""
+    specs = _sub_modules(ctx, members, depth)
+    inside = set(members)
+    rest = set(inside)
+    for s in specs:
+        rest.difference_update(s.members)
+    specs += _sums_within(ctx, sorted(rest), rest)      # takes its groups' members out of ``rest``
+    specs += _leaves_within(ctx, members, rest, inside, specs)
+    specs = [s for s in specs if len(s.members) < len(members)]
+    grouped: dict[int, Spec] = {}
+    for s in specs:
+        for i in s.members:
+            grouped[i] = s
+    return _nearest_output_first(ctx, members, inside, grouped)
+
+
+def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
+    """The sub-modules of a group of scope depth ``depth`` (0: not a module): the first deeper level whose
+    scope prefixes split its members (or leave some outside); modules of one node stay nodes."""
+    scopes = ctx.tape.scopes
+    deepest = max((s.count(".") + 1 for s in {scopes[i] for i in members} if s), default=0)
+    for d in range(depth + 1, deepest + 1):
+        groups: dict[str, list[int]] = {}
+        for i in members:
+            s = scopes[i]
+            if s and s.count(".") + 1 >= d:
+                groups.setdefault(ctx.prefix(s, d), []).append(i)
+        if len(groups) >= 2 or (len(groups) == 1 and sum(map(len, groups.values())) < len(members)):
+            return [Spec("scope", p, f"{p}: {len(m):,} nodes made inside this module, folded", m, depth=d, key=p)
+                    for p, m in groups.items() if len(m) >= 2]
+    return []
+
+
+def _sums_within(ctx: Context, rest: list[int], free: set[int]) -> list[Spec]:
+    """Long sums wholly among ``free`` as Σ groups, and the nodes only their terms use as terms groups."""
+    tape, inputs = ctx.tape, ctx.inputs
+    out: list[Spec] = []
+    terms_specs: list[Spec] = []
+    for top in rest:
+        tree = ctx.sum_at.get(top)
+        if tree is None or not all(i in free for i in tree.members):
+            continue
+        members, terms = tree.members, tree.terms
+        out.append(Spec("sum", f"\u03a3\u00a0sum of {terms:,} terms",
+                         f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
+                         f"{len(members):,} partial sums are folded here, the total is the next box", list(members),
+                         top))
+        for i in members:
+            free.discard(i)
+        free.discard(top)
+        found = _only_used_by(ctx, [*members, top], free)
+        free.add(top)
+        if len(found) >= 2:
+            for i in found:
+                free.discard(i)
+            collected = set(found)
+            direct = [c for i in (*members, top) for c in inputs[i] if c in collected]
+            terms_specs.append(Spec("terms", f"{len(direct):,} terms: {kinds_of(tape, direct)}",
+                                     f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
+                                     f"they use: {len(found):,} nodes, folded", found))
+    return out + terms_specs
+
+
+def _only_used_by(ctx: Context, tree: list[int], free: set[int]) -> list[int]:
+    """The nodes among ``free`` that only ``tree`` uses, directly or through each other (ascending)."""
+    inputs, uses = ctx.inputs, ctx.uses
+    left: dict[int, int] = {}
+    found: list[int] = []
+    stack = list(tree)
+    inside = set(tree)
+    while stack:
+        for c in inputs[stack.pop()]:
+            if c not in free or c in inside:
+                continue
+            r = left.get(c, uses[c]) - 1
+            left[c] = r
+            if r == 0:
+                found.append(c)
+                stack.append(c)
+    return sorted(found)
+
+
+def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set[int],
+                   specs: list[Spec]) -> list[Spec]:
+    """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group (a use outside
+    it counts as one unit, "outside"), as one group each."""
+    inputs, uses = ctx.inputs, ctx.uses
+    unit: dict[int, int] = {}
+    for k, s in enumerate(specs):
+        for i in s.members:
+            unit[i] = -2 - k
+    single: dict[int, int] = {}             # leaves used once: the unit they feed
+    shared: dict[int, list[int]] = {}       # leaves used more than once: the units they feed here
+    for i in members:
+        for c in inputs[i]:
+            if not inputs[c] and c in free:
+                if uses[c] == 1:
+                    single[c] = unit.get(i, i)
+                else:
+                    shared.setdefault(c, []).append(unit.get(i, i))
+    counts = Counter(single.values())
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for leaf, u in single.items():
+        if counts[u] >= MIN_LEAF_GROUP:
+            groups.setdefault((u,), []).append(leaf)
+    for leaf, fed in shared.items():
+        units = set(fed)
+        if uses[leaf] > len(fed):
+            units.add(-1)
+        groups.setdefault(tuple(sorted(units)), []).append(leaf)
+    found = [(key, sorted(leaves)) for key, leaves in groups.items() if len(leaves) >= MIN_LEAF_GROUP]
+    return [Spec("leaves", "leaves", f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
+                  f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded", leaves)
+            for key, leaves in sorted(found, key=lambda kv: kv[1][0])]
+
+
+def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
+                          grouped: dict[int, Spec]) -> list[int | Spec]:
+    """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
+    outside it, or the root; largest id first) over inputs inside it."""
+    inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
+    inner = Counter(chain.from_iterable(map(inputs.__getitem__, members)))   # uses from inside, for members
+    queue = deque(i for i in reversed(members) if i == root or uses[i] > inner[i])
+    pending = inside - set(queue)       # members not met yet
+    order: list[int | Spec] = []
+    met: set[int] = set()
+    while queue:
+        i = queue.popleft()
+        u = grouped.get(i)
+        if u is None:
+            order.append(i)
+        elif id(u) not in met:
+            met.add(id(u))
+            order.append(u)
+        for c in inputs[i]:
+            if c in pending:
+                pending.remove(c)
+                queue.append(c)
+    if pending:       # not reached from an output (cannot happen in a tape; kept total)
+        for i in members:
+            if i in pending:
+                u = grouped.get(i)
+                if u is None:
+                    order.append(i)
+                elif id(u) not in met:
+                    met.add(id(u))
+                    order.append(u)
+    return order
