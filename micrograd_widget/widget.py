@@ -106,8 +106,9 @@ class GraphWidget(anywidget.AnyWidget):
             tape.backward(out)
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
-        self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
-        picture = _dot.graph_view(tape, output=out, tree=self._tree, **settings)
+        with tape.shared_inputs():  # the fold hierarchy and the picture read every node's inputs: one list for both
+            self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
+            picture = _dot.graph_view(tape, output=out, tree=self._tree, **settings)
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         self._busy = True
