@@ -311,6 +311,30 @@ def test_export_svg_keeps_a_traced_path_and_draws_it_as_on_screen(show, guarded)
     assert "g.mgw-path polygon" in style, "the file does not draw the marks the page's stylesheet draws"
 
 
+def test_export_of_an_opened_box_is_the_picture_python_writes_for_that_open_set(show, guarded):
+    import random
+
+    from micrograd_widget.nn import MLP
+
+    random.seed(1)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0]))
+    loss.backward()
+    view = show(loss, node_budget=60)
+    key = "layers.1.neurons.0"
+    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
+    view.root.locator('[data-action="expand"]').click()
+    expect(view.root.locator(f'[data-role="graph"] g.cluster[data-fold="{key}"]')).to_have_count(1)
+    opened = guarded.page.evaluate("() => window.__mgw.model.get('opened')")
+    assert key in opened, opened
+    _, dot = download(guarded.page, view, "export-dot")
+    assert dot.decode() == graph_view(Tape.from_value(loss), node_budget=60, open_keys=opened).dot
+    _, text = download(guarded.page, view, "export-svg")
+    clusters = [g for g in ET.fromstring(text).iter(f"{SVG}g") if g.get("data-fold") == key]
+    assert clusters and "cluster" in clusters[0].get("class", ""), "the opened box is not in the SVG file"
+
+
 def test_export_png_is_twice_the_pictures_css_size(show, guarded):
     view = show(lecture_L()["L"])
     g = geometry(view)
