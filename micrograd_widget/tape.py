@@ -10,7 +10,6 @@ browser replays (js/tape.js): the same arrays as little-endian binary buffers.
 from __future__ import annotations
 
 import math
-import sys
 import weakref
 from array import array
 from bisect import bisect_right
@@ -22,9 +21,20 @@ from typing import Any, overload
 
 from .engine import Value, topological_order
 from .ops import OPS, Op
+from .spec import (
+    SPEC_BUFFERS,
+    decode_number,
+    encode_number,
+    from_buffer,
+    json_safe,
+    spec_to_json,
+    string_table,
+    to_buffer,
+)
 
-__all__ = ["SPEC_VERSION", "Tape", "TapeReplayError", "decode_number", "encode_number", "from_buffer", "json_safe",
-           "string_table", "to_buffer"]
+# The wire codec lives in spec.py; its names stay importable from here, where the spec is made.
+__all__ = ["SPEC_BUFFERS", "SPEC_VERSION", "Tape", "TapeReplayError", "decode_number", "encode_number", "from_buffer",
+           "json_safe", "spec_to_json", "string_table", "to_buffer"]
 
 SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))
@@ -36,70 +46,6 @@ _LOOKUPS_BEFORE_INDEX = 8  # index() scans this many times before it keeps a dic
 
 class TapeReplayError(ValueError):
     """The tape cannot replay this graph or these leaf values."""
-
-
-def encode_number(x: float) -> float | str:
-    """A float as JSON can carry it: non-finite values become the strings JavaScript's Number() reads."""
-    if math.isfinite(x):
-        return x
-    return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
-
-
-def decode_number(x: float | int | str) -> float:
-    """The inverse of ``encode_number``."""
-    return float(x) if not isinstance(x, str) else {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[x]
-
-
-def json_safe(text: object) -> str:
-    """``text`` as every widget state can carry it (JSON packed as UTF-8): lone surrogates, which UTF-8
-    cannot encode, become U+FFFD. THE one place the widget state's user strings are made safe."""
-    if not isinstance(text, str):
-        text = str(text)
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # Through UTF-16: a surrogate pair written as two code points becomes its character, a lone one U+FFFD.
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
-
-
-def _json_safe_all(strings: tuple[str, ...]) -> tuple[str, ...]:
-    """``strings`` itself when every one is JSON-safe (checked in one pass), else a copy made safe."""
-    try:
-        "".join(strings).encode("utf-8")
-    except (UnicodeEncodeError, TypeError):
-        return tuple(map(json_safe, strings))
-    return strings
-
-
-def string_table(strings: tuple[str, ...]) -> dict[str, Any]:
-    """Per-node strings as the spec carries them: ``{"strings": the distinct ones (JSON-safe, in order of first
-    use), "index": Int32 buffer, node -> its string's position}``. JSON only for what differs (a graph's labels are
-    mostly empty, its symbols a handful), so the widget state has no per-node JSON list for ipywidgets to walk."""
-    distinct = dict.fromkeys(strings)  # first-use order, at C speed
-    position = dict(zip(distinct, range(len(distinct))))
-    return {"strings": list(_json_safe_all(tuple(distinct))),
-            "index": to_buffer(array("i", map(position.__getitem__, strings)))}
-
-
-def to_buffer(values: array[int] | array[float]) -> memoryview | bytes:
-    """An array as the spec carries it: its little-endian bytes, shared (not copied) on little-endian machines."""
-    if sys.byteorder == "little":
-        return memoryview(values).cast("B")
-    swapped = array(values.typecode, values)
-    swapped.byteswap()
-    return swapped.tobytes()
-
-
-def from_buffer(buffer: bytes | memoryview, typecode: str) -> array[Any]:
-    """The inverse of the spec's buffers: little-endian bytes as an ``array(typecode)`` ('i' or 'd')."""
-    out = array(typecode)
-    out.frombytes(bytes(buffer))
-    if sys.byteorder != "little":
-        out.byteswap()
-    return out
 
 
 class _Tuples(list[tuple[int, ...]]):
@@ -430,6 +376,11 @@ class Tape:
             "leaves": to_buffer(self.leaves),
             "leaf_data": to_buffer(array("d", map(self.data.__getitem__, self.leaves))),
         }
+
+    def to_json(self) -> dict[str, Any]:
+        """``spec()`` as plain JSON (``spec.spec_to_json``: buffers as number lists, string tables as lists), for
+        files, other tools and the shared vectors; js/tape.js's ``compileTape`` reads it too."""
+        return spec_to_json(self.spec())
 
     @property
     def builtin_only(self) -> bool:

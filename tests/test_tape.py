@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.ops import OPS, define_op
+from micrograd_widget.spec import SPEC_BUFFERS, spec_to_json
 from micrograd_widget.tape import (
     SPEC_VERSION,
     Tape,
@@ -378,7 +379,7 @@ def test_python_replay_reproduces_each_vector_case(generator, path: Path) -> Non
     tape = Tape.from_value(root)
     spec = tape.spec()
     for key, value in doc["spec"].items():  # the very bytes the browser reads, and the same JSON parts
-        if key in generator.BUFFERS:
+        if key in SPEC_BUFFERS:
             (kind, numbers), = value.items()
             if kind == "int32":
                 expected = struct.pack(f"<{len(numbers)}i", *numbers)
@@ -386,7 +387,7 @@ def test_python_replay_reproduces_each_vector_case(generator, path: Path) -> Non
                 expected = struct.pack(f"<{len(numbers)}d", *map(decode_number, numbers))
             assert bytes(spec[key]) == expected, key
         else:
-            assert generator.spec_to_json({key: spec[key]})[key] == value, key
+            assert spec_to_json({key: spec[key]})[key] == value, key
     for case in doc["cases"]:
         data = tape.forward([decode_number(x) for x in case["leaf_values"]])
         grad = tape.backward(case["output"])
@@ -407,3 +408,20 @@ def test_inputs_views_read_alike_one_by_one_in_loops_and_in_a_shared_pass() -> N
         assert held == expected and tape.inputs._tuples is held, "views inside the block share one list"
     del held, looped, first
     assert tape._tuples is not None and tape._tuples() is None, "the list goes with the last view and the block"
+
+
+def test_to_json_is_the_spec_as_plain_json_numbers_worked_by_hand() -> None:
+    """Tape.to_json() (the README's API): the lecture's first product e = a * b as plain JSON, every field written
+    out here by hand, buffers as number lists and string tables as lists."""
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    e = a * b
+    e.label = "e"
+    doc = Tape.from_value(e).to_json()
+    assert json.loads(json.dumps(doc, allow_nan=False)) == doc
+    assert doc["version"] == SPEC_VERSION and doc["n"] == 3 and doc["root"] == 2
+    assert [row["name"] for row in doc["ops"]] == ["mul"]
+    assert doc["op"] == {"int32": [-1, -1, 0]}
+    assert doc["input_start"] == {"int32": [0, 0, 0, 2]} and doc["inputs"] == {"int32": [0, 1]}
+    assert doc["leaves"] == {"int32": [0, 1]} and doc["leaf_data"] == {"float64": [2.0, -3.0]}
+    assert doc["k"] == {"float64": ["NaN", "NaN", "NaN"]}
+    assert doc["label"] == ["a", "b", "e"] and doc["symbol"] == ["", "", "*"] and doc["scope"] == ["", "", ""]

@@ -6,7 +6,7 @@ The browser replay (js/tape.js) must reproduce every case to 1e-12.
 
 Each file is ``{"name", "spec", "cases": [{"leaf_values", "output", "data", "grad"}]}``. ``spec`` is
 ``Tape.spec()`` with each binary buffer written as its numbers, ``{"int32": [...]}`` or ``{"float64":
-[...]}`` (``spec_to_json``; the tests turn them back into the exact little-endian bytes, and js/tape.test.js
+[...]}`` (``Tape.to_json()``; the tests turn them back into the exact little-endian bytes, and js/tape.test.js
 into the DataViews a widget manager hands over). ``leaf_values`` in ``spec["leaves"]`` order, ``output``
 the node differentiated (the root or another node id), ``data``/``grad`` per node; every float in the
 file is encoded with ``tape.encode_number`` (non-finite ones as "NaN", "Infinity", "-Infinity").
@@ -20,11 +20,10 @@ import random
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape, encode_number, from_buffer
+from micrograd_widget.tape import Tape, encode_number
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
@@ -34,9 +33,6 @@ import builders  # noqa: E402  (importable once tests/ is on the path)
 # A graph: its root, and cases as ({leaf label: value}, node to differentiate or None for the root).
 # Leaves a case does not name keep their value (numbers written in the expression, unlabelled).
 Case = tuple[Mapping[str, float], "Value | None"]
-# The spec's binary buffers and their element types (the rest of the spec is JSON as it is).
-BUFFERS = {"op": "int32", "input_start": "int32", "inputs": "int32", "k": "float64", "leaves": "int32",
-           "leaf_data": "float64"}
 Graph = tuple[Value, list[Case]]
 
 
@@ -145,28 +141,12 @@ GRAPHS: dict[str, Callable[[], Graph]] = {
 }
 
 
-def spec_to_json(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """``Tape.spec()`` as JSON: each binary buffer as ``{"int32": [...]}`` or ``{"float64": [...]}``, each string
-    table (symbol, label, scope) as the list of n strings it stands for (js/tape.js reads both forms)."""
-    out: dict[str, Any] = {}
-    for key, value in spec.items():
-        if key in BUFFERS:
-            numbers = from_buffer(value, "i" if BUFFERS[key] == "int32" else "d").tolist()
-            value = {BUFFERS[key]: numbers if BUFFERS[key] == "int32" else [encode_number(x) for x in numbers]}
-        elif isinstance(value, dict) and set(value) == {"strings", "index"}:  # a string table: as its list
-            value = [value["strings"][k] for k in from_buffer(value["index"], "i")]
-        elif isinstance(value, tuple):
-            value = list(value)
-        out[key] = value
-    return out
-
-
 def vector(name: str, build: Callable[[], Graph]) -> dict:
     """One vector file's content: the frozen graph's spec and its replayed cases."""
     root, cases = build()
     root.backward()
     tape = Tape.from_value(root)
-    spec = spec_to_json(tape.spec())
+    spec = tape.to_json()
     if (list(tape.forward()) != [v.data for v in tape.values]
             or list(tape.backward()) != [v.grad for v in tape.values]):
         raise AssertionError(f"{name}: the tape replay differs from the engine")

@@ -43,7 +43,6 @@ if str(HERE) not in sys.path:
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 import builders  # noqa: E402  (tests/ is on the path)
-from generate import spec_to_json  # noqa: E402  (tests/vectors/ is on the path)
 
 
 def lecture_L() -> Value:
@@ -164,7 +163,7 @@ def vector(name: str, build: Callable[[], Value], budget: int) -> dict[str, Any]
         cases.append(_case(tape, tree, {"action": "set", "from": [], "key": None, "node": deepest}, path))
     probes = sorted({0, len(tape) // 3, len(tape) // 2, len(tape) - 2, len(tape) - 1} & set(range(len(tape))))
     reveal = [{"node": i, "keys": keys_to_reveal(tree, i), "closed_box": closed_box_of(tree, [], i)} for i in probes]
-    return {"name": name, "budget": budget, "spec": spec_to_json(tape.spec()), "data": _numbers(tape.data),
+    return {"name": name, "budget": budget, "spec": tape.to_json(), "data": _numbers(tape.data),
             "grad": _numbers(tape.grad), "options": OPTIONS, "folds": spec, "cases": cases, "reveal": reveal}
 
 
