@@ -276,6 +276,7 @@ class GraphWidgetView {
     if (!Number.isInteger(i) || i < 0 || i >= this.tape.n || i === this.output) return;
     this.output = i;
     this.toolbar.showOutput(i);
+    this.search.retrace(); // a shown "Path to output" follows the new output
     if (this.mode === "readonly") return;
     this.update();
     this.restartStepper();
@@ -290,6 +291,7 @@ class GraphWidgetView {
     if (!this.toolbar.showOutput(i)) {
       this.toolbar.fillOutputOptions(this.picture.bound ? this.picture.bound.shown : [], this.tape.root, i);
     }
+    this.search.retrace();
     this.update();
     this.restartStepper();
   }

@@ -92,17 +92,19 @@ export class Folding {
     return this.set(fold.expandAllThatFits(this.tree, this.open, this.budget()));
   }
 
-  /** Open what node i needs to be drawn: the boxes holding it (kept within the budget by fold.js's expand). */
+  /**
+   * Open what node i needs to be drawn: the boxes holding it. Expanding the innermost one opens the boxes around
+   * it without filling them (expanding them one by one, outermost first, would spend the budget on their children
+   * nearest the output: a moons layer opened its last neurons and then had no room for neurons.3). Kept within
+   * the budget by fold.js's expand; when it does not fit beside what is open, the path to node i alone is shown.
+   */
   reveal(i) {
     const keys = fold.keysToReveal(this.tree, i);
-    if (keys.every((k) => this.isOpen(k))) return false;
-    let open = this.open;
-    for (const key of keys) if (!open.includes(key)) open = fold.expand(this.tree, open, key, this.budget());
-    if (!keys.every((k) => open.includes(k))) {
-      // Not within the budget beside what is open: show the path to node i alone.
-      open = [];
-      for (const key of keys) open = fold.expand(this.tree, open, key, this.budget());
-    }
+    if (keys.length === 0 || keys.every((k) => this.isOpen(k))) return false;
+    const innermost = keys[keys.length - 1];
+    let open = fold.expand(this.tree, this.open, innermost, this.budget());
+    if (!keys.every((k) => open.includes(k))) open = fold.expand(this.tree, [], innermost, this.budget());
+    if (!keys.every((k) => open.includes(k))) return false;
     return this.set(open);
   }
 

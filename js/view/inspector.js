@@ -78,7 +78,8 @@ export class Inspector {
   /** Inputs / Path to output: mark what node i depends on, or where the output's gradient reaches it (view/search.js). */
   traceButtons(i) {
     const button = (action, text, title) => {
-      const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
+      // data-lm-suppress-shortcuts: JupyterLab would take Esc (clear the marks) from a focused button.
+      const b = h("button", { type: "button", className: "mgw-button", "data-action": action, "data-lm-suppress-shortcuts": "true", text });
       b.title = title;
       b.addEventListener("click", () => this.view.trace(action === "trace-up" ? "up" : "down", i));
       return b;
@@ -140,7 +141,7 @@ export class Inspector {
       "expand-all": "Open boxes nearest the output first while the node budget allows",
       collapse: "Close the opened box around this one (- on a focused box)",
     };
-    const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
+    const b = h("button", { type: "button", className: "mgw-button", "data-action": action, "data-lm-suppress-shortcuts": "true", text });
     b.title = titles[action];
     b.addEventListener("click", () => this.view.fold(action, key));
     return b;

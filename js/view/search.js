@@ -94,6 +94,7 @@ export class Search {
     this.results = new Int32Array(0);
     this.at = -1; // the position in `results` shown last
     this.marks = new Marks();
+    this.traced = null; // { direction, i } of the last trace, redone when the output changes
     this.box = h("input", {
       type: "search", className: "mgw-search", "data-role": "search", placeholder: "Find a node",
       "aria-label": "find a node by label, dotted name (layers.0.neurons.3.w2), op (tanh) or #id; Enter: next match",
@@ -179,6 +180,7 @@ export class Search {
   /** Mark the nodes node `i` depends on ("up") or its path to the differentiated output ("down"). */
   trace(direction, i) {
     const { tape, names, output } = this.view;
+    this.traced = { direction, i };
     const nodes = direction === "up" ? inputsTrace(tape, i) : pathToOutput(tape, i, output);
     this.marks.path = { nodes, anchor: direction === "up" ? i : -1 };
     const bound = this.view.picture.bound;
@@ -197,6 +199,11 @@ export class Search {
     }
   }
 
+  /** The differentiated output changed: trace the last traced node again for it (nothing when no path is shown). */
+  retrace() {
+    if (this.marks.path && this.traced) this.trace(this.traced.direction, this.traced.i);
+  }
+
   /** A new picture is bound: mark it again. */
   rebind() {
     this.marks.apply(this.view.picture.bound, this.view.tape);
@@ -210,6 +217,7 @@ export class Search {
     this.at = -1;
     this.marks.match = -1;
     this.marks.path = null;
+    this.traced = null;
     this.marks.apply(this.view.picture.bound, this.view.tape);
     this.say("");
   }

@@ -1,18 +1,24 @@
 """Fold boxes without a kernel (issue 9): the page ``save_html`` writes (opened from file://, its own widget host,
 no kernel) opens and closes boxes in place as the live widget does, and a widget saved with boxes open
-(``w.opened = [...]``) shows them in that page and in its static fallback (the SVG of its display bundle).
+(``w.opened = [...]``) shows them in that page and in its static fallback (the SVG of its display bundle); a
+search match deep inside a closed layer is revealed there (the boxes holding it opened, the node drawn and marked).
 
 Every expected picture comes from Python (``dot.graph_view`` for the same open set), every number from Python's
 tape for the value the control actually took."""
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
+from playwright.sync_api import expect
 
+from micrograd_widget import fold_tree
 from micrograd_widget.dot import graph_view
+from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
+from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
@@ -108,4 +114,42 @@ def test_a_widget_saved_with_a_box_open_shows_it_in_the_page_and_in_its_static_f
     closed = poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "collapse all")
     expect_pythons_picture(tape, closed)
     assert NEURON in closed["boxes"]
+    expect_clean(guarded)
+
+
+def moons_like_loss():
+    """micrograd's moons MLP(2, [16, 16, 1]) on 12 random points (~8,000 nodes): each layer folds to one box and a
+    layer opens into a few neurons nearest the output, so layers.0.neurons.3 stays closed inside it."""
+    random.seed(7)
+    model = MLP(2, [16, 16, 1])
+    points = [[random.uniform(-1, 2), random.uniform(-1, 1)] for _ in range(12)]
+    labels = [random.choice((-1.0, 1.0)) for _ in points]
+    scores = [model([Value(a), Value(b)]) for a, b in points]
+    out = sum((1 + -y * s).relu() for y, s in zip(labels, scores, strict=True)) * (1.0 / len(points))
+    out.label = "loss"
+    out.backward()
+    return out
+
+
+def test_the_exported_page_reveals_a_search_match_deep_in_a_closed_layer(open_saved, guarded):
+    loss = moons_like_loss()
+    tape = Tape.from_value(loss)
+    i = next(j for j in tape.leaves if tape.scopes[j] == "layers.0.neurons.3" and tape.labels[j] == "w1")
+    widget = GraphWidget(loss)
+    assert i not in widget.view["shown"]
+    path = fold_tree.keys_to_reveal(widget._fold_tree(), i)
+    # opening the layer alone (what a click on its box does) fills it with the neurons nearest the output
+    layer = fold_tree.expand(tape, widget._fold_tree(), [], path[0], widget.node_budget)
+    assert path[1] not in layer, "the point of this test: the neuron is not among those the layer opens into"
+    view = open_saved(widget)
+    box = view.root.locator('input[data-role="search"]')
+    box.fill("layers.0.neurons.3.w1")
+    box.press("Enter")
+    expect(view.root.locator('[data-role="search-status"]')).to_contain_text("its fold boxes opened")
+    shown = poll(lambda: drawn(view, settle=False), lambda d: i in d["nodes"] and not d["busy"], f"node {i} drawn")
+    assert set(path) <= set(shown["clusters"]), f"the boxes holding it ({path}) should be open: {shown['clusters']}"
+    expect_pythons_picture(tape, shown)
+    poll(lambda: view.root.evaluate("r => [...r.querySelectorAll('svg g.mgw-match')].map(g => g.id)"),
+         lambda m: m == [f"n{i}"], f"n{i} alone marked")
+    expect_tape_numbers(view, tape, [i])
     expect_clean(guarded)

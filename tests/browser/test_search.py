@@ -195,7 +195,14 @@ def test_inputs_and_path_to_output_match_pythons_walk_and_esc_clears(show, guard
     want = ids(tape, gradient_path(nodes["a"], nodes["L"]))
     assert want == ["n0", "n2", "n4", "n6"], "a -> e -> d -> L by hand"
     poll(lambda: sorted(marked(view, "mgw-path")["nodes"]), lambda got: got == want, f"path from a marked: {want}")
-    # Keyboard: the trace button is a button, Esc from it clears.
+    # A new differentiated output (the toolbar's chooser; Python's 'output' trait does the same): the shown path
+    # is traced again, to the new output: a -> e -> d.
+    view.root.locator('select[data-role="output"]').select_option(value=str(tape.index(nodes["d"])))
+    want = ids(tape, gradient_path(nodes["a"], nodes["d"]))
+    assert want == ["n0", "n2", "n4"], "a -> e -> d by hand"
+    poll(lambda: sorted(marked(view, "mgw-path")["nodes"]), lambda got: got == want, f"path from a to d marked: {want}")
+    # Keyboard: the trace button is a button (JupyterLab keeps its shortcuts off it), Esc from it clears.
+    expect(inspector.locator('[data-action="trace-down"]')).to_have_attribute("data-lm-suppress-shortcuts", "true")
     inspector.locator('[data-action="trace-down"]').focus()
     guarded.page.keyboard.press("Escape")
     poll(lambda: marked(view, "mgw-path"), lambda m: not any(m.values()), "Esc to clear the marks")
