@@ -1,4 +1,4 @@
-"""Graph -> DOT: the lecture's ``trace``/``draw_dot``, stable node ids, one escaping function, colours.
+"""Graph -> DOT: the lecture's ``trace``/``draw_dot``, stable node ids, the picture's DOT text.
 
 Everything that draws a graph (``draw_dot``, the inline display, the live widget) goes through
 ``graph_view(tape, ...)``: one layout path. It asks fold.py which nodes to draw in full beyond the node
@@ -6,20 +6,22 @@ budget and writes the DOT, which Graphviz lays out, either the kernel's ``dot`` 
 compiled to WebAssembly in the browser (the widget). The ids and classes of the SVG that comes out are a
 contract with the JS view and the tests: js/svg-contract.md. A folded picture stacks a box's fields
 across the direction of flow (top to bottom when ``rankdir="LR"``) and sets ranks closer, so the summary
-fits a screen at a readable size.
+fits a screen at a readable size. The text helpers (``clean_text``, ``escape``, ``format_number``) live in
+text.py and the grad colours (``grad_scale``, ``grad_color``, the palette) in colors.py; this module re-exports
+them, its public names unchanged.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import graphviz
 
+from .colors import FOLD_COLOR, NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color, grad_scale
 from .engine import Value, topological_order
 from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold
 from .fold_tree import FoldTree, Picture, build_tree, picture
@@ -33,6 +35,7 @@ from .options import (
     check_option,
 )
 from .tape import Tape
+from .text import MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number
 
 __all__ = [
     "trace", "draw_dot", "graph_view", "GraphView", "Fold", "escape", "clean_text", "format_number",
@@ -41,97 +44,6 @@ __all__ = [
     "MIN_LEAF_GROUP", "EDGES_PER_BOX",
     "NEGATIVE_COLOR", "POSITIVE_COLOR", "ZERO_COLOR", "NONFINITE_COLOR",
 ]
-
-MAX_LABEL_CHARS = 40      # longer labels are shortened with '…' in the picture (full text in the tooltip)
-MAX_TOOLTIP_CHARS = 300
-MAX_SYMBOL_CHARS = 24
-
-# A colour-blind-safe diverging scale: blue for negative grads, white for zero, orange for positive.
-# Fills stay light enough for black text at full strength.
-NEGATIVE_COLOR = "#5b9bd5"
-POSITIVE_COLOR = "#f0913a"
-ZERO_COLOR = "#ffffff"
-NONFINITE_COLOR = "#bdbdbd"
-_FOLD_COLOR = "#eeeeee"
-
-# ---------------------------------------------------------------- text: the one escaping function
-
-_NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
-# C0/C1 controls, lone surrogates and XML non-characters: invalid in SVG, unprintable in HTML.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
-_SPACES = re.compile(r"[ \t]+")
-_RECORD = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}",
-                         "|": "\\|", "<": "\\<", ">": "\\>"})
-_DOT = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;"})
-
-
-def clean_text(text: object, max_chars: int | None = None) -> str:
-    """The plain text a user string shows as: newlines as '↵', unprintable characters as '\ufffd',
-    runs of spaces as one space, trimmed, and shortened to ``max_chars`` with '…'."""
-    if text == "":
-        return ""
-    s = _NEWLINES.sub(" \u21b5 ", str(text))
-    s = _SPACES.sub(" ", _UNPRINTABLE.sub("\ufffd", s)).strip(" ")
-    if max_chars is not None and len(s) > max_chars:
-        s = s[: max(max_chars - 1, 0)].rstrip(" ") + "\u2026"
-    return s
-
-
-def escape(text: object, target: Literal["record", "dot", "html"] = "record") -> str:
-    """Make a user string (label, scope, op symbol) safe: THE one escaping function for DOT and HTML.
-
-    ``"record"``: one field of a DOT record label; ``"dot"``: any other DOT string (op label, tooltip);
-    ``"html"``: HTML text or a quoted attribute value. The text is ``clean_text(text)`` first, so what
-    a picture shows and what a table shows agree, and nothing can break out of its field or tag.
-    """
-    s = clean_text(text)
-    if target == "record":
-        return s.translate(_RECORD)
-    if target == "dot":
-        return s.translate(_DOT)
-    if target == "html":
-        return html.escape(s, quote=True)
-    raise ValueError(f"escape(target=...) must be 'record', 'dot' or 'html', got {target!r}")
-
-
-def format_number(x: float, precision: int = 4) -> str:
-    """A number as a picture shows it: fixed point with ``precision`` decimals (the lecture's
-    ``%.4f``), scientific from 1e6 up, and 'nan' / 'inf' / '-inf'."""
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if abs(x) >= 1e6:
-        return f"{x:.{precision}e}"
-    return f"{x:.{precision}f}"
-
-
-def grad_scale(grads: Iterable[float], output: float | None = None) -> float:
-    """The colour scale's full strength: the largest finite ``|grad|`` in ``grads``, the nodes drawn other
-    than the differentiated output; ``|output|`` (that node's grad, None when it is not drawn) only when no
-    other grad is finite and non-zero, since d out / d out = 1 would wash out every other colour. 0.0 when
-    there is none."""
-    scale = max((abs(g) for g in grads if math.isfinite(g)), default=0.0)
-    if scale == 0 and output is not None and math.isfinite(output):
-        return abs(output)
-    return scale
-
-
-def grad_color(grad: float, scale: float) -> str:
-    """A node's fill: white at 0, towards ``POSITIVE_COLOR`` (orange) or ``NEGATIVE_COLOR`` (blue) by
-    ``t = min(1, sqrt(|grad| / scale))`` per RGB channel, rounded; grey for nan/inf grads.
-
-    The square root keeps small gradients visible next to a large one; a grad beyond ``scale`` (the
-    differentiated output's, which ``grad_scale`` leaves out) gets the strongest colour.
-    """
-    if not math.isfinite(grad):
-        return NONFINITE_COLOR
-    if grad == 0 or not scale > 0:
-        return ZERO_COLOR
-    t = min(1.0, math.sqrt(abs(grad) / scale))
-    end = NEGATIVE_COLOR if grad < 0 else POSITIVE_COLOR
-    rgb = (int(end[k:k + 2], 16) for k in (1, 3, 5))
-    return "#" + "".join(f"{round(255 + (c - 255) * t):02x}" for c in rgb)
 
 
 # ---------------------------------------------------------------- the lecture's API
@@ -204,7 +116,7 @@ def _scale(tape: Tape, shown: Iterable[int], out: int, boxes: Iterable[Sequence[
 def box_max(grad: Sequence[float], members: Iterable[int], out: int) -> int | None:
     """The member of a fold box with the largest |grad| (a non-finite grad counts as largest, the first one
     in tape order wins a tie), ``out`` (the differentiated output) left out: what the box's colour and its
-    "max |grad|" show. js/fold.js boxMax is the same rule."""
+    "max |grad|" show. js/fold-dot.js boxMax is the same rule."""
     best, best_abs = None, -1.0
     for i in members:
         if i != out:
@@ -259,7 +171,7 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
                      tuple(tree.groups[g].key for g in pic.clusters))
 
 
-# ---------------------------------------------------------------- DOT text (js/fold.js dotFor writes the same)
+# ---------------------------------------------------------------- DOT text (js/fold-dot.js writeDot writes the same)
 
 _ID = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))\Z")
 _KEYWORDS = frozenset({"node", "edge", "graph", "digraph", "subgraph", "strict"})
@@ -400,7 +312,7 @@ def _fold_line(tape: Tape, f: Fold, count: int, out: int, scale: float | None, p
     label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{count:,} nodes",
                      *(escape(x) + end for x in numbers)), rankdir, True)
     tip = f.note or f"{f.title}: {count:,} nodes folded"
-    fill = grad_color(grad[big], scale) if scale is not None and big is not None else _FOLD_COLOR
+    fill = grad_color(grad[big], scale) if scale is not None and big is not None else FOLD_COLOR
     return _line(f.id, label, {"class": "mgw-fold", "fillcolor": fill, "id": f.id, "shape": "record",
                                "style": "filled,dashed", "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")},
                  "\t")

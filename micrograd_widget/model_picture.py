@@ -19,7 +19,8 @@ from typing import Any
 
 import graphviz
 
-from . import dot as _dot
+from .colors import ZERO_COLOR, grad_color, grad_scale
+from .text import MAX_LABEL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number
 
 __all__ = ["LayerBox", "NeuronBox", "ModelBoxes", "model_boxes", "model_dot", "neuron_norms"]
 
@@ -154,7 +155,7 @@ def _boxes_by_structure(model: object, index: dict[int, int]) -> ModelBoxes | No
 
 def _param_name(p: object, k: int) -> str:
     label = getattr(p, "label", "")
-    return _dot.clean_text(label, _dot.MAX_LABEL_CHARS) if isinstance(label, str) and label else f"p{k}"
+    return clean_text(label, MAX_LABEL_CHARS) if isinstance(label, str) and label else f"p{k}"
 
 
 def _boxes_by_scope(params: Sequence[Any]) -> ModelBoxes:
@@ -198,12 +199,12 @@ def model_dot(layers: Sequence[LayerBox], boxes: Sequence[NeuronBox], nin: int, 
     known (an MLP's: every neuron to every neuron of the next layer, or one edge per pair of consecutive
     layers beyond ``EDGE_BUDGET``). Every user string goes through ``dot.escape``; fills are ``dot.grad_color``."""
     nohtml = graphviz.nohtml
-    scale = _dot.grad_scale(norms)
+    scale = grad_scale(norms)
     g = graphviz.Digraph(
         name="model",
         graph_attr={"rankdir": "LR", "compound": "true", "bgcolor": "white", "fontname": "Helvetica",
                     "fontsize": "10", "nodesep": "0.06", "ranksep": "0.8", "newrank": "true"},
-        node_attr={"style": "filled", "fillcolor": _dot.ZERO_COLOR, "fontname": "Helvetica",
+        node_attr={"style": "filled", "fillcolor": ZERO_COLOR, "fontname": "Helvetica",
                    "fontsize": "10", "shape": "box", "margin": "0.04,0.02", "height": "0.2"},
         edge_attr={"color": "#a0a0a0", "arrowsize": "0.4", "penwidth": "0.6"},
     )
@@ -212,16 +213,16 @@ def model_dot(layers: Sequence[LayerBox], boxes: Sequence[NeuronBox], nin: int, 
         members[u.layer].append(k)
     for gi, layer in enumerate(layers):
         with g.subgraph(name=f"cluster_{gi}") as c:
-            c.attr(label=nohtml(_dot.escape(_dot.clean_text(layer.title, 60), "dot")), id=f"group{gi}",
+            c.attr(label=nohtml(escape(clean_text(layer.title, 60), "dot")), id=f"group{gi}",
                    style="rounded", color="#bdbdbd", fontsize="10", labeljust="l")
             for k in members[gi]:
                 u = boxes[k]
                 label = ('<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1"><TR><TD ALIGN="LEFT">'
-                         + _dot.escape(_dot.clean_text(u.title, 16), "html") + '</TD><TD WIDTH="48" ALIGN="RIGHT">'
-                         + _dot.format_number(norms[k], precision) + "</TD></TR></TABLE>>")
+                         + escape(clean_text(u.title, 16), "html") + '</TD><TD WIDTH="48" ALIGN="RIGHT">'
+                         + format_number(norms[k], precision) + "</TD></TR></TABLE>>")
                 tip = f"{u.id}: {len(u.params)} parameters; number and fill: the norm of their grads. Click for each."
-                c.node(f"u{k}", label, id=f"u{k}", fillcolor=_dot.grad_color(norms[k], scale),
-                       tooltip=nohtml(_dot.escape(_dot.clean_text(tip, _dot.MAX_TOOLTIP_CHARS), "dot")),
+                c.node(f"u{k}", label, id=f"u{k}", fillcolor=grad_color(norms[k], scale),
+                       tooltip=nohtml(escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")),
                        **{"class": "mgw-neuron"})
             # Keep the boxes in order, top to bottom: a same-rank chain of invisible edges (drawn upwards in LR).
             for upper, lower in pairwise(members[gi]):
