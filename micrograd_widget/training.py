@@ -11,7 +11,8 @@ appends the loss; the parameters' grads are read, and the state sent, on a *push
 the last push cost, so even a huge model costs the loop a few percent), and a final flush when the cell
 ends (IPython's ``post_run_cell``), on ``finish()``, at the end of a ``with`` block and on ``close()``. marimo
 has no cell events: there a ``log()`` that does not push arms a timer thread that flushes when the next push
-is due, so the view follows the loop live and ends on its last step with no ``finish()``.
+is due, so the view follows the loop live and ends on its last step with no ``finish()``. What ``log()`` keeps
+(the checked losses and steps), the curve's thinning and when a push is due are training_log.py's.
 
 Its display is the live view plus a static SVG (training_static.py: the loss curve and the model picture with
 the final grad norms) for viewers without a widget manager, and a ``text/plain`` that says what was logged.
@@ -34,20 +35,33 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
-import sys
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, SupportsFloat, SupportsIndex
+from typing import Any
 
 import anywidget
 import traitlets
 
 from . import assets as _assets
-from . import dot as _dot
-from .engine import Value
+from .colors import palette
 from .model_picture import LayerBox, ModelBoxes, NeuronBox, model_boxes, model_dot, neuron_norms
+from .options import check_option
 from .tape import encode_number
+from .training_log import COST_FACTOR as COST_FACTOR
+from .training_log import (
+    DEFAULT_EVERY,
+    MIN_EVERY,
+    Curve,
+    Log,
+    encode_numbers,
+    float_or_nan,
+    in_marimo,
+    loss_number,
+    parameters_of,
+    step_number,
+)
+from .training_log import MAX_BUCKETS as MAX_BUCKETS
 from .training_static import training_svg
 
 __all__ = ["TrainingWidget", "watch", "model_units", "model_dot", "neuron_norms", "Boxes", "Unit", "Group"]
@@ -57,120 +71,7 @@ Boxes = ModelBoxes
 Unit = NeuronBox
 Group = LayerBox
 model_units = model_boxes
-
-
-DEFAULT_EVERY = 0.25       # seconds between pushes, at most 4 a second
-MIN_EVERY = 0.05           # the fastest allowed: the browser and the comm stay responsive
-COST_FACTOR = 20           # pushes are spaced to >= 20x what the last one cost (<= ~5% of the loop's time)
-MAX_BUCKETS = 1000         # the curve sends every step up to this many, then merges pairs of buckets
-
-_INF = math.inf
-
-
-# ---------------------------------------------------------------- numbers from the user's loop
-
-def _loss_number(loss: object) -> float:
-    """The loss as a float: a number, a Value (ours or micrograd's: its ``.data``), or a one-number tensor/array;
-    else a TypeError that says what to pass."""
-    if isinstance(loss, (str, bytes, bool)) or loss is None:
-        raise TypeError(f"log(loss) takes the loss as a Value or a number, got {type(loss).__name__}: {loss!r:.60}")
-    if isinstance(loss, numbers.Real):
-        return float(loss)
-    data = getattr(loss, "data", None)
-    if isinstance(data, numbers.Real) and not isinstance(data, bool):
-        return float(data)
-    if isinstance(loss, (SupportsFloat, SupportsIndex)):
-        try:
-            return float(loss)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(f"log(loss) takes the loss as a Value or a number, got {type(loss).__name__}: {loss!r:.60}")
-
-
-def _encode(values: list[Any]) -> list[float | str]:
-    """Numbers for JSON: finite floats as they are, the rest as encode_number's strings; a grad that is not a
-    number at all (someone set ``p.grad = None``) travels as 'NaN' rather than breaking the push."""
-    try:
-        return [x if x - x == 0.0 else encode_number(x) for x in values]
-    except TypeError:
-        out: list[float | str] = []
-        for x in values:
-            try:
-                f = float(x)
-            except (TypeError, ValueError):
-                f = math.nan
-            out.append(encode_number(f))
-        return out
-
-
-def _reduce(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
-    """A bucket of (step, loss) in step order drawn by at most three: its lowest and highest finite losses
-    and its first non-finite one."""
-    if len(points) <= 2:
-        return points
-    lo = hi = bad = None
-    for p in points:
-        x = p[1]
-        if x - x == 0.0:
-            if lo is None or x < lo[1]:
-                lo = p
-            if hi is None or x > hi[1]:
-                hi = p
-        elif bad is None:
-            bad = p
-    keep = {p[0]: p for p in (lo, hi, bad) if p is not None}
-    return [keep[s] for s in sorted(keep)]
-
-
-class _Curve:
-    """The drawn loss curve, built incrementally at each push from the new entries only: buckets of ``width``
-    consecutive steps (1 at first), merged in pairs (width doubles) when they reach ``MAX_BUCKETS``; the first
-    and the last step logged are always drawn."""
-
-    def __init__(self) -> None:
-        self.width = 1
-        self.done: list[list[tuple[int, float]]] = []
-        self.seen = 0
-        self.counted = 0
-        self.nonfinite = 0
-
-    def update(self, steps: list[int], losses: list[float]) -> tuple[list[int], list[float]]:
-        """The points to draw for all entries so far."""
-        n = len(losses)
-        for x in losses[self.counted:n]:
-            if x - x != 0.0:
-                self.nonfinite += 1
-        self.counted = n
-        while self.seen + self.width <= n:
-            a, b = self.seen, self.seen + self.width
-            self.done.append(_reduce(list(zip(steps[a:b], losses[a:b]))))
-            self.seen = b
-            if len(self.done) >= MAX_BUCKETS:
-                self.done = [_reduce(self.done[i] + self.done[i + 1]) for i in range(0, len(self.done), 2)]
-                self.width *= 2
-        tail = _reduce(list(zip(steps[self.seen:n], losses[self.seen:n])))
-        points = [p for bucket in self.done for p in bucket] + tail
-        if points and points[0][0] != steps[0]:      # the axis spans the first and the last step logged
-            points.insert(0, (steps[0], losses[0]))
-        if points and points[-1][0] != steps[n - 1]:
-            points.append((steps[n - 1], losses[n - 1]))
-        return [p[0] for p in points], [p[1] for p in points]
-
-
-class _Log:
-    """What ``log()`` touches, in slots: attribute access on a widget (a deep traitlets class) costs
-    about three times as much, and ``log()`` runs once per training step."""
-
-    __slots__ = ("steps", "losses", "last", "due", "finished", "clock", "timer")
-
-    def __init__(self, clock: Callable[[], float]) -> None:
-        self.steps: list[int] = []
-        self.losses: list[float] = []
-        self.last = -1               # the last step logged
-        self.due = -_INF             # the clock time from which the next log() pushes
-        self.finished = False
-        self.clock = clock
-        self.timer: threading.Timer | None = None   # marimo: the pending flush of steps no push has sent
+# DEFAULT_EVERY, MIN_EVERY, COST_FACTOR and MAX_BUCKETS (training_log.py) stay importable from here too.
 
 
 # ---------------------------------------------------------------- the widget
@@ -201,8 +102,8 @@ class TrainingWidget(anywidget.AnyWidget):
 
     def __init__(self, model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        params = _parameters_of(model)
-        precision = _dot.check_option("precision", precision)
+        params = parameters_of(model)
+        precision = check_option("precision", precision)
         if not isinstance(log_scale, bool):
             raise TypeError(f"log_scale is True (a logarithmic loss axis) or False, got {log_scale!r}")
         if not callable(clock):
@@ -212,9 +113,9 @@ class TrainingWidget(anywidget.AnyWidget):
         boxes = model_boxes(model, params)
         self._boxes = boxes.neurons
         self._layers, self._nin = boxes.layers, boxes.nin
-        grads = [_float_or_nan(p.grad) for p in params]
-        self._log = _Log(clock)
-        self._curve = _Curve()
+        grads = [float_or_nan(p.grad) for p in params]
+        self._log = Log(clock)
+        self._curve = Curve()
         self._shown = False
         self._lock = threading.RLock()      # a push from the timer thread never interleaves with the loop's
         self._pushed = -1                   # the last step a push sent
@@ -228,18 +129,17 @@ class TrainingWidget(anywidget.AnyWidget):
                 "groups": [{"id": g.id, "title": g.title} for g in boxes.layers],
                 "nparams": len(params),
                 "message": boxes.message,
-                "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
-                            "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
+                "palette": palette(),
             },
             curve=self._curve_state(),
-            grad=_encode(grads),
-            data=_encode([p.data for p in params]),
+            grad=encode_numbers(grads),
+            data=encode_numbers([p.data for p in params]),
             precision=precision,
             log_scale=log_scale,
         )
         self.on_msg(_assets.answer_request)
         self._hook()
-        self._timed = self._shell is None and _in_marimo()
+        self._timed = self._shell is None and in_marimo()
 
     # ------------------------------------------------------------------ the loop's API
 
@@ -249,11 +149,11 @@ class TrainingWidget(anywidget.AnyWidget):
         Call it after ``loss.backward()``: a push reads the parameters' grads at that moment."""
         r = self._log
         if type(loss) is not float:
-            loss = _loss_number(loss)
+            loss = loss_number(loss)
         if step is None:
             step = r.last + 1
         elif type(step) is not int:
-            step = self._check_step(step)
+            step = step_number(step)
         if step <= r.last:
             raise ValueError(f"log(step={step}): steps must increase; the last one logged was {r.last}")
         r.steps.append(step)
@@ -308,7 +208,7 @@ class TrainingWidget(anywidget.AnyWidget):
 
     @every.setter
     def every(self, value: float) -> None:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not MIN_EVERY <= value < _INF:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not MIN_EVERY <= value < math.inf:
             raise ValueError(f"every is the seconds between updates of the view, a number of at least {MIN_EVERY}; "
                              f"got {value!r}")
         self._every = float(value)
@@ -349,20 +249,14 @@ class TrainingWidget(anywidget.AnyWidget):
             self._pushed = r.last
             with self.hold_sync():
                 self.curve = self._curve_state()
-                self.grad = _encode([p.grad for p in params])
-                self.data = _encode([p.data for p in params])
+                self.grad = encode_numbers([p.grad for p in params])
+                self.data = encode_numbers([p.data for p in params])
                 self.finished = r.finished
-            end = r.clock()
-            r.due = end + max(self._every, COST_FACTOR * (end - start))
+            r.pushed(start, r.clock(), self._every)
 
     def _arm_timer(self) -> None:
         """Flush, from a daemon thread, when the next push is due, unless a ``log()`` pushes first (marimo)."""
-        r = self._log
-        delay = min(max(r.due - r.clock(), 0.0), 4 * self._every)
-        timer = threading.Timer(delay, self._on_timer)
-        timer.daemon = True
-        r.timer = timer
-        timer.start()
+        self._log.arm(self._on_timer, self._every)
 
     def _on_timer(self) -> None:
         r = self._log
@@ -375,7 +269,7 @@ class TrainingWidget(anywidget.AnyWidget):
         r = self._log
         steps, losses = self._curve.update(r.steps, r.losses)
         n = len(r.losses)
-        return {"steps": steps, "losses": _encode(losses), "count": n, "nonfinite": self._curve.nonfinite,
+        return {"steps": steps, "losses": encode_numbers(losses), "count": n, "nonfinite": self._curve.nonfinite,
                 "step": r.steps[-1] if n else None, "loss": encode_number(r.losses[-1]) if n else None}
 
     # ------------------------------------------------------------------ the cell end (IPython)
@@ -412,7 +306,7 @@ class TrainingWidget(anywidget.AnyWidget):
         """The static picture (curve + model with the grad norms now) and the text, as the run stands."""
         r = self._log
         params = self._params
-        grads = [_float_or_nan(p.grad) for p in params]
+        grads = [float_or_nan(p.grad) for p in params]
         picture = model_dot(self._layers, self._boxes, self._nin, neuron_norms(grads, self._boxes),
                             self.precision)
         with self._lock:
@@ -453,11 +347,6 @@ class TrainingWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ helpers
 
-    def _check_step(self, step: object) -> int:
-        if isinstance(step, bool) or not isinstance(step, numbers.Integral):
-            raise TypeError(f"log(step=...) takes a whole number (int), got {type(step).__name__}: {step!r:.60}")
-        return int(step)
-
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The live view, the static picture and the text (frontends without IPython's display hook)."""
         self._shown = True
@@ -472,50 +361,6 @@ class TrainingWidget(anywidget.AnyWidget):
         n = len(r.losses)
         last = f", last loss {r.losses[-1]!r} at step {r.steps[-1]}" if n else ""
         return f"TrainingWidget({len(self._params)} parameters, {n} step{'s' * (n != 1)} logged{last})"
-
-
-def _in_marimo() -> bool:
-    """Whether this runs in a marimo notebook (which has no cell events to flush on)."""
-    marimo = sys.modules.get("marimo")
-    try:
-        return marimo is not None and bool(marimo.running_in_notebook())
-    except Exception:  # an old or partial marimo: no timer, finish() still flushes
-        return False
-
-
-def _float_or_nan(x: object) -> float:
-    if isinstance(x, (SupportsFloat, SupportsIndex)):
-        try:
-            return float(x)
-        except (TypeError, ValueError):
-            pass
-    return math.nan
-
-
-def _parameters_of(model: object) -> list[Any]:
-    """``model.parameters()`` as a list, checked: a clear error for a loss, a non-module or no parameters."""
-    if isinstance(model, Value):
-        raise TypeError("watch() takes the model (e.g. MLP(2, [16, 16, 1])), not a Value: pass the model, "
-                        "then call w.log(loss) in your loop")
-    method = getattr(model, "parameters", None)
-    if not callable(method):
-        raise TypeError(f"watch() takes a model with a parameters() method, such as MLP(2, [16, 16, 1]); "
-                        f"got {type(model).__name__}: {model!r:.60}")
-    params = method()
-    try:
-        params = list(params)
-    except TypeError:
-        raise TypeError(f"{type(model).__name__}.parameters() must return a list of Values, "
-                        f"got {type(params).__name__}") from None
-    if not params:
-        raise ValueError(f"watch() needs a model with parameters; {type(model).__name__}.parameters() is empty")
-    for k, p in enumerate(params):
-        for attr in ("data", "grad"):
-            x = getattr(p, attr, None)
-            if isinstance(x, bool) or not isinstance(x, numbers.Real):
-                raise TypeError(f"{type(model).__name__}.parameters() must return Values with number .data and "
-                                f".grad; parameter {k} is {type(p).__name__} with .{attr} = {x!r:.40}")
-    return params
 
 
 def watch(model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,

@@ -601,8 +601,8 @@ def test_without_cell_events_a_timer_flushes_the_last_steps(model, clock):
     clock stands still, so no log() after the first is due: only the timer, in real time, can push)."""
     import time
 
-    from micrograd_widget import training
-    assert not training._in_marimo()
+    from micrograd_widget import training_log
+    assert not training_log.in_marimo()
     w = watch(model, every=0.05, clock=clock)
     w._timed = True                 # as in marimo
     rec = Recorder(w)
