@@ -1,0 +1,209 @@
+// The DOT of a folded picture in the browser, byte-identical to micrograd_widget/dot.py's write_dot, with the
+// text helpers it needs (text.py's clean_text and escape, dot.py's quote) and the rule for what a closed box
+// shows (dot.py's box_max). js/fold.js decides what the picture holds (pictureFor) and re-exports all of this;
+// its dotFor is writeDot of pictureFor. Held to tests/vectors/fold_*.json by js/fold.test.js.
+//
+//   writeDot(tape, tree, picture, options) -> string   picture: pictureFor's result; options as fold.js's dotFor
+//   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n)
+//   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
+
+import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+
+export const MAX_LABEL_CHARS = 40;
+export const MAX_TOOLTIP_CHARS = 300;
+export const MAX_SYMBOL_CHARS = 24;
+/** dot.py's colours: NEGATIVE_COLOR, POSITIVE_COLOR, ZERO_COLOR, NONFINITE_COLOR. */
+export const PALETTE = { negative: "#5b9bd5", positive: "#f0913a", zero: "#ffffff", nonfinite: "#bdbdbd" };
+const FOLD_COLOR = "#eeeeee";
+
+// ---------------------------------------------------------------- text: dot.py's clean_text and escape
+
+// eslint-disable-next-line no-control-regex -- vertical tab and form feed are newlines here, as in dot.py
+const NEWLINES = /\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]/gu;
+// eslint-disable-next-line no-control-regex -- C0/C1 controls are exactly what this removes
+const UNPRINTABLE = /[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]/gu;
+const SPACES = /[ \t]+/g;
+const RECORD = { "\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}", "|": "\\|", "<": "\\<", ">": "\\>" };
+const DOT = { "\\": "\\\\", '"': '\\"', "&": "&amp;" };
+
+/** dot.py's clean_text: newlines as '↵', unprintable characters as U+FFFD, runs of spaces as one, trimmed,
+ * cut to `maxChars` code points with '…'. */
+export function cleanText(text, maxChars = null) {
+  if (text === "") return "";
+  let s = String(text).replace(NEWLINES, " \u21b5 ").replace(UNPRINTABLE, "\ufffd").replace(SPACES, " ");
+  s = s.replace(/^ +| +$/g, "");
+  if (maxChars !== null) {
+    const points = Array.from(s);
+    if (points.length > maxChars) s = points.slice(0, Math.max(maxChars - 1, 0)).join("").replace(/ +$/, "") + "\u2026";
+  }
+  return s;
+}
+
+/** dot.py's escape for the DOT targets: "record" (one field of a record label) or "dot" (any other string). */
+export function escape(text, target = "record") {
+  const table = target === "record" ? RECORD : target === "dot" ? DOT : null;
+  if (table === null) throw new RangeError(`escape(target) must be 'record' or 'dot', got ${JSON.stringify(target)}`);
+  let out = "";
+  for (const ch of cleanText(text)) out += table[ch] ?? ch;
+  return out;
+}
+
+/** `n` with thousands separators, as Python's f"{n:,}". */
+export function thousands(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+const ID = /^([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$/;
+const KEYWORDS = new Set(["node", "edge", "graph", "digraph", "subgraph", "strict"]);
+
+/** dot.py's quote: bare when an ID or a number (and no keyword), an HTML label as it is, else in quotes. */
+export function quote(text, htmlLabel = false) {
+  if (htmlLabel || (ID.test(text) && !KEYWORDS.has(text.toLowerCase()))) return text;
+  return `"${text}"`;
+}
+
+function attrList(attrs) {
+  return Object.keys(attrs).sort().map((k) => `${quote(k)}=${quote(attrs[k])}`).join(" ");
+}
+
+function nodeLine(name, label, attrs, indent, htmlLabel = false) {
+  const parts = label === null ? [] : [`label=${quote(label, htmlLabel)}`];
+  const rest = attrList(attrs);
+  if (rest) parts.push(rest);
+  return `${indent}${quote(name)} [${parts.join(" ")}]\n`;
+}
+
+// ---------------------------------------------------------------- what a closed box shows
+
+/**
+ * The member of a fold box with the largest |grad| (a non-finite grad counts as largest; the first in tape order
+ * wins a tie), `out` (the differentiated output) left out, or null: what a closed box's colour and its
+ * "max |grad|" show (dot.py's box_max).
+ */
+export function boxMax(grad, members, out) {
+  let best = null;
+  let bestAbs = -1;
+  for (const i of members) {
+    if (i === out) continue;
+    const g = grad[i];
+    const a = Number.isFinite(g) ? Math.abs(g) : Infinity;
+    if (a > bestAbs) { best = i; bestAbs = a; }
+  }
+  return best;
+}
+
+// ---------------------------------------------------------------- DOT (dot.py's write_dot)
+
+function record(fields, rankdir, across) {
+  const body = fields.join(" | ");
+  return rankdir === "LR" && !across ? "{ " + body + " }" : body;
+}
+
+function valueLine(tape, i, data, grad, scale, precision, rankdir, across, palette) {
+  const end = across && rankdir === "LR" ? "\\l" : "";
+  const leaf = tape.inputStart[i + 1] === tape.inputStart[i];
+  const root = i === tape.root;
+  const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (root ? " mgw-root" : "") };
+  const text = cleanText(tape.labels[i], MAX_TOOLTIP_CHARS);
+  const label = record([escape(cleanText(text, MAX_LABEL_CHARS)), `data ${formatNumber(data[i], precision)}${end}`,
+    `grad ${formatNumber(grad[i], precision)}${end}`], rankdir, across);
+  const symbol = tape.symbols[i];
+  const tip = [escape(text || "(no label)", "dot"),
+    `node n${i}` + (symbol ? `, op ${escape(symbol, "dot")}` : leaf ? ", leaf" : ""),
+    `data = ${pyRepr(data[i])}`, `grad = ${pyRepr(grad[i])}`];
+  if (tape.scopes[i]) tip.push("scope " + escape(cleanText(tape.scopes[i], MAX_TOOLTIP_CHARS), "dot"));
+  attrs.tooltip = tip.join("\\n");
+  if (leaf) attrs.shape = "Mrecord";
+  if (root) { attrs.style = "filled,bold"; attrs.penwidth = "2.5"; }
+  if (scale !== null) attrs.fillcolor = gradColor(grad[i], scale, palette);
+  return nodeLine(`n${i}`, label, attrs, "\t");
+}
+
+function legend(scale, precision, palette) {
+  const cells = [0 - scale, 0 - scale / 4, 0, scale / 4, scale]
+    .map((v) => `<TD BGCOLOR="${gradColor(v, scale, palette)}">${formatNumber(v, precision)}</TD>`).join("");
+  return '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">' + `<TR><TD>grad</TD>${cells}</TR></TABLE>>`;
+}
+
+/**
+ * The DOT of `pic` (pictureFor's result for an open set), byte-identical to dot.py's write_dot for the same
+ * tape numbers. options: { precision = 4, rankdir = "LR", color = true, output = tape.root, data, grad
+ * (Float64Arrays, every node's numbers), palette = PALETTE }.
+ */
+export function writeDot(tape, tree, pic, options = {}) {
+  const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad } = options;
+  const output = options.output ?? tape.root;
+  const { groups } = tree;
+  const folded = pic.boxes.length > 0;
+  let scale = null;
+  if (color) {
+    const own = [];
+    let outputShown = false;
+    for (const i of pic.shown) {
+      if (i === output) outputShown = true;
+      else own.push(grad[i]);
+    }
+    for (const b of pic.boxes) {
+      const m = boxMax(grad, b.members, output);
+      if (m !== null) own.push(grad[m]);
+    }
+    scale = gradScale(own, outputShown ? grad[output] : null);
+  }
+  const graphAttrs = { bgcolor: "white", fontname: "Helvetica", fontsize: "11", rankdir };
+  if (folded) { graphAttrs.ranksep = "0.25"; graphAttrs.nodesep = "0.2"; }
+  const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`,
+    `\tnode [fillcolor="${PALETTE.zero}" fontname=Helvetica fontsize=11 shape=record style=filled]\n`,
+    '\tedge [arrowsize=0.7 class="mgw-edge" color="#555555"]\n'];
+  if (pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} labeljust=l labelloc=t\n`);
+  const held = new Map([[-1, []]]);
+  const children = new Map([[-1, []]]);
+  for (const c of pic.clusters) { held.set(c.group, []); children.set(c.group, []); }
+  const opLabels = new Map();
+  for (const i of pic.shown) {
+    const where = tree.groupOf[i] >= 0 ? tree.groupOf[i] : -1;
+    held.get(where).push(valueLine(tape, i, data, grad, scale, precision, rankdir, folded, palette));
+    const symbol = tape.symbols[i];
+    if (symbol && !pic.totals.has(i)) {
+      if (!opLabels.has(symbol)) {
+        opLabels.set(symbol, [escape(cleanText(symbol, MAX_SYMBOL_CHARS), "dot"), escape(cleanText(symbol, MAX_TOOLTIP_CHARS), "dot")]);
+      }
+      const [label, tip] = opLabels.get(symbol);
+      held.get(where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
+    }
+  }
+  const end = rankdir === "LR" ? "\\l" : "";
+  for (const b of pic.boxes) {
+    const big = boxMax(grad, b.members, output);
+    const numbers = b.output !== null
+      ? [`data ${formatNumber(data[b.output], precision)}`, `grad ${formatNumber(grad[b.output], precision)}`]
+      : [`max |grad| ${formatNumber(big !== null ? Math.abs(grad[big]) : 0, precision)}`];
+    const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), `${thousands(b.count)} nodes`,
+      ...numbers.map((x) => escape(x) + end)], rankdir, true);
+    const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
+    const fill = scale !== null && big !== null ? gradColor(grad[big], scale, palette) : FOLD_COLOR;
+    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold", fillcolor: fill, id: b.id, shape: "record",
+      style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
+  }
+  const clusterId = new Map();
+  for (const c of pic.clusters) { children.get(c.parent).push(c.group); clusterId.set(c.group, c.id); }
+  const emit = (container, indent) => {
+    for (const s of held.get(container)) lines.push(indent + s);
+    for (const g of children.get(container)) {
+      const G = groups[g];
+      const attrs = { class: "mgw-cluster", color: "#999999", fontcolor: "#555555", id: clusterId.get(g),
+        label: escape(cleanText(G.title, MAX_LABEL_CHARS), "dot"), style: "dashed",
+        tooltip: escape(cleanText(`${G.title}: ${thousands(G.count)} nodes, opened`, MAX_TOOLTIP_CHARS), "dot") };
+      lines.push(`${indent}\tsubgraph cluster_${clusterId.get(g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
+      emit(g, indent + "\t");
+      lines.push(`${indent}\t}\n`);
+    }
+  };
+  emit(-1, "");
+  for (const [tail, head] of pic.edges) lines.push(`\t${tail} -> ${head} [id=e_${tail}_${head}]\n`);
+  if (scale !== null && pic.shown.length > 0) {
+    lines.push(nodeLine("mgw-legend", legend(scale, precision, palette), { class: "mgw-legend", id: "mgw-legend", shape: "plaintext",
+      tooltip: "node colour = grad: blue negative, white zero, orange positive" }, "\t", true));
+  }
+  lines.push("}\n");
+  return lines.join("");
+}
