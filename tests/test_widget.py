@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import traitlets
+from builders import lecture_L
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget.display import value_mimebundle
@@ -18,8 +19,6 @@ from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
 from micrograd_widget.tape import Tape, TapeReplayError, from_buffer
 from micrograd_widget.widget import GraphWidget, explore
-
-from builders import lecture_L
 
 
 def log_graph(x: float = 2.0) -> dict[str, Value]:

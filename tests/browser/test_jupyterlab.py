@@ -11,8 +11,16 @@ import pytest
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.graphs import KERNEL_STATE_MARKER, LECTURE_L_SOURCE, PRINT_LECTURE_L_SOURCE, lecture_L
 from .mgw_browser.jupyter import write_notebook
-from .mgw_browser.lab import (cell_locator, cell_state, marked_json, open_notebook, run_all, run_cell, set_cell_source,
-                               stream_text)
+from .mgw_browser.lab import (
+    cell_locator,
+    cell_state,
+    marked_json,
+    open_notebook,
+    run_all,
+    run_cell,
+    set_cell_source,
+    stream_text,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from typing import Mapping
+from collections.abc import Mapping
 
 _NUMBER = re.compile(r"^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$")
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
