@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import graphviz
 
 from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
 from .engine import Value
+from .files import replace_file
 from .fold_tree import FoldTree
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
@@ -169,14 +169,5 @@ def write_svg(view: GraphView, path: str | os.PathLike[str]) -> Path:
             "save_svg needs Graphviz's dot program to lay out the picture, and it was not found on PATH: install "
             "it with `apt-get install graphviz`, `brew install graphviz` or `conda install graphviz` (in the "
             "widget, the SVG button downloads the picture without it)") from err
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(svg)
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    replace_file(target, svg)
     return target

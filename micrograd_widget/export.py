@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from ipywidgets.embed import dependency_state, embed_data, escape_script
 
 from .dot import escape
 from .engine import Value
+from .files import replace_file
 from .tape import Tape
 from .widget import GraphWidget
 
@@ -103,7 +103,7 @@ def _write(widget: GraphWidget, target: Path, title: str) -> Path:
     )
     page = _PAGE.format(title=escape(title, "html"), host=_host(), state=state, views=views,
                         note=escape(_note(widget.tape), "html"))
-    _replace(target, page)
+    replace_file(target, page)
     return target
 
 
@@ -119,15 +119,3 @@ def _note(tape: Tape) -> str:
     return f"Drag a slider: every value and gradient is recomputed in this page (no kernel). {size}"
 
 
-def _replace(target: Path, text: str) -> None:
-    """Write ``text`` to a temporary file in ``target``'s folder, then rename it over ``target``."""
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
