@@ -41,7 +41,7 @@ export class Folding {
   draw(options) {
     const { tape, tree, open } = this;
     const pic = fold.pictureFor(tape, tree, open);
-    const dot = fold.dotFor(tape, tree, open, options);
+    const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic }); // not folded twice (~100 ms on the moons loss)
     const n = tape.n;
     const boxOfGroup = new Map(pic.boxes.map((b, k) => [b.group, k]));
     const foldOf = new Int32Array(n).fill(-1);
