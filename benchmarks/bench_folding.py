@@ -1,0 +1,215 @@
+"""Opening fold boxes in the exported page (issue 9's targets), measured in headless Chromium, printed as ratios.
+
+1. Opening the largest box of micrograd's moons loss (``layers.1``, 53,072 nodes): a click on Expand -> the new
+   picture laid out, bound and painted (target: <= 1 s, and <= 3x the baseline); baseline: a warm layout of the
+   folded picture on the same page (Collapse all after the first layout: the page's second layout of the default
+   picture, the WebAssembly already compiled).
+2. Revealing a search match: Enter on the dotted name of a weight folded inside a closed box -> the boxes on its
+   path opened, the new picture painted with the weight marked (target: <= 1 s).
+3. With the largest box open (~210 units drawn): slider input -> painted frame (the view replays the whole tape and
+   repaints numbers, fills and the boxes' live numbers), against the floor of one unrelated text change on the
+   same page (target <= 1.5x) and against the same page's frame with the default 8-box picture (what the replay
+   of 65,818 nodes costs by itself); timed as benchmarks/bench_widget.py times slider frames. The same for the
+   lecture's MLP loss (398 nodes) after Expand all that fits, where the replay costs next to nothing.
+4. Expand all that fits on the moons loss (5 boxes opened, ~230 units in dense clusters): click -> painted, once.
+Run: ``.venv/bin/python benchmarks/bench_folding.py``."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+# E402: these imports need tests/ on sys.path (the browser helpers are shared with the browser tests).
+from bench_engine import SEED, loss, make_moons  # noqa: E402
+from bench_widget import _SLIDER_FRAMES  # noqa: E402
+from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa: E402
+from browser.mgw_browser.http import StaticServer  # noqa: E402
+from browser.test_folding import lecture_mlp_loss  # noqa: E402
+
+from micrograd_widget.engine import Value  # noqa: E402
+from micrograd_widget.export import save_html  # noqa: E402
+from micrograd_widget.nn import MLP  # noqa: E402
+from micrograd_widget.tape import Tape  # noqa: E402
+
+RUNS = 5
+SLIDER_FRAMES = 40
+
+# Click `selector` (in the widget) and time until the picture is laid out again, bound and painted, in ms.
+_RELAYOUT = """async ({selector}) => {
+  const root = document.querySelector('.mgw-root');
+  const graph = root.querySelector('[data-role="graph"]');
+  const button = root.querySelector(selector);  // the first: the toolbar comes before the inspector
+  if (!button) throw new Error(`no ${selector} in the widget`);
+  const svg = graph.querySelector('svg');
+  const painted = () => new Promise(resolve => requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve(performance.now());
+    ch.port2.postMessage(0); }));
+  await painted();
+  const t0 = performance.now();
+  button.click();
+  await new Promise((resolve, reject) => {
+    const done = () => graph.querySelector('svg') !== svg && !graph.hasAttribute('aria-busy');
+    if (done()) return resolve();
+    const obs = new MutationObserver(() => { if (done()) { obs.disconnect(); resolve(); } });
+    obs.observe(graph, {attributes: true, childList: true, subtree: false});
+    setTimeout(() => { obs.disconnect(); reject(new Error('no new picture within 30 s')); }, 30000);
+  });
+  const t1 = await painted();
+  return {ms: t1 - t0, boxes: graph.querySelectorAll('g.node.mgw-fold').length,
+          nodes: graph.querySelectorAll('g.node.mgw-value').length,
+          clusters: graph.querySelectorAll('g.mgw-cluster').length};
+}"""
+
+
+def moons() -> Value:
+    """micrograd's moons loss (MLP(2, [16, 16, 1]) on 100 points, 65,818 nodes), parameters labelled p0, p1, ..."""
+    random.seed(SEED)
+    model = MLP(2, [16, 16, 1])
+    for i, p in enumerate(model.parameters()):
+        p.label = f"p{i}"
+    X, y = make_moons()
+    out = loss(model, Value, X, y)
+    out.label = "loss"
+    out.backward()
+    return out
+
+
+# Type `name` in the search box and press Enter; time until node `id`'s own box is drawn, marked and painted, in ms.
+_REVEAL = """async ({name, id}) => {
+  const root = document.querySelector('.mgw-root');
+  const box = root.querySelector('input[data-role="search"]');
+  box.focus();
+  box.value = name;
+  box.dispatchEvent(new Event('input', {bubbles: true}));
+  const painted = () => new Promise(resolve => requestAnimationFrame(() => {
+    const ch = new MessageChannel();
+    ch.port1.onmessage = () => resolve(performance.now());
+    ch.port2.postMessage(0); }));
+  await painted();
+  const marked = () => root.querySelector(`[data-role="graph"] svg g#n${id}.mgw-match`);
+  const t0 = performance.now();
+  box.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+  await new Promise((resolve, reject) => {
+    if (marked()) return resolve();
+    const obs = new MutationObserver(() => { if (marked()) { obs.disconnect(); resolve(); } });
+    obs.observe(root, {attributes: true, childList: true, subtree: true});
+    setTimeout(() => { obs.disconnect(); reject(new Error('no revealed match within 30 s')); }, 30000);
+  });
+  return {ms: (await painted()) - t0, status: root.querySelector('[data-role="search-status"]').textContent};
+}"""
+
+
+def folded_weight(root: Value) -> tuple[str, int]:
+    """The dotted name (scope.label, as the leaf list shows it) and node id of a weight of layers.0.neurons.3."""
+    tape = Tape.from_value(root)
+    i = next(j for j in tape.leaves if tape.scopes[j] == "layers.0.neurons.3")
+    return f"{tape.scopes[i]}.{tape.labels[i]}", i
+
+
+def _frames(page, leaf: str, watch: str) -> tuple[float, float]:
+    """Median slider input -> painted frame, and the floor of one unrelated text change, on this page (ms)."""
+    frames = page.evaluate(_SLIDER_FRAMES, {"leaf": leaf, "watch": watch, "n": SLIDER_FRAMES})
+    floor = page.evaluate(_SLIDER_FRAMES, {"leaf": None, "watch": None, "n": SLIDER_FRAMES})
+    return statistics.median(frames["frame"]), statistics.median(floor["frame"])
+
+
+def _open_page(browser, url: str):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector('.mgw-root[data-state="ready"]', timeout=120_000)
+    return context, page
+
+
+def _largest_box(page) -> str:
+    """Select the largest closed fold box (its inspector opens) and return its data-fold key."""
+    key = page.evaluate("""() => {
+      const boxes = [...document.querySelectorAll('.mgw-root g.node.mgw-fold[data-fold]')];
+      const count = g => Number((g.querySelectorAll('text')[1]?.textContent || '0').replace(/[^0-9]/g, ''));
+      boxes.sort((a, b) => count(b) - count(a));
+      if (!boxes.length) throw new Error('no fold box with a key: the view does not fold in the browser');
+      boxes[0].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+      return boxes[0].getAttribute('data-fold');
+    }""")
+    page.wait_for_selector(f'.mgw-root [data-role="inspector"][data-fold="{key}"] [data-action="expand"]')
+    return key
+
+
+def main() -> None:
+    reason = missing_chromium_reason()
+    if reason:
+        print(f"skipped: {reason}")
+        return
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        www = Path(tmp)
+        root = moons()
+        name, hidden = folded_weight(root)
+        save_html(root, www / "moons.html")
+        mlp = lecture_mlp_loss()
+        mlp.label = "loss"
+        save_html(mlp, www / "mlp.html")
+        with StaticServer(www) as server, sync_playwright() as pw:
+            browser = launch(pw)
+            try:
+                opens, bases, reveals, shown = [], [], [], None
+                for _ in range(RUNS):
+                    context, page = _open_page(browser, f"{server.url}/moons.html")
+                    key = _largest_box(page)
+                    opened = page.evaluate(_RELAYOUT, {"selector": '[data-role="inspector"] [data-action="expand"]'})
+                    base = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="collapse-all"]'})
+                    revealed = page.evaluate(_REVEAL, {"name": name, "id": hidden})
+                    opens.append(opened["ms"])
+                    bases.append(base["ms"])
+                    reveals.append(revealed["ms"])
+                    shown = (key, opened, base, revealed)
+                    context.close()
+                key, opened, base, revealed = shown
+                o, b, r = statistics.median(opens), statistics.median(bases), statistics.median(reveals)
+                print(f"open the largest box ({key}) of the moons loss in the exported page: click -> new boxes "
+                      f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
+                      f"{opened['clusters']} opened drawn) vs a warm layout of the folded picture {b:6.0f} ms "
+                      f"({base['boxes']} boxes): "
+                      f"{o / b:.1f}x (targets <= 3x and <= 1000 ms; median of {RUNS} pages)")
+                print(f"reveal a search match ({name}, folded) in the same page: Enter -> boxes opened, match marked "
+                      f"and painted median {r:6.0f} ms (target <= 1000 ms; median of {RUNS} pages; "
+                      f"status: {revealed['status']!r})")
+
+                context, page = _open_page(browser, f"{server.url}/moons.html")
+                leaf = page.locator(".mgw-root input[type=range]").first.get_attribute("data-leaf")
+                plain, plain_floor = _frames(page, leaf, "loss")
+                _largest_box(page)
+                big = page.evaluate(_RELAYOUT, {"selector": '[data-role="inspector"] [data-action="expand"]'})
+                f, fl = _frames(page, leaf, "loss")
+                print(f"moons loss with {key} open ({big['nodes']} nodes + {big['boxes']} boxes drawn): slider input "
+                      f"-> painted frame median {f:6.2f} ms vs one unrelated text change {fl:6.2f} ms: {f / fl:.2f}x "
+                      f"(target <= 1.5x); the default 8-box picture's frame on the same page {plain:6.2f} ms "
+                      f"(floor {plain_floor:6.2f} ms): opening costs {f / plain:.2f}x ({SLIDER_FRAMES} frames each)")
+                full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
+                print(f"moons loss, Expand all that fits: click -> painted {full['ms']:6.0f} ms "
+                      f"({full['nodes']} nodes + {full['boxes']} boxes, {full['clusters']} opened; once)")
+                context.close()
+
+                context, page = _open_page(browser, f"{server.url}/mlp.html")
+                full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
+                leaf = page.locator(".mgw-root input[type=range]").first.get_attribute("data-leaf")
+                f, fl = _frames(page, leaf, "loss")
+                print(f"lecture MLP loss after Expand all that fits ({full['nodes']} nodes + {full['boxes']} boxes, "
+                      f"{full['clusters']} opened): slider input -> painted frame median {f:6.2f} ms vs one unrelated "
+                      f"text change {fl:6.2f} ms: {f / fl:.2f}x (target <= 1.5x; {SLIDER_FRAMES} frames)")
+                context.close()
+            finally:
+                browser.close()
+
+
+if __name__ == "__main__":
+    main()
