@@ -10,6 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+# tests/ itself, as pytest's rootdir puts it on the path: mgw_browser/graphs.py imports the shared builders.py.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from micrograd_widget.display import value_mimebundle
 
 from .mgw_browser.chromium import launch
@@ -133,8 +136,21 @@ def search_match(page, server) -> None:
     page.locator(".mgw-root").first.screenshot(path=str(OUT / "search.png"))
 
 
+def opened_neuron(page, server) -> None:
+    """The lecture's MLP(3, [4, 4, 1]) loss with one neuron opened in place (its ops inside a dashed frame), fitted."""
+    from .test_folding import NEURON, lecture_mlp_loss
+
+    view = open_view(page, server, lecture_mlp_loss())
+    page.locator(f'svg g.mgw-fold[data-fold="{NEURON}"]').first.dblclick()
+    page.wait_for_selector(f'svg g.mgw-cluster[data-fold="{NEURON}"]')
+    view.wait_ready()
+    page.locator('.mgw-root [data-action="fit"]').first.click()  # the whole picture: the neuron among the boxes
+    page.wait_for_timeout(300)
+    page.locator('.mgw-root [data-role="graph"]').first.screenshot(path=str(OUT / "opened.png"))
+
+
 SHOTS = {"graph": static_graph, "folded": folded_graph, "stepper": stepper, "gradcheck": gradcheck_panel,
-         "trace": traced_path, "search": search_match}
+         "opened": opened_neuron, "trace": traced_path, "search": search_match}
 
 
 def main(names: list[str]) -> None:
