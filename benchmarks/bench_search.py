@@ -22,6 +22,7 @@ from micrograd_widget.tape import Tape
 
 REPO = Path(__file__).resolve().parents[1]
 BUFFERS = ("op", "input_start", "inputs", "k", "leaves", "leaf_data")
+TABLES = ("symbol", "label", "scope")  # string tables: their per-node index is a binary buffer too
 
 
 def moons_spec() -> dict[str, object]:
@@ -35,6 +36,9 @@ def moons_spec() -> dict[str, object]:
     spec = dict(Tape.from_value(loss(model, Value, X, y)).spec())
     for key in BUFFERS:
         spec[key] = base64.b64encode(bytes(spec[key])).decode("ascii")
+    for key in TABLES:
+        if isinstance(spec.get(key), dict):
+            spec[key] = {**spec[key], "index": base64.b64encode(bytes(spec[key]["index"])).decode("ascii")}
     return spec
 
 

@@ -11,10 +11,15 @@ import { compileTape } from "./tape.js";
 import { search, searchIndex } from "./search.js";
 
 const BUFFERS = ["op", "input_start", "inputs", "k", "leaves", "leaf_data"];
+const TABLES = ["symbol", "label", "scope"]; // string tables: { strings, index (base64 of an Int32 buffer) }
 
 function load(path) {
   const spec = JSON.parse(readFileSync(path, "utf8"));
   for (const key of BUFFERS) spec[key] = new Uint8Array(Buffer.from(spec[key], "base64"));
+  for (const key of TABLES) {
+    const table = spec[key];
+    if (table && typeof table.index === "string") table.index = new Uint8Array(Buffer.from(table.index, "base64"));
+  }
   return compileTape(spec);
 }
 
