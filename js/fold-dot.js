@@ -1,5 +1,5 @@
 // The DOT of a folded picture in the browser, byte-identical to micrograd_widget/dot.py's write_dot, with the
-// text helpers it needs (text.py's clean_text and escape, dot.py's quote) and the rule for what a closed box
+// text helpers it needs (text.py's escape, dot.py's quote; js/text.js's cleanText is text.py's clean_text) and the rule for what a closed box
 // shows (dot.py's box_max). js/fold.js decides what the picture holds (pictureFor) and re-exports all of this;
 // its dotFor is writeDot of pictureFor. Held to tests/vectors/fold_*.json by js/fold.test.js.
 //
@@ -8,6 +8,9 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { cleanText } from "./text.js";
+
+export { cleanText };
 
 export const MAX_LABEL_CHARS = 40;
 export const MAX_TOOLTIP_CHARS = 300;
@@ -16,28 +19,10 @@ export const MAX_SYMBOL_CHARS = 24;
 export const PALETTE = { negative: "#5b9bd5", positive: "#f0913a", zero: "#ffffff", nonfinite: "#bdbdbd" };
 const FOLD_COLOR = "#eeeeee";
 
-// ---------------------------------------------------------------- text: dot.py's clean_text and escape
+// ---------------------------------------------------------------- text: text.py's escape (cleanText: js/text.js)
 
-// eslint-disable-next-line no-control-regex -- vertical tab and form feed are newlines here, as in dot.py
-const NEWLINES = /\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]/gu;
-// eslint-disable-next-line no-control-regex -- C0/C1 controls are exactly what this removes
-const UNPRINTABLE = /[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]/gu;
-const SPACES = /[ \t]+/g;
 const RECORD = { "\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}", "|": "\\|", "<": "\\<", ">": "\\>" };
 const DOT = { "\\": "\\\\", '"': '\\"', "&": "&amp;" };
-
-/** dot.py's clean_text: newlines as '↵', unprintable characters as U+FFFD, runs of spaces as one, trimmed,
- * cut to `maxChars` code points with '…'. */
-export function cleanText(text, maxChars = null) {
-  if (text === "") return "";
-  let s = String(text).replace(NEWLINES, " \u21b5 ").replace(UNPRINTABLE, "\ufffd").replace(SPACES, " ");
-  s = s.replace(/^ +| +$/g, "");
-  if (maxChars !== null) {
-    const points = Array.from(s);
-    if (points.length > maxChars) s = points.slice(0, Math.max(maxChars - 1, 0)).join("").replace(/ +$/, "") + "\u2026";
-  }
-  return s;
-}
 
 /** dot.py's escape for the DOT targets: "record" (one field of a record label) or "dot" (any other string). */
 export function escape(text, target = "record") {

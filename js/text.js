@@ -1,9 +1,9 @@
-// User strings (labels, scopes, op symbols, fold titles) as plain text the view can show: the same cleaning
-// as micrograd_widget/dot.py's clean_text, so the picture, the tables and the controls agree. Newlines read
-// as " ↵ ", control characters, lone surrogates and non-characters as U+FFFD, runs of spaces/tabs as one
-// space, trimmed, and cut to `maxChars` with "…". On top of clean_text, the bidirectional controls (LRM,
-// RLM, ALM, the embeddings, overrides and isolates) also become U+FFFD: shown raw they reorder the text
-// around them (an RTL override turns "#12 (root)" around in the output chooser).
+// User strings (labels, scopes, op symbols, fold titles) as plain text the view can show: THE cleaning, the
+// same function as micrograd_widget/text.py's clean_text (the DOT that js/fold-dot.js writes must be
+// byte-identical to Python's), so the picture, the tables and the controls agree. Newlines read as " ↵ ",
+// control characters, lone surrogates, non-characters and the bidirectional controls (LRM, RLM, ALM, the
+// embeddings, overrides and isolates: shown raw they reorder the text around them) as U+FFFD, runs of
+// spaces/tabs as one space, trimmed, and cut to `maxChars` with "…".
 
 // eslint-disable-next-line no-control-regex -- control characters are exactly what these replace
 const NEWLINES = /\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]/g;

@@ -17,20 +17,20 @@ MAX_TOOLTIP_CHARS = 300
 MAX_SYMBOL_CHARS = 24
 
 _NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
-# C0/C1 controls, lone surrogates and XML non-characters: invalid in SVG, unprintable in HTML.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+# C0/C1 controls, lone surrogates and XML non-characters (invalid in SVG, unprintable in HTML), and the
+# bidirectional controls (ALM, LRM, RLM, embeddings, overrides, isolates), which shown raw reorder the text around them.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff"
+                          "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SPACES = re.compile(r"[ \t]+")
 _RECORD = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}",
                          "|": "\\|", "<": "\\<", ">": "\\>"})
 _DOT = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;"})
 
 
-_DOT = str.maketrans({"\\": "\\\\", '"': '\\"', "&": "&amp;"})
-
-
 def clean_text(text: object, max_chars: int | None = None) -> str:
-    """The plain text a user string shows as: newlines as '↵', unprintable characters as '\ufffd',
-    runs of spaces as one space, trimmed, and shortened to ``max_chars`` with '…'."""
+    """The plain text a user string shows as: newlines as '↵', unprintable and bidirectional-control characters
+    as '\ufffd', runs of spaces as one space, trimmed, and shortened to ``max_chars`` with '…' (js/text.js's
+    ``cleanText`` is the same function in the browser)."""
     if text == "":
         return ""
     s = _NEWLINES.sub(" \u21b5 ", str(text))

@@ -424,5 +424,7 @@ def test_escape_targets() -> None:
     assert escape('q"\\', "dot") == 'q\\"\\\\'
     assert escape("two\nlines") == "two \u21b5 lines"
     assert clean_text("x" * 50, 10) == "x" * 9 + "\u2026"
+    # Bidirectional controls would reorder the text around them (an RTL override reverses "#12 (root)").
+    assert clean_text("a\u202eb\u2066c\u200fd\u061ce") == "a\ufffdb\ufffdc\ufffdd\ufffde"
     with pytest.raises(ValueError, match="'record', 'dot' or 'html'"):
         escape("x", "js")  # type: ignore[arg-type]

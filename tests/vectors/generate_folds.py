@@ -96,7 +96,7 @@ def moons() -> Value:
 def hostile() -> Value:
     """Labels and scopes a learner could type: quotes, backslashes, record syntax, HTML, newlines, controls."""
     names = ['a"b', "c\\d", "{e|f}", "<b>g</b>", "h&i", "line\nbreak", "tab\tx", "nul\x00", "\u2028sep", "é👍",
-             "node", "  spaced   out  ", "x" * 60]
+             "node", "  spaced   out  ", "x" * 60, "rtl\u202eevil\u200f"]
     parts = []
     for k, name in enumerate(names):
         with scope(f'mod"{k % 3}|<{k % 2}>'):
