@@ -6,7 +6,7 @@ nodes only a sum's terms use, and leaves that feed the same boxes. fold.py's pla
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -109,17 +109,17 @@ def sum_trees(tape: Tape, uses: list[int]) -> list[SumTree]:
     return trees
 
 
-def _term_nodes(tape: Tape, uses: list[int], tree: list[int], taken: list[bool]) -> list[int]:
-    """The nodes only a sum uses: its terms and, recursively, their inputs whose every use is inside
-    the sum or already collected (not ``taken`` by another box). Ascending."""
-    inputs = tape.inputs
+def only_used_by(inputs: Sequence[Sequence[int]], uses: Sequence[int], tree: list[int],
+                 blocked: Callable[[int], bool]) -> list[int]:
+    """The nodes only ``tree`` uses (a sum's terms and, through each other, their inputs whose every use is
+    inside the sum or already collected), skipping the ``blocked`` ones (held by another box). Ascending."""
     left: dict[int, int] = {}
     found: list[int] = []
     stack = list(tree)
     inside = set(tree)
     while stack:
         for c in inputs[stack.pop()]:
-            if taken[c] or c in inside:
+            if blocked(c) or c in inside:
                 continue
             r = left.get(c, uses[c]) - 1
             left[c] = r
@@ -127,6 +127,25 @@ def _term_nodes(tape: Tape, uses: list[int], tree: list[int], taken: list[bool])
                 found.append(c)
                 stack.append(c)
     return sorted(found)
+
+
+def sum_title(terms: int) -> str:
+    """A Σ box's title. A no-break space: Graphviz 2.43's record parser drops a space after a non-ASCII first
+    character."""
+    return f"\u03a3\u00a0sum of {terms:,} terms"
+
+
+def sum_note(terms: int, partial_sums: int) -> str:
+    """What a Σ box holds (its tooltip)."""
+    return (f"\u03a3: a sum of {terms:,} terms built by {partial_sums + 1:,} '+' nodes; its {partial_sums:,} "
+            "partial sums are folded here, the total is the next box")
+
+
+def terms_title_and_note(tape: Tape, direct: list[int], terms: int, found: list[int]) -> tuple[str, str]:
+    """A terms box's title and note: ``direct`` the sum's terms, ``found`` every node only they use."""
+    return (f"{len(direct):,} terms: {kinds_of(tape, direct)}",
+            f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only they use: {len(found):,} "
+            "nodes, folded")
 
 
 def kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
@@ -159,20 +178,16 @@ def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: li
     boxes = list(scope_boxes)
     term_boxes = []
     for top, members, terms in sums:
-        # A no-break space: Graphviz 2.43's record parser drops a space after a non-ASCII first character.
-        boxes.append(Box(f"\u03a3\u00a0sum of {terms:,} terms", members, "sum",
-                         f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
-                         f"{len(members):,} partial sums are folded here, the total is the next box", terms, top))
+        boxes.append(Box(sum_title(terms), members, "sum", sum_note(terms, len(members)), terms, top))
         tree = [*members, top]
-        found = _term_nodes(tape, uses, tree, taken)
+        found = only_used_by(tape.inputs, uses, tree, taken.__getitem__)
         if len(found) >= 2:
             for i in found:
                 taken[i] = True
             collected = set(found)
             direct = [c for i in tree for c in inputs[i] if c in collected]
-            term_boxes.append(Box(f"{len(direct):,} terms: {kinds_of(tape, direct)}", found, "terms",
-                                  f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
-                                  f"they use: {len(found):,} nodes, folded", len(direct), of_sum=top))
+            title, note = terms_title_and_note(tape, direct, terms, found)
+            term_boxes.append(Box(title, found, "terms", note, len(direct), of_sum=top))
     boxes += term_boxes
     return boxes + _leaf_boxes(tape, units_of(n, boxes), taken)
 

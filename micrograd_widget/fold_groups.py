@@ -11,7 +11,17 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-from .fold_boxes import MIN_LEAF_GROUP, FoldKind, SumTree, kinds_of, sum_trees, uses_of
+from .fold_boxes import (
+    MIN_LEAF_GROUP,
+    FoldKind,
+    SumTree,
+    only_used_by,
+    sum_note,
+    sum_title,
+    sum_trees,
+    terms_title_and_note,
+    uses_of,
+)
 from .tape import Tape
 
 __all__ = ["Spec", "Context", "child_units"]
@@ -101,43 +111,20 @@ def _sums_within(ctx: Context, rest: list[int], free: set[int]) -> list[Spec]:
         if tree is None or not all(i in free for i in tree.members):
             continue
         members, terms = tree.members, tree.terms
-        out.append(Spec("sum", f"\u03a3\u00a0sum of {terms:,} terms",
-                         f"\u03a3: a sum of {terms:,} terms built by {len(members) + 1:,} '+' nodes; its "
-                         f"{len(members):,} partial sums are folded here, the total is the next box", list(members),
-                         top))
+        out.append(Spec("sum", sum_title(terms), sum_note(terms, len(members)), list(members), top))
         for i in members:
             free.discard(i)
         free.discard(top)
-        found = _only_used_by(ctx, [*members, top], free)
+        found = only_used_by(inputs, ctx.uses, [*members, top], lambda c: c not in free)
         free.add(top)
         if len(found) >= 2:
             for i in found:
                 free.discard(i)
             collected = set(found)
             direct = [c for i in (*members, top) for c in inputs[i] if c in collected]
-            terms_specs.append(Spec("terms", f"{len(direct):,} terms: {kinds_of(tape, direct)}",
-                                     f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only "
-                                     f"they use: {len(found):,} nodes, folded", found))
+            title, note = terms_title_and_note(tape, direct, terms, found)
+            terms_specs.append(Spec("terms", title, note, found))
     return out + terms_specs
-
-
-def _only_used_by(ctx: Context, tree: list[int], free: set[int]) -> list[int]:
-    """The nodes among ``free`` that only ``tree`` uses, directly or through each other (ascending)."""
-    inputs, uses = ctx.inputs, ctx.uses
-    left: dict[int, int] = {}
-    found: list[int] = []
-    stack = list(tree)
-    inside = set(tree)
-    while stack:
-        for c in inputs[stack.pop()]:
-            if c not in free or c in inside:
-                continue
-            r = left.get(c, uses[c]) - 1
-            left[c] = r
-            if r == 0:
-                found.append(c)
-                stack.append(c)
-    return sorted(found)
 
 
 def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set[int],
