@@ -164,7 +164,8 @@ def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set
 def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
                           grouped: dict[int, Spec]) -> list[int | Spec]:
     """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
-    outside it, or the root; largest id first) over inputs inside it."""
+    outside it, or the root; largest id first) over inputs inside it. Every member is met: one used only
+    inside the group feeds a member, and following consumers ends at an output (a tape ends at its root)."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
     inner = Counter(chain.from_iterable(map(inputs.__getitem__, members)))   # uses from inside, for members
     queue = deque(i for i in reversed(members) if i == root or uses[i] > inner[i])
@@ -183,13 +184,4 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
             if c in pending:
                 pending.remove(c)
                 queue.append(c)
-    if pending:       # not reached from an output (cannot happen in a tape; kept total)
-        for i in members:
-            if i in pending:
-                u = grouped.get(i)
-                if u is None:
-                    order.append(i)
-                elif id(u) not in met:
-                    met.add(id(u))
-                    order.append(u)
     return order
