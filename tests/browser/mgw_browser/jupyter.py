@@ -28,6 +28,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM, then SIGKILL, the process group ``proc`` leads (a server started with start_new_session=True),
+    waiting up to 10 s after each."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=10)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def write_notebook(path: Path, cells: list[str]) -> Path:
     """A notebook of code cells with a kernelspec (so no kernel-choice dialog), written with nbformat."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in cells])
@@ -133,16 +148,7 @@ class JupyterServer:
             return
         except (urllib.error.URLError, OSError, subprocess.TimeoutExpired):
             pass
-        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+        kill_group(self.proc)
 
     def notebook_url(self, name: str) -> str:
         """The URL that opens notebook ``name`` (under ``notebooks/``) in this server's UI."""

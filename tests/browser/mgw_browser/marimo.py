@@ -9,7 +9,6 @@ its output)."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from .jupyter import free_port
+from .jupyter import free_port, kill_group
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -103,16 +102,7 @@ class MarimoServer:
         """SIGTERM, then SIGKILL, the server's own process group (it started it)."""
         if self.proc is None or self.proc.poll() is not None:
             return
-        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                return
-            try:
-                self.proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                continue
+        kill_group(self.proc)
 
     def __enter__(self) -> MarimoServer:
         return self.start()
