@@ -18,21 +18,10 @@ from builders import lecture_L
 from micrograd_widget.nn import MLP
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
-from .mgw_browser.marimo import Cell, MarimoServer, write_marimo_notebook
+from .mgw_browser.marimo import LECTURE_L_CELL, Cell, MarimoServer, write_marimo_notebook
 
 pytestmark = pytest.mark.browser
 
-LECTURE = Cell("""
-    from micrograd_widget import Value
-    a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
-    e = a * b
-    e.label = "e"
-    d = e + c
-    d.label = "d"
-    L = d * f
-    L.label = "L"
-    L.backward()
-""", defines=("L",))
 
 STEPS, EVERY, PAUSE = 40, 0.5, 0.04   # ~1.6 s of loop: pushes every 0.5 s, the last steps only by the timer
 
@@ -100,7 +89,7 @@ def marimo_app(tmp_path, widget_bundle):
 
 def test_a_bare_value_is_the_live_widget_and_a_slider_moves_every_number(marimo_app, guarded_lab):
     page = guarded_lab.page
-    page.goto(marimo_app([LECTURE, Cell("L", reads=("L",))]))
+    page.goto(marimo_app([LECTURE_L_CELL, Cell("L", reads=("L",))]))
     view = WidgetDom(page)
     view.wait_ready(timeout_s=60)
     nodes = lecture_L()

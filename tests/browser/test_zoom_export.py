@@ -403,19 +403,9 @@ def test_exported_page_zooms_and_exports_without_a_kernel(tmp_path, static_serve
 
 
 def test_in_marimos_narrow_column_the_whole_picture_is_reachable_and_fits(tmp_path, widget_bundle, guarded_lab):
-    from .mgw_browser.marimo import Cell, MarimoServer, write_marimo_notebook
+    from .mgw_browser.marimo import LECTURE_L_CELL, Cell, MarimoServer, write_marimo_notebook
 
-    cells = [Cell("""
-        from micrograd_widget import Value
-        a, b, c, f = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c"), Value(-2.0, label="f")
-        e = a * b
-        e.label = "e"
-        d = e + c
-        d.label = "d"
-        L = d * f
-        L.label = "L"
-        L.backward()
-    """, defines=("L",)), Cell("L", reads=("L",))]
+    cells = [LECTURE_L_CELL, Cell("L", reads=("L",))]
     server = MarimoServer(write_marimo_notebook(tmp_path / "nb.py", cells), tmp_path / "marimo")
     try:
         page = guarded_lab.page

@@ -18,6 +18,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from .graphs import LECTURE_L_SOURCE
 from .jupyter import free_port, kill_group
 
 REPO = Path(__file__).resolve().parents[3]
@@ -30,6 +31,10 @@ class Cell:
     code: str
     defines: tuple[str, ...] = ()
     reads: tuple[str, ...] = ()
+
+
+# The lecture's L = (a*b + c) * f as a cell that hands L to the cells after it.
+LECTURE_L_CELL = Cell(LECTURE_L_SOURCE, defines=("L",))
 
 
 def write_marimo_notebook(path: Path, cells: list[Cell]) -> Path:
