@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from .mgw_browser.chromium import PageLog, guard_context, launch, missing_chromium_reason
+from .mgw_browser.dom import WidgetDom
+from .mgw_browser.fake_model import open_view
 from .mgw_browser.http import STATIC_DIR, StaticServer
 from .mgw_browser.jupyter import JupyterServer
 
@@ -110,3 +112,11 @@ def jupyter_notebook(tmp_path_factory, chromium_browser, widget_bundle):
 def notebook_name(request) -> str:
     """A unique notebook file name per test (Lab autosaves; tests never share a notebook)."""
     return f"{request.node.name.replace('[', '-').replace(']', '')}-{next(_nb_counter)}.ipynb"
+
+
+@pytest.fixture
+def show(guarded, static_server, widget_bundle):
+    """show(root_or_widget, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
+    def _show(root, **options) -> WidgetDom:
+        return open_view(guarded.page, static_server, root, **options)
+    return _show

@@ -15,7 +15,6 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
-from .mgw_browser.fake_model import open_view
 from .mgw_browser.jupyter import write_notebook
 from .mgw_browser.lab import cell_locator, marked_json, open_notebook, run_all, run_cell
 
@@ -32,14 +31,6 @@ def lecture_mlp_loss():
     loss = sum((model(x) - y) ** 2 for x, y in zip(XS, YS, strict=True))
     loss.backward()
     return loss
-
-
-@pytest.fixture
-def show(guarded, static_server, widget_bundle):
-    """show(widget) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
-    def _show(widget, **options) -> WidgetDom:
-        return open_view(guarded.page, static_server, widget, **options)
-    return _show
 
 
 def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:

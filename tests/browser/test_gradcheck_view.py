@@ -17,18 +17,10 @@ from micrograd_widget.ops import define_op
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
-from .mgw_browser.fake_model import model_log, open_view
+from .mgw_browser.fake_model import model_log
 from .mgw_browser.graphs import chain_graph, lecture_L, lecture_neuron
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def show(guarded, static_server, widget_bundle):
-    """show(root_or_widget, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
-    def _show(root, **options) -> WidgetDom:
-        return open_view(guarded.page, static_server, root, **options)
-    return _show
 
 
 _READ_TABLE = """root => {

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from micrograd_widget.tape import Tape, encode_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
-from .mgw_browser.fake_model import model_log, open_view
+from .mgw_browser.fake_model import model_log
 from .mgw_browser.graphs import chain_graph, lecture_L
 
 pytestmark = pytest.mark.browser
@@ -34,14 +34,6 @@ _BURST = """(root, [leaf, targets, release]) => {
   if (release) s.dispatchEvent(new Event('change', {bubbles: true}));
   return {taken, saves: log.save.length, sets: log.set.filter(([k]) => k === 'leaf_values').length};
 }"""
-
-
-@pytest.fixture
-def show(guarded, static_server, widget_bundle):
-    """show(root, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
-    def _show(root, **options) -> WidgetDom:
-        return open_view(guarded.page, static_server, root, **options)
-    return _show
 
 
 def _leaf_values(nodes: dict, **moved: float) -> list:

@@ -21,7 +21,6 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
-from .mgw_browser.fake_model import open_view
 from .mgw_browser.graphs import lecture_L
 
 pytestmark = pytest.mark.browser
@@ -32,14 +31,6 @@ _MARKED = """(root, cls) => ({
   folds: [...root.querySelectorAll(`svg g.node.mgw-fold.${cls}`)].map(g => g.id),
   edges: [...root.querySelectorAll(`svg g.edge.${cls}`)].map(g => g.id),
 })"""
-
-
-@pytest.fixture
-def show(guarded, static_server, widget_bundle):
-    """show(root, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
-    def _show(root, **options) -> WidgetDom:
-        return open_view(guarded.page, static_server, root, **options)
-    return _show
 
 
 def lecture_mlp_loss() -> Value:

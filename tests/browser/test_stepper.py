@@ -15,19 +15,10 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
-from .mgw_browser.fake_model import open_view
 from .mgw_browser.graphs import lecture_L, moons_loss
 from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def show(guarded, static_server, widget_bundle):
-    """show(root_or_widget, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
-    def _show(root, **options) -> WidgetDom:
-        return open_view(guarded.page, static_server, root, **options)
-    return _show
 
 
 def _name(tape: Tape, i: int) -> str:

@@ -19,7 +19,6 @@ from micrograd_widget.engine import Value
 from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
-from .mgw_browser.fake_model import open_view
 from .mgw_browser.graphs import lecture_L, lecture_neuron
 
 pytestmark = pytest.mark.browser
@@ -64,14 +63,6 @@ _CENTRE = """(r, key) => {
   const b = r.querySelector(`[data-role=graph] g[data-node="${key}"]`).getBoundingClientRect();
   return [b.left + b.width / 2, b.top + b.height / 2];
 }"""
-
-
-@pytest.fixture
-def show(guarded, static_server, widget_bundle):
-    """show(root, **options) -> WidgetDom: the widget rendered with a fake model in a guarded page."""
-    def _show(root, **options) -> WidgetDom:
-        return open_view(guarded.page, static_server, root, **options)
-    return _show
 
 
 def geometry(view: WidgetDom) -> dict:
