@@ -52,3 +52,80 @@ export const OPS = [
     domain: (a, b, k, out) => true },
 ];
 export const OPS_BY_NAME = Object.fromEntries(OPS.map((op) => [op.name, op]));
+
+// The replay loops: the rows' expressions above, inlined in one switch (same floats, no call per node).
+/** Every op node's data in node order (leaves set); the first node outside its op's domain, or -1. */
+export function forwardLoop(n, code, inA, inB, konst, data) {
+  let failure = -1;
+  for (let i = 0; i < n; i++) {
+    const c = code[i];
+    if (c < 0) continue;
+    const bi = inB[i];
+    const a = data[inA[i]], b = bi < 0 ? 0 : data[bi], k = konst[i];
+    let out;
+    switch (c) {
+      case 0: out = a + b; data[i] = out; break;
+      case 1: out = a - b; data[i] = out; break;
+      case 2: out = a * b; data[i] = out; break;
+      case 3: out = a / b; data[i] = out; if (failure < 0 && !(b !== 0)) failure = i; break;
+      case 4: out = -a; data[i] = out; break;
+      case 5: out = a ** k; data[i] = out; if (failure < 0 && !(!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)))) failure = i; break;
+      case 6: out = a ** b; data[i] = out; if (failure < 0 && !(!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b)))) failure = i; break;
+      case 7: out = Math.exp(a); data[i] = out; if (failure < 0 && !(Number.isFinite(out) || !Number.isFinite(a))) failure = i; break;
+      case 8: out = Math.log(a); data[i] = out; if (failure < 0 && !(!(a <= 0))) failure = i; break;
+      case 9: out = Math.tanh(a); data[i] = out; break;
+      case 10: out = a > 0 ? a : 0; data[i] = out; break;
+      case 11: out = a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a)); data[i] = out; break;
+      default: throw new Error(`op code ${c} at node ${i} is not in the op table`);
+    }
+  }
+  return failure;
+}
+
+/** Fresh grads of node `output` into `grad`: reverse node order, each node's partials times its grad. */
+export function backwardLoop(output, code, inA, inB, konst, data, grad) {
+  grad.fill(0);
+  grad[output] = 1;
+  for (let i = output; i >= 0; i--) {
+    const c = code[i];
+    if (c < 0) continue;
+    const g = grad[i], ai = inA[i], bi = inB[i];
+    const a = data[ai], b = bi < 0 ? 0 : data[bi], k = konst[i], out = data[i];
+    switch (c) {
+      case 0: grad[ai] += (1) * g; grad[bi] += (1) * g; break;
+      case 1: grad[ai] += (1) * g; grad[bi] += (-1) * g; break;
+      case 2: grad[ai] += (b) * g; grad[bi] += (a) * g; break;
+      case 3: grad[ai] += (1 / b) * g; grad[bi] += (-(a / b) / b) * g; break;
+      case 4: grad[ai] += (-1) * g; break;
+      case 5: grad[ai] += (k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))) * g; break;
+      case 6: grad[ai] += (b * a ** (b - 1)) * g; grad[bi] += (out * Math.log(a)) * g; break;
+      case 7: grad[ai] += (out) * g; break;
+      case 8: grad[ai] += (1 / a) * g; break;
+      case 9: grad[ai] += (1 - out * out) * g; break;
+      case 10: grad[ai] += (a > 0 ? 1 : 0) * g; break;
+      case 11: grad[ai] += (out * (1 - out)) * g; break;
+      default: throw new Error(`op code ${c} at node ${i} is not in the op table`);
+    }
+  }
+  return grad;
+}
+
+/** Row `c`'s partials at (a, b, k, out) into `into` ([d/da, d/db]; d/db is NaN for a unary op). */
+export function localGradInto(c, a, b, k, out, into) {
+  switch (c) {
+    case 0: into[0] = 1; into[1] = 1; break;
+    case 1: into[0] = 1; into[1] = -1; break;
+    case 2: into[0] = b; into[1] = a; break;
+    case 3: into[0] = 1 / b; into[1] = -(a / b) / b; break;
+    case 4: into[0] = -1; into[1] = NaN; break;
+    case 5: into[0] = k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1)); into[1] = NaN; break;
+    case 6: into[0] = b * a ** (b - 1); into[1] = out * Math.log(a); break;
+    case 7: into[0] = out; into[1] = NaN; break;
+    case 8: into[0] = 1 / a; into[1] = NaN; break;
+    case 9: into[0] = 1 - out * out; into[1] = NaN; break;
+    case 10: into[0] = a > 0 ? 1 : 0; into[1] = NaN; break;
+    case 11: into[0] = out * (1 - out); into[1] = NaN; break;
+    default: throw new Error(`op code ${c} is not in the op table`);
+  }
+  return into;
+}

@@ -5,7 +5,7 @@
 // exported page, an ArrayBuffer or a typed array elsewhere); compileTape checks them and owns them, so the
 // view reads node names, inputs and ops from the compiled tape, never from the raw spec. Nothing here recurses.
 
-import { OPS_BY_NAME } from "./ops.js";
+import { backwardLoop, forwardLoop, localGradInto, OPS_BY_NAME } from "./ops.js";
 
 /** The spec version this replay reads (tape.py's SPEC_VERSION). */
 export const SPEC_VERSION = 2;
@@ -92,7 +92,8 @@ function stringList(values, name, n) {
 
 /**
  * Compile a tape spec (version 2) into flat typed arrays for fast replay, checking every length and index.
- * Per node: `row` (op row, -1 for none), inputs in CSR form (`inputStart`, `inputs`; see `inputsOf`), `a`/`b`
+ * Per node: `row` (op row, -1 for none), `code` (its row's id in js/ops.js, -1 for a leaf or a row the browser
+ * cannot replay: what the replay loops switch on), inputs in CSR form (`inputStart`, `inputs`; see `inputsOf`), `a`/`b`
  * (first/second input, -1 for none), `k` (NaN for none), `labels`, `scopes`, `symbols`; `ops` (the op rows:
  * name, symbol, arity, builtin), `leaves`, `leafData` (the leaves' values when the tape was frozen), `root`.
  * `replayable` is false (with a `reason`) when the graph has a user-defined op (`unsupported` names them:
@@ -136,6 +137,7 @@ export function compileTape(spec) {
   });
   const a = new Int32Array(n).fill(-1);
   const b = new Int32Array(n).fill(-1);
+  const code = new Int32Array(n).fill(-1);
   const unsupported = new Set();
   let opaque = -1;
   for (let i = 0; i < n; i++) {
@@ -157,6 +159,8 @@ export function compileTape(spec) {
       throw new TypeError(`tape spec: node ${i} (${ops[r].name}) has ${count} inputs, expected ${ops[r].arity}`);
     } else if (rows[r] === null) {
       unsupported.add(ops[r].name);
+    } else {
+      code[i] = rows[r].id;
     }
   }
   for (let j = 0; j < leaves.length; j++) {
@@ -177,6 +181,7 @@ export function compileTape(spec) {
     leaves,
     leafData,
     row,
+    code,
     ops,
     inputStart,
     inputs,
@@ -186,9 +191,6 @@ export function compileTape(spec) {
     labels,
     scopes,
     symbols,
-    forwardFns: rows.map((r) => (r ? r.forward : null)),
-    domainFns: rows.map((r) => (r ? r.domain : null)),
-    gradFns: rows.map((r) => (r ? r.localGrad : null)),
     replayable: reason === "",
     reason,
     unsupported: [...unsupported],
@@ -225,49 +227,21 @@ function requireReplayable(tape) {
  */
 export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
   requireReplayable(tape);
-  const { n, leaves, row, a, b, k, forwardFns, domainFns } = tape;
+  const { n, leaves, code, a, b, k } = tape;
   if (leafValues.length !== leaves.length) {
     throw new RangeError(`expected ${leaves.length} leaf values (one per leaf), got ${leafValues.length}`);
   }
   for (let j = 0; j < leaves.length; j++) data[leaves[j]] = leafValues[j];
-  let failure = -1;
-  for (let i = 0; i < n; i++) {
-    const r = row[i];
-    if (r < 0) continue;
-    const x = data[a[i]];
-    const bi = b[i];
-    const y = bi < 0 ? 0 : data[bi];
-    const out = forwardFns[r](x, y, k[i]);
-    data[i] = out;
-    if (failure < 0 && !domainFns[r](x, y, k[i], out)) failure = i;
-  }
-  return failure;
+  return forwardLoop(n, code, a, b, k, data);
 }
 
 /** Fresh grads of node `output` (default: the root) with respect to every node, into `grad`. */
 export function backward(tape, data, output = tape.root, grad = new Float64Array(tape.n)) {
   requireReplayable(tape);
-  const { row, a, b, k, gradFns } = tape;
   if (!Number.isInteger(output) || output < 0 || output >= tape.n) {
     throw new RangeError(`output must be a node id from 0 to ${tape.n - 1}, got ${output}`);
   }
-  grad.fill(0);
-  grad[output] = 1;
-  for (let i = output; i >= 0; i--) {
-    const r = row[i];
-    if (r < 0) continue;
-    const g = grad[i];
-    const ai = a[i];
-    const bi = b[i];
-    if (bi < 0) {
-      grad[ai] += gradFns[r](data[ai], 0, k[i], data[i])[0] * g;
-    } else {
-      const local = gradFns[r](data[ai], data[bi], k[i], data[i]);
-      grad[ai] += local[0] * g;
-      grad[bi] += local[1] * g;
-    }
-  }
-  return grad;
+  return backwardLoop(output, tape.code, tape.a, tape.b, tape.k, data, grad);
 }
 
 /** The leaf values of `data` in `tape.leaves` order. */
@@ -303,7 +277,7 @@ export function backwardSteps(tape, data, output = tape.root) {
   if (!Number.isInteger(output) || output < 0 || output >= tape.n) {
     throw new RangeError(`output must be a node id from 0 to ${tape.n - 1}, got ${output}`);
   }
-  const { n, row, a, b, k, gradFns } = tape;
+  const { n, row, code, a, b, k } = tape;
   const needed = new Uint8Array(n);
   needed[output] = 1;
   let count = 0;
@@ -323,13 +297,14 @@ export function backwardSteps(tape, data, output = tape.root) {
   const grad = new Float64Array(n);
   grad[output] = 1;
   reachedAt[output] = 0;
+  const local = new Float64Array(2);
   let s = 0;
   for (let i = output; i >= 0; i--) {
     if (!needed[i] || row[i] < 0) continue;
     const g = grad[i];
     const ai = a[i];
     const bi = b[i];
-    const local = gradFns[row[i]](data[ai], bi < 0 ? 0 : data[bi], k[i], data[i]);
+    localGradInto(code[i], data[ai], bi < 0 ? 0 : data[bi], k[i], data[i], local);
     node[s] = i;
     upstream[s] = g;
     inputA[s] = ai;

@@ -242,7 +242,11 @@ def op_symbol(op: Op, k: float | None) -> str:
 
 
 def js_module() -> str:
-    """The browser's copy of this table as an ES module (written to js/ops.js by the build)."""
+    """The browser's copy of this table as an ES module (written to js/ops.js by the build).
+
+    Besides the rows, it holds the replay loops: one forward, one backward and one local-grad switch with
+    every row's JS expressions inlined (a call and a partials array per node cost the browser ~5x).
+    """
     lines = [
         "// Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.",
         "// forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row;",
@@ -259,7 +263,79 @@ def js_module() -> str:
         )
     lines.append("];")
     lines.append("export const OPS_BY_NAME = Object.fromEntries(OPS.map((op) => [op.name, op]));")
+    lines += _js_loops()
     return "\n".join(lines) + "\n"
+
+
+def _js_loops() -> list[str]:
+    """The replay loops over a tape's flat arrays, one ``case`` per row with the row's own JS expressions.
+
+    ``code[i]`` is node i's row id (-1: a leaf); ``inA``/``inB`` its inputs (-1: none), ``konst`` its constant.
+    A unary op sees ``b = 0`` and a missing constant NaN, as the rows' functions are called; each partial is
+    multiplied by the upstream grad and added in input order, so the floats are those of the rows' functions.
+    """
+    head = [
+        "",
+        "// The replay loops: the rows' expressions above, inlined in one switch (same floats, no call per node).",
+        "/** Every op node's data in node order (leaves set); the first node outside its op's domain, or -1. */",
+        "export function forwardLoop(n, code, inA, inB, konst, data) {",
+        "  let failure = -1;",
+        "  for (let i = 0; i < n; i++) {",
+        "    const c = code[i];",
+        "    if (c < 0) continue;",
+        "    const bi = inB[i];",
+        "    const a = data[inA[i]], b = bi < 0 ? 0 : data[bi], k = konst[i];",
+        "    let out;",
+        "    switch (c) {",
+    ]
+    fwd = []
+    for op in OPS:
+        check = "" if op.js_domain == "true" else f" if (failure < 0 && !({op.js_domain})) failure = i;"
+        fwd.append(f"      case {op.id}: out = {op.js_forward}; data[i] = out;{check} break;")
+    mid = [
+        "      default: throw new Error(`op code ${c} at node ${i} is not in the op table`);",
+        "    }",
+        "  }",
+        "  return failure;",
+        "}",
+        "",
+        "/** Fresh grads of node `output` into `grad`: reverse node order, each node's partials times its grad. */",
+        "export function backwardLoop(output, code, inA, inB, konst, data, grad) {",
+        "  grad.fill(0);",
+        "  grad[output] = 1;",
+        "  for (let i = output; i >= 0; i--) {",
+        "    const c = code[i];",
+        "    if (c < 0) continue;",
+        "    const g = grad[i], ai = inA[i], bi = inB[i];",
+        "    const a = data[ai], b = bi < 0 ? 0 : data[bi], k = konst[i], out = data[i];",
+        "    switch (c) {",
+    ]
+    bwd = []
+    for op in OPS:
+        adds = " ".join(f"grad[{x}] += ({e}) * g;" for x, e in zip(("ai", "bi"), op.js_local_grad))
+        bwd.append(f"      case {op.id}: {adds} break;")
+    tail = [
+        "      default: throw new Error(`op code ${c} at node ${i} is not in the op table`);",
+        "    }",
+        "  }",
+        "  return grad;",
+        "}",
+        "",
+        "/** Row `c`'s partials at (a, b, k, out) into `into` ([d/da, d/db]; d/db is NaN for a unary op). */",
+        "export function localGradInto(c, a, b, k, out, into) {",
+        "  switch (c) {",
+    ]
+    one = []
+    for op in OPS:
+        parts = list(op.js_local_grad) + ["NaN"] * (2 - len(op.js_local_grad))
+        one.append(f"    case {op.id}: into[0] = {parts[0]}; into[1] = {parts[1]}; break;")
+    end = [
+        "    default: throw new Error(`op code ${c} is not in the op table`);",
+        "  }",
+        "  return into;",
+        "}",
+    ]
+    return head + fwd + mid + bwd + tail + one + end
 
 
 if __name__ == "__main__":
