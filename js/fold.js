@@ -137,73 +137,91 @@ export function pictureFor(tape, tree, open) {
   for (let i = 0; i < n; i++) if (unit[i] === i) shown.push(i);
   const boxGroups = [];
   const clusterGroups = [];
+  const boxOf = new Int32Array(groups.length).fill(-1); // group -> its index among the boxes drawn
   for (let g = 0; g < groups.length; g++) {
-    if (box[g] === g) boxGroups.push(g);
+    if (box[g] === g) boxOf[g] = boxGroups.push(g) - 1;
     if (flags[g]) clusterGroups.push(g);
   }
-  const boxIndex = new Map(boxGroups.map((g, k) => [g, k]));
   const members = boxGroups.map(() => []);
-  for (let i = 0; i < n; i++) if (unit[i] >= n) members[boxIndex.get(unit[i] - n)].push(i);
-  const outputs = boxOutputs(tape, unit, n);
+  for (let i = 0; i < n; i++) if (unit[i] >= n) members[boxOf[unit[i] - n]].push(i);
+  const outputs = boxOutputs(tape, unit, n, boxOf, boxGroups.length);
   const boxes = boxGroups.map((g, k) => {
     const G = groups[g];
-    const output = outputs.get(n + g);
     return { id: `fold${k}`, key: G.key, kind: G.kind, title: G.title, note: G.note, count: G.count, group: g,
-      total: G.total >= 0 ? G.total : null, members: members[k], output: output === undefined ? null : output };
+      total: G.total >= 0 ? G.total : null, members: members[k], output: outputs[k] >= 0 ? outputs[k] : null };
   });
   const clusters = clusterGroups.map((g, k) => ({ id: `open${k}`, key: groups[g].key, kind: groups[g].kind,
     title: groups[g].title, count: groups[g].count, group: g, parent: groups[g].parent }));
   const message = clusters.length === 0 ? tree.message
     : `showing ${thousands(shown.length)} of ${thousands(n)} nodes; ${thousands(boxes.length)} ${boxes.length === 1 ? "box" : "boxes"} folded, ${thousands(clusters.length)} opened`;
-  const name = (u) => (u < n ? `n${u}` : `fold${boxIndex.get(u - n)}`);
+  const name = (u) => (u < n ? `n${u}` : `fold${boxOf[u - n]}`);
   const totals = new Map();
   for (const b of boxes) if (b.kind === "sum" && b.total !== null && unit[b.total] === b.total) totals.set(b.total, b.id);
-  const edges = pictureEdges(tape, shown, boxes, unit, name, totals);
-  const nameOf = new Array(n);
-  for (let i = 0; i < n; i++) nameOf[i] = name(unit[i]);
-  return { unitOf: unit, nameOf, shown, boxes, clusters, edges, totals, message };
+  const edges = pictureEdges(tape, tree, shown, boxes, unit, boxOf);
+  let nameOf = null; // made when asked for (no view needs it): 65,818 strings on the moons loss
+  return {
+    unitOf: unit, shown, boxes, clusters, edges, totals, message,
+    get nameOf() {
+      if (nameOf === null) {
+        nameOf = new Array(n);
+        for (let i = 0; i < n; i++) nameOf[i] = name(unit[i]);
+      }
+      return nameOf;
+    },
+  };
 }
 
-/** Per drawn box (its unit), its one output node (a member used by a unit outside it), or null for several. */
-function boxOutputs(tape, unit, n) {
+/** Per drawn box (index k), its one output node (a member used by a unit outside it), -2 for several, -1 none. */
+function boxOutputs(tape, unit, n, boxOf, count) {
   const { inputStart, inputs } = tape;
-  const found = new Map();
+  const found = new Int32Array(count).fill(-1);
   for (let i = 0; i < n; i++) {
     const u = unit[i];
     for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
       const c = inputs[p];
       const b = unit[c];
       if (b >= n && b !== u) {
-        if (!found.has(b)) found.set(b, c);
-        else if (found.get(b) !== c) found.set(b, null);
+        const k = boxOf[b - n];
+        if (found[k] === -1) found[k] = c;
+        else if (found[k] !== c) found[k] = -2;
       }
     }
   }
   return found;
 }
 
-function pictureEdges(tape, shown, boxes, unit, name, totals) {
+// The edges between drawn units, in the order Python writes them, each once. Ends are numbers until an edge is
+// new (units: node i or n + group; op circles: n + groups + i): naming every end of the tape's 131,000 inputs
+// as a string cost ~40 ms on the moons loss.
+function pictureEdges(tape, tree, shown, boxes, unit, boxOf) {
   const { inputStart, inputs, symbols } = tape;
+  const n = tree.n;
+  const ops = n + tree.groups.length; // op circle of node i: ops + i
+  const width = ops + n;
+  const name = (e) => (e < n ? `n${e}` : e < ops ? `fold${boxOf[e - n]}` : `n${e - ops}_op`);
   const seen = new Set();
   const edges = [];
   const add = (tail, head) => {
-    const k = `${tail} ${head}`;
-    if (!seen.has(k)) { seen.add(k); edges.push([tail, head]); }
+    const k = tail * width + head;
+    if (!seen.has(k)) { seen.add(k); edges.push([name(tail), name(head)]); }
   };
+  const totalUnit = new Map();
+  for (const b of boxes) if (b.kind === "sum" && b.total !== null && unit[b.total] === b.total) totalUnit.set(b.total, n + b.group);
   for (const i of shown) {
-    const own = name(unit[i]);
-    const head = totals.get(i) || (symbols[i] ? `n${i}_op` : own);
+    const head = totalUnit.get(i) ?? (symbols[i] ? ops + i : i);
     for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
-      const c = name(unit[inputs[p]]);
+      const c = unit[inputs[p]];
       if (c !== head) add(c, head);
     }
-    if (head !== own) add(head, own);
+    if (head !== i) add(head, i);
   }
   for (const b of boxes) {
+    const head = n + b.group;
+    let last = -1; // the tail just added: runs of inputs from one unit are common
     for (const i of b.members) {
       for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
-        const c = name(unit[inputs[p]]);
-        if (c !== b.id) add(c, b.id);
+        const c = unit[inputs[p]];
+        if (c !== head && c !== last) { add(c, head); last = c; }
       }
     }
   }
