@@ -5,7 +5,7 @@ ordered nearest its output first. fold_tree.py builds the hierarchy from them.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -85,17 +85,17 @@ def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
     scopes = ctx.tape.scopes
     # Which level splits is decided on the members' distinct scopes (a few), not on every member at every level:
     # a 'farther' group inside a moons neuron walked its 3,000 members three times to find no split.
-    count = Counter(scopes[i] for i in members)
+    count = Counter(map(scopes.__getitem__, members))
     levels = {s: s.count(".") + 1 for s in count if s}
     for d in range(depth + 1, max(levels.values(), default=0) + 1):
-        prefixes = {ctx.prefix(s, d) for s, k in levels.items() if k >= d}
-        if len(prefixes) >= 2 or (len(prefixes) == 1 and sum(count[s] for s, k in levels.items() if k >= d)
-                                  < len(members)):
+        prefix_of = {s: ctx.prefix(s, d) for s, k in levels.items() if k >= d}   # the scopes this level splits
+        prefixes = set(prefix_of.values())
+        if len(prefixes) >= 2 or (len(prefixes) == 1 and sum(map(count.__getitem__, prefix_of)) < len(members)):
             groups: dict[str, list[int]] = {}
             for i in members:
-                s = scopes[i]
-                if s and levels[s] >= d:
-                    groups.setdefault(ctx.prefix(s, d), []).append(i)
+                p = prefix_of.get(scopes[i])
+                if p is not None:
+                    groups.setdefault(p, []).append(i)
             return [Spec("scope", p, f"{p}: {len(m):,} nodes made inside this module, folded", m, depth=d, key=p)
                     for p, m in groups.items() if len(m) >= 2]
     return []
@@ -106,9 +106,10 @@ def _sums_within(ctx: Context, rest: list[int], free: set[int]) -> list[Spec]:
     tape, inputs = ctx.tape, ctx.inputs
     out: list[Spec] = []
     terms_specs: list[Spec] = []
-    for top in rest:
-        tree = ctx.sum_at.get(top)
-        if tree is None or not all(i in free for i in tree.members):
+    sum_at = ctx.sum_at
+    for top in filter(sum_at.__contains__, rest):
+        tree = sum_at[top]
+        if not free.issuperset(tree.members):
             continue
         members, terms = tree.members, tree.terms
         out.append(Spec("sum", sum_title(terms), sum_note(terms, len(members)), list(members), top))
@@ -167,13 +168,12 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
     outside it, or the root; largest id first) over inputs inside it. Every member is met: one used only
     inside the group feeds a member, and following consumers ends at an output (a tape ends at its root)."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
-    inner = Counter(chain.from_iterable(map(inputs.__getitem__, members)))   # uses from inside, for members
-    queue = deque(i for i in reversed(members) if i == root or uses[i] > inner[i])
-    pending = inside - set(queue)       # members not met yet
+    inner = Counter(chain.from_iterable(map(inputs.__getitem__, members))).get   # uses from inside, for members
+    queue = [i for i in reversed(members) if i == root or uses[i] > inner(i, 0)]
+    pending = inside.difference(queue)      # members not met yet
     order: list[int | Spec] = []
     met: set[int] = set()
-    while queue:
-        i = queue.popleft()
+    for i in queue:                         # breadth first: the loop reads what it appends
         u = grouped.get(i)
         if u is None:
             order.append(i)
