@@ -124,7 +124,8 @@ export class Zoom {
     }
   }
 
-  /** A new picture is in the box: keep the user's zoom, or fit it automatically. */
+  /** A new picture for the box: keep the user's zoom, or fit it automatically. Call it before the picture goes
+   * in (the box is measured as it is), so that the browser lays the new picture out once, at its size. */
   show(svg) {
     this.svg = svg;
     this.natural = svgSizePx(svg);
