@@ -22,7 +22,7 @@
 // buttons (and export buttons) in view/toolbar.js; the small per-widget loader and the shared assets model
 // (issue 10) land in js/loader.js, which imports this file's `render`.
 
-import { backward, compileTape, forward, initialData, kernelNumbers } from "./tape.js";
+import { backward, compileTape, forward, initialData, kernelNumbers, readBuffer } from "./tape.js";
 import { h } from "./dom.js";
 import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";
@@ -243,7 +243,9 @@ class GraphWidgetView {
   /** What to draw: js/fold.js's picture of the open set when the graph folds, else the kernel's DOT. */
   drawing() {
     const view = this.model.get("view") || {};
-    if (!this.folding) return { dot: this.model.get("dot"), view };
+    if (!this.folding) { // the kernel's picture; its fold_of (an Int32 buffer) read once per picture, for BoundPicture
+      return { dot: this.model.get("dot"), view: { ...view, fold_of: readBuffer(view.fold_of ?? new Int32Array(0), "int32", "view.fold_of") } };
+    }
     return this.folding.draw({
       precision: this.model.get("precision"), rankdir: this.model.get("rankdir"), color: this.model.get("color") !== false,
       output: this.output, palette: view.palette, data: this.data, grad: this.grad,

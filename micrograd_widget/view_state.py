@@ -9,13 +9,14 @@ TypeError/ValueError saying what was wrong, the offending value shortened. widge
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import Any
 
 from . import dot as _dot
 from . import fold_tree
 from .options import DRAWING_OPTIONS, check_option
-from .tape import Tape, json_safe
+from .tape import Tape, json_safe, to_buffer
 from .writes import short
 
 __all__ = ["FROM_VIEW", "check_from_view", "view_of", "fold_spec"]
@@ -62,10 +63,12 @@ def fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
 
 
 def view_of(picture: _dot.GraphView) -> dict[str, Any]:
-    """The ``view`` trait: what the browser needs to know about a picture besides its DOT."""
-    fold_of: list[int] = []
+    """The ``view`` trait: what the browser needs to know about a picture besides its DOT. ``fold_of`` (per node
+    the index of the closed box holding it, -1 when drawn; empty when nothing is folded) is a little-endian Int32
+    buffer: as a JSON list it was 3 of the 4.1 MB of a 1,000,000-node widget's state."""
+    fold_of = array("i")
     if picture.folds:
-        fold_of = [-1] * picture.total
+        fold_of = array("i", [-1]) * picture.total
         for k, f in enumerate(picture.folds):
             for i in f.members:
                 fold_of[i] = k
@@ -75,7 +78,7 @@ def view_of(picture: _dot.GraphView) -> dict[str, Any]:
                    "count": len(f.members), "note": json_safe(f.note)}
                   for f in picture.folds],
         "open": [json_safe(k) for k in picture.open],
-        "fold_of": fold_of,
+        "fold_of": to_buffer(fold_of),
         "message": json_safe(picture.message),
         "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
                     "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},

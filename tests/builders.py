@@ -4,7 +4,8 @@ pytest; scripts such as tests/vectors/generate.py put it there)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import struct
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from micrograd_widget.engine import Value
@@ -53,3 +54,11 @@ def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any
     g = f / 2.0
     g += 10.0 / f
     return a, b, g
+
+
+def fold_of(view: Mapping[str, Any]) -> list[int]:
+    """A widget ``view`` trait's ``fold_of`` (per node its closed box, -1 drawn; little-endian Int32 bytes) as a
+    list, read with struct rather than the product's decoder."""
+    raw = bytes(view["fold_of"])
+    assert len(raw) % 4 == 0, f"fold_of is {len(raw)} bytes, not whole Int32s"
+    return list(struct.unpack(f"<{len(raw) // 4}i", raw))

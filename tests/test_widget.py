@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import traitlets
-from builders import lecture_L
+from builders import fold_of, lecture_L
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget.display import value_mimebundle
@@ -85,7 +85,7 @@ def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> No
     assert state["output"] == tape.root
     assert state["leaf_values"] == [tape.data[i] for i in tape.leaves]
     assert state["view"]["shown"] == list(range(len(tape)))
-    assert state["view"]["folds"] == [] and state["view"]["fold_of"] == [] and state["view"]["message"] == ""
+    assert state["view"]["folds"] == [] and fold_of(state["view"]) == [] and state["view"]["message"] == ""
     assert state["view"]["palette"]["positive"] == dot_module.POSITIVE_COLOR
     assert (state["precision"], state["rankdir"], state["node_budget"], state["color"]) == (4, "LR", 250, True)
     assert state["data"] == b"" and state["grad"] == b"", "the browser replays this graph: no duplicate numbers"
@@ -146,12 +146,12 @@ def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
     assert w.view["message"] == picture.message and "fold" in picture.message
     assert len(w.view["shown"]) < len(w.tape)
     # Which fold box holds each node (the stepper highlights the box when a folded node fires).
-    fold_of = w.view["fold_of"]
-    assert len(fold_of) == len(w.tape)
+    boxes = fold_of(w.view)
+    assert len(boxes) == len(w.tape)
     for k, f in enumerate(picture.folds):
-        assert all(fold_of[i] == k for i in f.members)
-    assert all(fold_of[i] == -1 for i in picture.shown)
-    assert sum(x >= 0 for x in fold_of) + len(picture.shown) == len(w.tape)
+        assert all(boxes[i] == k for i in f.members)
+    assert all(boxes[i] == -1 for i in picture.shown)
+    assert sum(x >= 0 for x in boxes) + len(picture.shown) == len(w.tape)
 
 
 # ---------------------------------------------------------------- browser -> kernel

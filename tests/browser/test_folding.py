@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from builders import fold_of
 
 from micrograd_widget.dot import grad_color, grad_scale, graph_view
 from micrograd_widget.nn import MLP
@@ -38,8 +39,9 @@ def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
     fold box"): a box by its largest-|grad| member (the output left out), on a scale that counts those boxes."""
     grad, n = tape.grad, len(tape)
     best: dict[int, int] = {}
+    boxes = fold_of(view)
     for i in range(n):
-        k = view["fold_of"][i] if view["fold_of"] else -1
+        k = boxes[i] if boxes else -1
         if k < 0 or i == output or not abs(grad[i]) < float("inf"):
             continue
         if k not in best or abs(grad[i]) > abs(grad[best[k]]):
@@ -67,7 +69,8 @@ def test_closed_boxes_are_filled_by_their_largest_grad_on_a_scale_that_counts_th
     got = poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "fills of nodes and fold boxes")
     assert got == want
     # a weight inside a folded neuron moves: the boxes' fills follow, as Python's replay of the same move says
-    leaf = next(i for i in tape.leaves if widget.view["fold_of"][i] >= 0 and tape.labels[i] == "w0")
+    boxes = fold_of(widget.view)
+    leaf = next(i for i in tape.leaves if boxes[i] >= 0 and tape.labels[i] == "w0")
     view.type_number(key_of(tape, leaf), -2.5)
     tape.forward({leaf: -2.5})
     tape.backward()

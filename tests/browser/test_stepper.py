@@ -8,6 +8,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from builders import fold_of
 from playwright.sync_api import expect
 
 from micrograd_widget.dot import format_number
@@ -163,8 +164,8 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
     loss = moons_loss()
     widget = GraphWidget(loss)
     tape = widget.tape
-    fold_of = widget.view["fold_of"]
-    assert fold_of, "the moons graph should be folded"
+    boxes = fold_of(widget.view)
+    assert boxes, "the moons graph should be folded"
     view = show(widget)
     stepper = StepperDom(view)
     stepper.open()
@@ -182,8 +183,8 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
         assert cell["reached"] == "true" and shown_equals(cell["text"], full[i]), f"{key}: {cell} vs {full[i]}"
     # The last node to fire (the lowest op node) sits inside a fold: the fold box is highlighted.
     last = min(i for i in range(len(tape)) if tape.ops[i] is not None)
-    assert fold_of[last] >= 0, "the first op node of the moons graph should be folded"
-    fold_id = widget.view["folds"][fold_of[last]]["id"]
+    assert boxes[last] >= 0, "the first op node of the moons graph should be folded"
+    fold_id = widget.view["folds"][boxes[last]]["id"]
     assert view.root.evaluate(f"r => r.querySelector('g#{fold_id}').classList.contains('mgw-step-current')")
     assert f"#{last}" in stepper.detail() or tape.labels[last] in stepper.detail()
     # Play at the fastest speed: the counter keeps moving and the page keeps answering (no frame blocks it).
