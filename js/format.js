@@ -98,8 +98,25 @@ export function gradScale(grads, output = null) {
     const a = Math.abs(g);
     if (a > scale && a !== Infinity) scale = a;
   }
-  if (scale === 0 && output !== null && Number.isFinite(output)) return Math.abs(output);
-  return scale;
+  return scaleOf(scale, output);
+}
+
+/** gradScale's last step, for a caller that found `largest` (the largest finite |grad| of the others) itself. */
+export function scaleOf(largest, output = null) {
+  if (largest === 0 && output !== null && Number.isFinite(output)) return Math.abs(output);
+  return largest;
+}
+
+const HEX = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, "0"));
+const CHANNELS = new Map(); // "#rrggbb" -> its [r, g, b], parsed once (a palette has two ends)
+
+function channelsOf(color) {
+  let rgb = CHANNELS.get(color);
+  if (!rgb) {
+    rgb = [1, 3, 5].map((k) => parseInt(color.slice(k, k + 2), 16));
+    if (CHANNELS.size < 64) CHANNELS.set(color, rgb);
+  }
+  return rgb;
 }
 
 /**
@@ -112,11 +129,7 @@ export function gradColor(grad, scale, palette) {
   if (!Number.isFinite(grad)) return palette.nonfinite;
   if (grad === 0 || !(scale > 0)) return palette.zero;
   const t = Math.min(1, Math.sqrt(Math.abs(grad) / scale));
-  const end = grad < 0 ? palette.negative : palette.positive;
-  let out = "#";
-  for (const k of [1, 3, 5]) {
-    const c = parseInt(end.slice(k, k + 2), 16);
-    out += roundHalfEven(255 + (c - 255) * t).toString(16).padStart(2, "0");
-  }
-  return out;
+  const [r, g, b] = channelsOf(grad < 0 ? palette.negative : palette.positive);
+  return "#" + HEX[roundHalfEven(255 + (r - 255) * t)] + HEX[roundHalfEven(255 + (g - 255) * t)]
+    + HEX[roundHalfEven(255 + (b - 255) * t)];
 }

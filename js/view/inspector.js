@@ -93,11 +93,13 @@ export class Inspector {
     const i = this.node;
     if (i === null) return;
     const { names, data, grad, stepper: st, output } = this.view;
-    this.fields.data.textContent = pyRepr(data[i]);
-    if (st && st.steps.reachedAt[i] > st.k) this.fields.grad.textContent = "not reached yet";
-    else this.fields.grad.textContent = pyRepr((st ? st.grad : grad)[i]);
-    this.fields.of.textContent = `d ${names.describe(output)} / d ${names.describe(i)}`
-      + (st ? ` after step ${st.k} of ${st.count} of the backward pass` : "");
+    const write = (el, text) => { // every frame: only a text that changed (a write costs the page a layout)
+      if (el.textContent !== text) el.textContent = text;
+    };
+    write(this.fields.data, pyRepr(data[i]));
+    write(this.fields.grad, st && st.steps.reachedAt[i] > st.k ? "not reached yet" : pyRepr((st ? st.grad : grad)[i]));
+    write(this.fields.of, `d ${names.describe(output)} / d ${names.describe(i)}`
+      + (st ? ` after step ${st.k} of ${st.count} of the backward pass` : ""));
   }
 
   /** Show what a fold box holds, with Expand (open it in place), Expand all that fits, and Collapse (close the

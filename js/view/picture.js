@@ -3,7 +3,7 @@
 // its size on screen (fit, zoom, pan) is view/zoom.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
-import { formatNumber, gradColor, gradScale } from "../format.js";
+import { formatNumber, gradColor, scaleOf } from "../format.js";
 import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
 import { SVG_NS, boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
@@ -144,6 +144,8 @@ export class BoundPicture {
     this.painted = { data: new Array(m).fill(""), grad: new Array(m).fill(""), fill: new Array(m).fill(""),
       reached: new Array(m).fill(""), legend: new Array(5).fill(""),
       folds: new Array(this.folds ? this.folds.list.length * 4 : 0).fill("") };
+    // The floats behind the painted texts and fills: a number equal to last frame's (Object.is) is not formatted again.
+    this.seen = { valid: false, precision: null, colored: false, scale: NaN, data: new Float64Array(m), grad: new Float64Array(m) };
   }
 
   /**
@@ -152,21 +154,38 @@ export class BoundPicture {
    * scale: d out / d out = 1), `precision`, `colored`.
    */
   paint({ data, grad, reachedAt, step, output, precision, colored }) {
-    const { boxes, painted, shown, palette, folds } = this;
+    const { boxes, painted, shown, palette, folds, seen } = this;
     colored = colored && !!palette;
+    if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best);
     let scale = 0;
-    if (colored) {
-      const counted = (i) => !reachedAt || reachedAt[i] <= step;
-      const others = [];
-      for (const i of shown) if (i !== output && counted(i)) others.push(grad[i]);
-      if (folds.numbers) for (const i of largestGrad(folds.numbers, grad, output, folds.best)) if (i >= 0) others.push(grad[i]);
-      scale = gradScale(others, this.shownSet.has(output) && counted(output) ? grad[output] : null);
-    } else if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best);
+    if (colored) { // gradScale over the drawn nodes (the output and unreached nodes left out) and the boxes' largest
+      let largest = 0;
+      for (let k = 0; k < shown.length; k++) {
+        const i = shown[k];
+        const a = Math.abs(grad[i]);
+        if (i !== output && (!reachedAt || reachedAt[i] <= step) && a > largest && a !== Infinity) largest = a;
+      }
+      for (let k = 0; folds.numbers && k < folds.best.length; k++) {
+        const a = folds.best[k] >= 0 ? Math.abs(grad[folds.best[k]]) : 0;
+        if (a > largest && a !== Infinity) largest = a;
+      }
+      const counted = this.shownSet.has(output) && (!reachedAt || reachedAt[output] <= step);
+      scale = scaleOf(largest, counted ? grad[output] : null);
+    }
+    const valid = seen.valid && seen.precision === precision && seen.colored === colored;
+    const sameScale = valid && Object.is(scale, seen.scale);
     for (let k = 0; k < shown.length; k++) {
       const i = shown[k];
-      const d = formatNumber(data[i], precision);
-      if (d !== painted.data[k]) boxes.data[k].nodeValue = painted.data[k] = d;
+      const x = data[i];
+      if (!valid || !Object.is(x, seen.data[k])) {
+        seen.data[k] = x;
+        const d = formatNumber(x, precision);
+        if (d !== painted.data[k]) boxes.data[k].nodeValue = painted.data[k] = d;
+      }
       const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
+      const gv = grad[i];
+      if (valid && reached === painted.reached[k] && Object.is(gv, seen.grad[k]) && (sameScale || !colored)) continue;
+      seen.grad[k] = gv;
       if (reached !== painted.reached[k]) {
         painted.reached[k] = reached;
         const span = boxes.grad[k].parentNode;
@@ -174,15 +193,17 @@ export class BoundPicture {
         else span.removeAttribute("data-reached");
         boxes.group[k].classList.toggle("mgw-unreached", reached === "false");
       }
-      const g = reached === "false" ? NOT_REACHED : formatNumber(grad[i], precision);
+      const g = reached === "false" ? NOT_REACHED : formatNumber(gv, precision);
       if (g !== painted.grad[k]) boxes.grad[k].nodeValue = painted.grad[k] = g;
       if (colored && boxes.shape[k]) {
-        const fill = reached === "false" ? palette.zero : gradColor(grad[i], scale, palette);
+        const fill = reached === "false" ? palette.zero : gradColor(gv, scale, palette);
         if (fill !== painted.fill[k]) boxes.shape[k].setAttribute("fill", (painted.fill[k] = fill));
       }
     }
+    const legend = colored && this.legend.length === 5 && !sameScale;
+    Object.assign(seen, { valid: true, precision, colored, scale });
     if (folds.numbers) this.paintFolds(data, grad, precision, colored, scale);
-    if (colored && this.legend.length === 5) {
+    if (legend) {
       const marks = [-scale, -scale / 4, 0, scale / 4, scale];
       for (let k = 0; k < 5; k++) {
         const text = formatNumber(marks[k], precision);
