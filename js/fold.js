@@ -228,19 +228,44 @@ function pictureEdges(tape, tree, shown, boxes, unit, boxOf) {
   return edges;
 }
 
+// How many distinct edges join two different units. The pairs go in an open-addressing table of int32 pairs: a Set
+// of numbers (tail * width + head, past 2^31) took ~2 ms a call on the moons loss, and expand calls it per child.
 function edgeCount(tree, unit) {
   if (!tree.tape) throw new TypeError("fold tree: expand needs the tape: compileFolds(spec, tape)");
   const { inputStart, inputs } = tree.tape;
-  const width = tree.n + tree.groups.length;
-  const pairs = new Set();
+  let mask = 1023;
+  let tails = new Int32Array(mask + 1).fill(-1);
+  let heads = new Int32Array(mask + 1);
+  let count = 0;
+  const slot = (c, u) => {
+    let h = (Math.imul(c, 0x9e3779b1) ^ Math.imul(u, 0x85ebca77)) & mask;
+    while (tails[h] !== -1 && (tails[h] !== c || heads[h] !== u)) h = (h + 1) & mask;
+    return h;
+  };
   for (let i = 0; i < tree.n; i++) {
     const u = unit[i];
     for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
       const c = unit[inputs[p]];
-      if (c !== u) pairs.add(c * width + u);
+      if (c === u) continue;
+      const h = slot(c, u);
+      if (tails[h] !== -1) continue;
+      tails[h] = c;
+      heads[h] = u;
+      if (++count * 2 > mask) { // grow: keep the table at most half full
+        const [oldTails, oldHeads] = [tails, heads];
+        mask = mask * 2 + 1;
+        tails = new Int32Array(mask + 1).fill(-1);
+        heads = new Int32Array(mask + 1);
+        for (let k = 0; k < oldTails.length; k++) {
+          if (oldTails[k] === -1) continue;
+          const g = slot(oldTails[k], oldHeads[k]);
+          tails[g] = oldTails[k];
+          heads[g] = oldHeads[k];
+        }
+      }
     }
   }
-  return pairs.size;
+  return count;
 }
 
 function fits(tree, flags, budget, limit) {
