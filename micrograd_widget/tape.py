@@ -15,10 +15,10 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import compress, repeat
-from operator import attrgetter, is_not
-from typing import Any, overload
+from itertools import repeat
+from typing import Any, TypeAlias, overload
 
+from . import freeze
 from .engine import Value, topological_order
 from .ops import OPS, Op
 from .spec import (
@@ -38,8 +38,6 @@ __all__ = ["SPEC_BUFFERS", "SPEC_VERSION", "Tape", "TapeReplayError", "decode_nu
 
 SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))
-_CODE, _CONST = map(attrgetter, ("_code", "_k"))
-_SYMBOL, _LABEL, _SCOPE, _DATA, _GRAD = map(attrgetter, ("_op", "label", "_scope", "data", "grad"))
 _READS_BEFORE_TUPLES = 32  # tape.inputs reads one by one this often before it makes a list of tuples
 _LOOKUPS_BEFORE_INDEX = 8  # index() scans this many times before it keeps a dict (~70 B/node) for speed
 
@@ -146,74 +144,35 @@ class Tape:
         n = len(values)
         if not n:
             raise TapeReplayError("a tape needs at least one node")
-        # One pass: inputs in CSR form, leaves, opaque nodes and the replay program's node ids and inputs
-        # (second input -1 for unary ops: replays read data[-1], a None put after the data). The dict
-        # from Value to id lives only while freezing: a kept one would cost ~70 B per node.
-        index: dict[Value, int] = {}
-        flat, starts, leaves, steps, inputs_a, inputs_b = (array("i", start) for start in ((), (0,), (), (), (), ()))
-        opaque: list[int] = []
-        push, mark, leaf, step, put_a, put_b = (flat.append, starts.append, leaves.append, steps.append,
-                                                inputs_a.append, inputs_b.append)
         try:
-            for i, v in enumerate(values):
-                a = v._a
-                if a is None:
-                    leaf(i)
-                else:
-                    ia = index[a]
-                    push(ia)
-                    ib = -1
-                    b = v._b
-                    if b is not None:
-                        ib = index[b]
-                        push(ib)
-                        if v._rest is not None:
-                            flat.extend([index[c] for c in v._rest])
-                    if v._code is None:
-                        opaque.append(i)
-                    else:
-                        step(i)
-                        put_a(ia)
-                        put_b(ib)
-                index[v] = i
-                mark(len(flat))
-        except KeyError:
-            raise TapeReplayError(
-                f"node {i} uses an input that comes later or is missing: the values must be in "
-                "topological order (build the tape with Tape.from_value(root))"
-            ) from None
-        del index
-        self.starts, self.flat, self.leaves = starts, flat, leaves
-        self._opaque = tuple(opaque)
-        codes = list(map(_CODE, values))
-        by_id = dict(zip(map(id, codes), codes))
-        by_id.pop(id(None), None)
-        self.op_table: tuple[Op, ...] = tuple(by_id.values())
-        row_of = {key: r for r, key in enumerate(by_id)}
-        row_of[id(None)] = -1
-        self.rows = array("i", list(map(row_of.__getitem__, map(id, codes))))
-        del codes, by_id
-        ks = list(map(_CONST, values))
-        has_k = list(compress(range(n), map(is_not, ks, repeat(None))))
-        self._consts: dict[int, float] = dict(zip(has_k, map(ks.__getitem__, has_k)))
+            w = freeze.walk(values)
+        except freeze.OrderError as err:
+            raise TapeReplayError(f"node {err.at} uses an input that comes later or is missing: "
+                                  f"{freeze.ORDER_HINT}") from None
+        self.starts, self.flat, self.leaves = array("i", w.starts), array("i", w.flat), array("i", w.leaves)
+        self._opaque = tuple(w.opaque)
+        # Every other column: one comprehension per column (the Values' slots read fastest there), then an array.
+        self.op_table, rows = freeze.op_rows([v._code for v in values])
+        self.rows = array("i", rows)
+        del rows
+        ks = [v._k for v in values]
+        self._consts: dict[int, float] = {} if ks.count(None) == n else {
+            i: k for i, k in enumerate(ks) if k is not None}
+        del ks
         self.k = array("d", [math.nan]) * n
         for i, c in self._consts.items():
             self.k[i] = c
-        del ks, has_k
-        self.symbols: tuple[str, ...] = tuple(map(_SYMBOL, values))
-        self.labels: tuple[str, ...] = tuple(map(_LABEL, values))
-        self.scopes: tuple[str, ...] = tuple(map(_SCOPE, values))
+        self.symbols: tuple[str, ...] = tuple([v._op for v in values])
+        self.labels: tuple[str, ...] = tuple([v.label for v in values])
+        self.scopes: tuple[str, ...] = tuple([v._scope for v in values])
         self.root = n - 1
-        self.data = array("d", list(map(_DATA, values)))
-        self.grad = array("d", list(map(_GRAD, values)))
+        self.data = array("d", [v.data for v in values])
+        self.grad = array("d", [v.grad for v in values])
         self._index: dict[Value, int] | None = None
         self._lookups = 0
         self._tuples: weakref.ref[_Tuples] | None = None
-        forwards = [op.forward for op in self.op_table]
-        local_grads = [op.local_grad for op in self.op_table]
-        step_rows = list(map(self.rows.__getitem__, steps))
-        self._program = (steps, list(map(forwards.__getitem__, step_rows)),
-                         list(map(local_grads.__getitem__, step_rows)), inputs_a, inputs_b)
+        self._program = (array("i", w.steps), [op.forward for op in w.step_ops],
+                         [op.local_grad for op in w.step_ops], array("i", w.inputs_a), array("i", w.inputs_b))
 
     @classmethod
     def from_value(cls, root: Value) -> Tape:
@@ -275,28 +234,39 @@ class Tape:
                 "the tape cannot replay it (make it with micrograd_widget.ops.define_op and Value.apply)"
             )
 
-    def _leaf_vector(self, leaf_values: Sequence[float] | Mapping[int, float] | None) -> list[float]:
-        """A copy of the current data with the new leaf values in place, after checking every one."""
-        data = self.data.tolist()
-        if leaf_values is None:
-            return data
-        if isinstance(leaf_values, Mapping):
+    def _leaf_vector(self, leaf_values: Sequence[float] | Mapping[int, float] | None) -> list[float | None]:
+        """The replay's starting data, after checking every new leaf value: the leaves' values (new, or current
+        where not given), 0.0 at every op node (a replay writes each before reading it: without opaque nodes
+        every node is a leaf or a step) and a None after the last node (``data[-1]``: a unary op's b)."""
+        leaves, current = self.leaves, self.data
+        data: list[float | None] = [0.0] * len(current)
+        data.append(None)
+        if isinstance(leaf_values, Mapping) or leaf_values is None:
+            for i in leaves:
+                data[i] = current[i]
+            if leaf_values is None:
+                return data
             items = leaf_values.items()
         else:
-            if len(leaf_values) != len(self.leaves):
+            if len(leaf_values) != len(leaves):
                 raise TapeReplayError(
-                    f"expected {len(self.leaves)} leaf values (one per leaf, in tape.leaves order), "
-                    f"got {len(leaf_values)}"
-                )
-            items = zip(self.leaves, leaf_values)  # type: ignore[assignment]  # same pairs as a mapping's items
-        leaf_set = set(self.leaves)
+                    f"expected {len(leaves)} leaf values (one per leaf, in tape.leaves order), got {len(leaf_values)}")
+            items = zip(leaves, leaf_values)  # type: ignore[assignment]  # same pairs as a mapping's items
+        leaf_set = set(leaves)
         for node, x in items:
             if node not in leaf_set:
-                raise TapeReplayError(f"node {node!r} is not a leaf of this tape; leaves are {list(self.leaves)[:20]}")
+                raise TapeReplayError(f"node {node!r} is not a leaf of this tape; leaves are {list(leaves)[:20]}")
             if isinstance(x, bool) or not isinstance(x, (int, float)):
                 raise TapeReplayError(f"leaf {node} needs a number, got {type(x).__name__}: {x!r}")
             data[node] = float(x)
         return data
+
+    def _output(self, output: int | None) -> int:
+        """``output`` checked as a node id (the root when None)."""
+        out = self.root if output is None else output
+        if isinstance(out, bool) or not isinstance(out, int) or not 0 <= out < len(self.values):
+            raise TapeReplayError(f"output must be a node id from 0 to {len(self.values) - 1}, got {output!r}")
+        return out
 
     def forward(self, leaf_values: Sequence[float] | Mapping[int, float] | None = None) -> array[float]:
         """Recompute every node's data for new leaf values (a sequence in ``leaves`` order, or a mapping
@@ -305,42 +275,35 @@ class Tape:
         (TapeReplayError), when an op fails (its own error, e.g. ValueError for log of a negative
         number) or when the graph has opaque nodes (TapeReplayError)."""
         self._check_replayable()
-        data: list[float | None] = self._leaf_vector(leaf_values)  # type: ignore[assignment]  # None at the end
-        data.append(None)  # data[-1]: the missing second input of a unary op
-        steps, forwards, _, inputs_a, inputs_b = self._program
-        ks = map(self._consts.get, steps) if self._consts else repeat(None)
-        for i, forward, a, b, k in zip(steps, forwards, inputs_a, inputs_b, ks):
-            data[i] = forward(data[a], data[b], k)  # type: ignore[arg-type]  # a is always a number
+        data = self._leaf_vector(leaf_values)
+        _run_forward(self._program, self._consts, data)
         data.pop()
-        self.data = array("d", data)
+        self.data = array("d", data)  # type: ignore[arg-type]  # every entry is a number again
         return self.data
 
     def backward(self, output: int | None = None) -> array[float]:
         """Fresh grads of node ``output`` (default: the root) with respect to every node, as the
         engine computes them after ``zero_grad()``; returns and keeps them (a new ``array('d')``)."""
         self._check_replayable()
-        out = self.root if output is None else output
-        if isinstance(out, bool) or not isinstance(out, int) or not 0 <= out < len(self.values):
-            raise TapeReplayError(f"output must be a node id from 0 to {len(self.values) - 1}, got {output!r}")
-        data: list[float] = self.data.tolist()
-        grad = [0.0] * len(data)
-        grad[out] = 1.0
-        steps, _, local_grads, inputs_a, inputs_b = self._program
-        if out != self.root:  # only the op nodes up to `output` can carry its gradient
-            cut = bisect_right(steps, out)
-            steps, local_grads, inputs_a, inputs_b = steps[:cut], local_grads[:cut], inputs_a[:cut], inputs_b[:cut]
-        ks = map(self._consts.get, reversed(steps)) if self._consts else repeat(None)
-        for i, local_grad, a, b, k in zip(reversed(steps), reversed(local_grads), reversed(inputs_a),
-                                          reversed(inputs_b), ks):
-            g = grad[i]
-            if b < 0:
-                grad[a] += local_grad(data[a], None, k, data[i])[0] * g
-            else:
-                da, db = local_grad(data[a], data[b], k, data[i])
-                grad[a] += da * g
-                grad[b] += db * g
-        self.grad = array("d", grad)
+        out = self._output(output)
+        self.grad = array("d", _run_backward(self._program, self._consts, self.data.tolist(), out, self.root))
         return self.grad
+
+    def replay(self, leaf_values: Sequence[float] | Mapping[int, float] | None = None, output: int | None = None,
+               write_back: bool = False) -> None:
+        """``forward(leaf_values)`` then ``backward(output)`` (then ``write_back()`` if asked), sharing one list of
+        the data between them; all or nothing: on any error the tape (and the Values) stay as they were."""
+        self._check_replayable()
+        out = self._output(output)
+        data = self._leaf_vector(leaf_values)
+        _run_forward(self._program, self._consts, data)
+        data.pop()
+        grad = _run_backward(self._program, self._consts, data, out, self.root)  # type: ignore[arg-type]  # numbers
+        self.data, self.grad = array("d", data), array("d", grad)  # type: ignore[arg-type]  # numbers
+        if write_back:
+            for v, d, g in zip(self.values, data, grad):
+                v.data = d  # type: ignore[assignment]  # a number: the None went with pop()
+                v.grad = g
 
     def write_back(self) -> None:
         """Copy the tape's data and grads into the graph's Value objects."""
@@ -386,3 +349,39 @@ class Tape:
     def builtin_only(self) -> bool:
         """True when every op of the graph is a built-in row (the browser can replay it unless opaque)."""
         return all(id(op) in _BUILTIN for op in self.op_table)
+
+
+# The replay program: per op node in tape order, its id, forward, local_grad, first and second input (-1: none).
+_Program: TypeAlias = "tuple[array[int], list[Any], list[Any], array[int], array[int]]"
+
+
+def _run_forward(program: _Program, consts: dict[int, float], data: list[float | None]) -> None:
+    """Every op node's data in tape order, written into ``data`` (its leaves set, a None at ``data[-1]``)."""
+    steps, forwards, _, inputs_a, inputs_b = program
+    if consts:
+        for i, forward, a, b, k in zip(steps, forwards, inputs_a, inputs_b, map(consts.get, steps)):
+            data[i] = forward(data[a], data[b], k)
+    else:  # the same loop without a constant to look up (most graphs have no x**k)
+        for i, forward, a, b in zip(steps, forwards, inputs_a, inputs_b):
+            data[i] = forward(data[a], data[b], None)
+
+
+def _run_backward(program: _Program, consts: dict[int, float], data: list[float], out: int, root: int) -> list[float]:
+    """Fresh grads of node ``out`` for every node, accumulated in the engine's order (reverse tape order)."""
+    grad = [0.0] * len(data)
+    grad[out] = 1.0
+    steps, _, local_grads, inputs_a, inputs_b = program
+    if out != root:  # only the op nodes up to `out` can carry its gradient
+        cut = bisect_right(steps, out)
+        steps, local_grads, inputs_a, inputs_b = steps[:cut], local_grads[:cut], inputs_a[:cut], inputs_b[:cut]
+    ks = map(consts.get, reversed(steps)) if consts else repeat(None)
+    for i, local_grad, a, b, k in zip(reversed(steps), reversed(local_grads), reversed(inputs_a), reversed(inputs_b),
+                                      ks):
+        g = grad[i]
+        if b < 0:
+            grad[a] += local_grad(data[a], None, k, data[i])[0] * g
+        else:
+            da, db = local_grad(data[a], data[b], k, data[i])
+            grad[a] += da * g
+            grad[b] += db * g
+    return grad

@@ -86,14 +86,7 @@ def merge_leaves(tape: Tape, sent: list[float], shown: Sequence[float]) -> list[
 def replay_into_values(tape: Tape, values: list[float], output: int) -> None:
     """Replay ``tape`` for leaf ``values`` and ``output`` and write data and grad into the Values; raises (the
     tape and the Values unchanged) when an op fails or the graph is not replayable."""
-    saved = (tape.data[:], tape.grad[:])
-    try:
-        tape.forward(values)
-        tape.backward(output)
-    except BaseException:
-        tape.data, tape.grad = saved
-        raise
-    tape.write_back()
+    tape.replay(values, output, write_back=True)  # all or nothing, and one list of the data for both passes
 
 
 def tape_undo_point(tape: Tape) -> Callable[[], None]:

@@ -145,12 +145,35 @@ def test_random_graphs_replay_bitwise_equal_to_the_engine_for_new_leaf_values(gr
         with contextlib.suppress(ArithmeticError, ValueError):
             tape.forward(mapping)
         return
+    twin = Tape.from_value(root)
     data_ = tape.forward(mapping)
     grad = tape.backward()
     fresh = topological_order(again)
     again.backward()
     assert bits(data_) == bits(v.data for v in fresh)
     assert bits(grad) == bits(v.grad for v in fresh)
+    twin.replay(mapping, write_back=True)  # both passes on one list of the data, then into the Values
+    assert bits(twin.data) == bits(v.data for v in fresh) == bits(v.data for v in twin.values)
+    assert bits(twin.grad) == bits(v.grad for v in fresh) == bits(v.grad for v in twin.values)
+
+
+def test_replay_is_forward_backward_and_write_back_all_or_nothing() -> None:
+    a, b = Value(2.0), Value(5.0)
+    L = (a * b).tanh() * b
+    tape = Tape.from_value(L)
+    tape.replay({tape.index(a): 0.5}, tape.index(L._a), write_back=True)  # d tanh(ab) / d node, ab = 2.5
+    slope = 1.0 - math.tanh(2.5) ** 2  # by hand: tanh' = 1 - tanh^2
+    assert (a.data, L.data) == (0.5, math.tanh(2.5) * 5.0) and L.grad == 0.0
+    assert (a.grad, b.grad) == (slope * 5.0, slope * 0.5)
+    assert list(tape.data) == [v.data for v in tape.values] and list(tape.grad) == [v.grad for v in tape.values]
+    broken = define_op("broken", lambda x: x + 1.0, lambda x, out: 1.0 / 0.0)  # its slope always fails
+    x = Value(1.0)
+    y = Value.apply(broken, x) * 3.0
+    tape = Tape.from_value(y)
+    before, values = _snapshot(tape), [(v.data, v.grad) for v in tape.values]
+    with pytest.raises(ZeroDivisionError):
+        tape.replay([4.0, 3.0], write_back=True)  # the forward succeeds, the backward fails: nothing changes
+    assert _snapshot(tape) == before and [(v.data, v.grad) for v in tape.values] == values
 
 
 def test_custom_ops_replay_and_are_marked_not_builtin() -> None:
@@ -233,8 +256,11 @@ def test_construction_errors() -> None:
         Tape.from_value(3.0)  # type: ignore[arg-type]
     a = Value(1.0)
     b = a + 1
-    with pytest.raises(TapeReplayError, match="topological order"):
+    with pytest.raises(TapeReplayError, match=r"node 0 uses an input that comes later.*topological order"):
         Tape([b, a])
+    square = a * a
+    with pytest.raises(TapeReplayError, match="node 2 uses an input that comes later or is missing"):
+        Tape([a, square, square * Value(2.0)])  # the product's second input is not among the values
     with pytest.raises(TapeReplayError, match="at least one node"):
         Tape([])
     with pytest.raises(KeyError, match="not a node"):
