@@ -84,11 +84,11 @@ function record(fields, rankdir, across) {
   return rankdir === "LR" && !across ? "{ " + body + " }" : body;
 }
 
-function valueLine(tape, i, data, grad, scale, precision, rankdir, across, palette) {
+function valueLine(tape, i, output, data, grad, scale, precision, rankdir, across, palette) {
   const end = across && rankdir === "LR" ? "\\l" : "";
   const leaf = tape.inputStart[i + 1] === tape.inputStart[i];
-  const root = i === tape.root;
-  const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (root ? " mgw-root" : "") };
+  const isOutput = i === output; // the differentiated output: bold, class mgw-output-node
+  const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (isOutput ? " mgw-output-node" : "") };
   const text = cleanText(tape.labels[i], MAX_TOOLTIP_CHARS);
   const label = record([escape(cleanText(text, MAX_LABEL_CHARS)), `data ${formatNumber(data[i], precision)}${end}`,
     `grad ${formatNumber(grad[i], precision)}${end}`], rankdir, across);
@@ -99,7 +99,7 @@ function valueLine(tape, i, data, grad, scale, precision, rankdir, across, palet
   if (tape.scopes[i]) tip.push("scope " + escape(cleanText(tape.scopes[i], MAX_TOOLTIP_CHARS), "dot"));
   attrs.tooltip = tip.join("\\n");
   if (leaf) attrs.shape = "Mrecord";
-  if (root) { attrs.style = "filled,bold"; attrs.penwidth = "2.5"; }
+  if (isOutput) { attrs.style = "filled,bold"; attrs.penwidth = "2.5"; }
   if (scale !== null) attrs.fillcolor = gradColor(grad[i], scale, palette);
   return nodeLine(`n${i}`, label, attrs, "\t");
 }
@@ -146,7 +146,7 @@ export function writeDot(tape, tree, pic, options = {}) {
   const opLabels = new Map();
   for (const i of pic.shown) {
     const where = tree.groupOf[i] >= 0 ? tree.groupOf[i] : -1;
-    held.get(where).push(valueLine(tape, i, data, grad, scale, precision, rankdir, folded, palette));
+    held.get(where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette));
     const symbol = tape.symbols[i];
     if (symbol && !pic.totals.has(i)) {
       if (!opLabels.has(symbol)) {

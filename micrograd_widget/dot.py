@@ -226,7 +226,7 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
     op_labels: dict[str, tuple[str, str]] = {}
     for i in pic.shown:
         where = tree.group_of[i] if tree.group_of[i] >= 0 else -1
-        held[where].append(_value_line(tape, i, scale, precision, rankdir, folded))
+        held[where].append(_value_line(tape, i, out, scale, precision, rankdir, folded))
         if tape.symbols[i] and i not in totals:
             held[where].append(_op_line(i, tape.symbols[i], op_labels))
     for f, g in zip(folds, pic.boxes, strict=True):
@@ -259,14 +259,17 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
     return "".join(lines), folds
 
 
-def _value_line(tape: Tape, i: int, scale: float | None, precision: int, rankdir: str, across: bool) -> str:
+def _value_line(tape: Tape, i: int, out: int, scale: float | None, precision: int, rankdir: str,
+                across: bool) -> str:
     """Tape node ``i`` as a record label | data | grad, with its full-precision tooltip; filled by its grad
-    on ``scale`` (None: colouring off)."""
+    on ``scale`` (None: colouring off); drawn bold, class ``mgw-output-node``, when it is ``out`` (the
+    differentiated output)."""
     # Stacked numbers are left-aligned (DOT's \l) so a number growing a digit as a slider moves does
     # not shift its row.
     end = "\\l" if across and rankdir == "LR" else ""
-    leaf, root = not tape.inputs[i], i == tape.root
-    attrs = {"id": f"n{i}", "class": "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-root" if root else "")}
+    leaf, output = not tape.inputs[i], i == out
+    classes = "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-output-node" if output else "")
+    attrs = {"id": f"n{i}", "class": classes}
     text = clean_text(tape.labels[i], MAX_TOOLTIP_CHARS)
     data, grad = tape.data[i], tape.grad[i]
     label = _record((escape(clean_text(text, MAX_LABEL_CHARS)), f"data {format_number(data, precision)}{end}",
@@ -280,7 +283,7 @@ def _value_line(tape: Tape, i: int, scale: float | None, precision: int, rankdir
     attrs["tooltip"] = "\\n".join(tip)
     if leaf:
         attrs["shape"] = "Mrecord"
-    if root:
+    if output:
         attrs.update(style="filled,bold", penwidth="2.5")
     if scale is not None:
         attrs["fillcolor"] = grad_color(grad, scale)

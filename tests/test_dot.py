@@ -149,7 +149,7 @@ def test_draw_dot_returns_the_lectures_digraph(dot_program: str) -> None:
             assert texts(groups[f"n{i}_op"]) == [v._op]
             assert "mgw-op" in classes(groups[f"n{i}_op"])
     assert texts(groups["n6"]) == ["L", "data -8.0000", "grad 1.0000"]
-    assert "mgw-root" in classes(groups["n6"]) and "mgw-leaf" in classes(groups["n0"])
+    assert "mgw-output-node" in classes(groups["n6"]) and "mgw-leaf" in classes(groups["n0"])
     edges = {g.get("id"): classes(g) for g in render(g).iter(f"{SVG}g") if "edge" in classes(g)}
     assert set(edges) == {"e_n0_n2_op", "e_n1_n2_op", "e_n2_op_n2", "e_n2_n4_op", "e_n3_n4_op", "e_n4_op_n4",
                           "e_n4_n6_op", "e_n5_n6_op", "e_n6_op_n6"}

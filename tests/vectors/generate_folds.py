@@ -114,16 +114,23 @@ GRAPHS: dict[str, tuple[Callable[[], Value], int]] = {
 OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False}]
 
 
+def options_for(tape: Tape) -> list[dict[str, Any]]:
+    """``OPTIONS``, the second with a differentiated output other than the root (the node before it): the DOT
+    marks that node (bold, mgw-output-node) and leaves it out of the colour scale, not the root."""
+    return [OPTIONS[0], {**OPTIONS[1], "output": len(tape) - 2}]
+
+
 def _numbers(values: Any) -> list[float | str]:
     return [encode_number(x) for x in values]
 
 
 def _case(tape: Tape, tree: Any, action: dict[str, Any], open_keys: list[str],
           every_option: bool = False) -> dict[str, Any]:
-    """What ``open_keys`` draws; its DOT under the first of ``OPTIONS`` (all of them with ``every_option``)."""
+    """What ``open_keys`` draws; its DOT under the first of ``options_for(tape)`` (all of them with
+    ``every_option``)."""
     pic = picture(tape, tree, open_keys)
     views = [graph_view(tape, tree=tree, open_keys=open_keys, node_budget=tree.budget, **opts)
-             for opts in OPTIONS[:None if every_option else 1]]
+             for opts in options_for(tape)[:None if every_option else 1]]
     view = views[0]
     return {**action, "open": open_keys, "units": len(pic.shown) + len(pic.boxes), "shown": pic.shown,
             "boxes": [{"id": f.id, "key": f.key, "kind": f.kind, "title": f.title, "members": list(f.members)}
@@ -164,7 +171,7 @@ def vector(name: str, build: Callable[[], Value], budget: int) -> dict[str, Any]
     probes = sorted({0, len(tape) // 3, len(tape) // 2, len(tape) - 2, len(tape) - 1} & set(range(len(tape))))
     reveal = [{"node": i, "keys": keys_to_reveal(tree, i), "closed_box": closed_box_of(tree, [], i)} for i in probes]
     return {"name": name, "budget": budget, "spec": tape.to_json(), "data": _numbers(tape.data),
-            "grad": _numbers(tape.grad), "options": OPTIONS, "folds": spec, "cases": cases, "reveal": reveal}
+            "grad": _numbers(tape.grad), "options": options_for(tape), "folds": spec, "cases": cases, "reveal": reveal}
 
 
 def render() -> dict[str, str]:
