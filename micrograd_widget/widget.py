@@ -27,6 +27,8 @@ and tape as they were. ``close()`` lets go of the tape and with it the user's gr
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import logging
 import os
 from array import array
@@ -40,7 +42,7 @@ import traitlets
 from . import assets as _assets
 from . import dot as _dot
 from . import fold_tree, view_state, writes
-from .display import tape_mimebundle
+from .display import view_mimebundle
 from .engine import Value
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
 from .requests import answer, error_text
@@ -109,6 +111,8 @@ class GraphWidget(anywidget.AnyWidget):
         with tape.shared_inputs():  # the fold hierarchy and the picture read every node's inputs: one list for both
             self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
             picture = _dot.graph_view(tape, output=out, tree=self._tree, **settings)
+        self._drawn: tuple[tuple[Any, ...], _dot.GraphView] | None = None
+        self._keep(self._drawing_key(out, (), settings), picture)
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         self._busy = True
@@ -156,9 +160,7 @@ class GraphWidget(anywidget.AnyWidget):
         ``dot`` is not installed (the widget's SVG button needs no Graphviz)."""
         from .display import write_svg
 
-        options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
-        view = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree, **options)
-        return write_svg(view, path)
+        return write_svg(self._drawing(), path)
 
     def close(self) -> None:
         """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""
@@ -166,6 +168,7 @@ class GraphWidget(anywidget.AnyWidget):
         if getattr(self, "_tape", None) is None:
             return
         self._tape = None
+        self._drawn = None      # the picture holds the tape
         self._applied = ([], 0)
         self._busy = True
         try:
@@ -307,7 +310,6 @@ class GraphWidget(anywidget.AnyWidget):
         new node budget brings a new fold hierarchy, keeping the opened boxes that are still in it."""
         if self._busy:
             return
-        options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
         with self.hold_sync():
             if self._tree is None or self._tree.budget != self.node_budget:
                 tree = self._fold_tree()
@@ -317,8 +319,7 @@ class GraphWidget(anywidget.AnyWidget):
                     self.opened = [k for k in self.opened if k in tree.by_key]
                 finally:
                     self._busy = False
-            picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
-                                      **options)
+            picture = self._plan()
             self.dot = picture.dot
             self.view = view_state.view_of(picture)
 
@@ -355,6 +356,32 @@ class GraphWidget(anywidget.AnyWidget):
         when the kernel computes for the view, else empty."""
         return to_buffer(values) if self._kernel_computes else b""
 
+    def _drawing_key(self, output: int, open_keys: Sequence[str], options: dict[str, Any]) -> tuple[Any, ...]:
+        """What a picture of the tape depends on: output, open set, options, and the numbers (a digest of every
+        node's data and grad: they may change by any path, the tape's own methods included)."""
+        tape = self.tape
+        digest = hashlib.blake2b(memoryview(tape.data), digest_size=16)
+        digest.update(memoryview(tape.grad))
+        return output, tuple(open_keys), tuple(sorted(options.items())), digest.digest()
+
+    def _plan(self) -> _dot.GraphView:
+        """The picture of the tape as it is now, for the output shown, the opened boxes and the drawing options."""
+        options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
+        picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
+                                  **options)
+        self._keep(self._drawing_key(self._applied[1], self.opened, options), picture)
+        return picture
+
+    def _keep(self, key: tuple[Any, ...], picture: _dot.GraphView) -> None:
+        """Keep what the SVG of ``picture`` is laid out from (its fold boxes' members, ~38 B per node, are not)."""
+        self._drawn = (key, dataclasses.replace(picture, folds=()))
+
+    def _drawing(self) -> _dot.GraphView:
+        """What the SVG of ``_plan()`` is laid out from: the picture kept when nothing it depends on changed since
+        (so the fallback and save_svg do not plan it again), else planned anew."""
+        key = self._drawing_key(self._applied[1], self.opened, {name: getattr(self, name) for name in DRAWING_OPTIONS})
+        return self._drawn[1] if self._drawn is not None and self._drawn[0] == key else self._plan()
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget view plus display.py's static picture (SVG, or its HTML table when Graphviz's ``dot``
         is missing), for viewers without a widget manager (nbconvert, GitHub, nbviewer): drawn from this
@@ -363,9 +390,7 @@ class GraphWidget(anywidget.AnyWidget):
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        static = tape_mimebundle(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
-                                 **{name: getattr(self, name) for name in DRAWING_OPTIONS})
-        return {**static, **data}, metadata
+        return {**view_mimebundle(self._drawing(), self._plan), **data}, metadata
 
 
 def explore(root: Value, **options: Any) -> GraphWidget:

@@ -1,6 +1,7 @@
 """What a widget's ``view`` trait carries beyond JSON: ``fold_of`` (per node the closed box holding it) is a binary
 Int32 buffer in the comm state, in the exported page (js/host.js reads its buffers) and in a notebook's saved
-state (ipywidgets' embed format, as nbclient and JupyterLab store it), and it says the boxes Python's fold draws."""
+state (ipywidgets' embed format, as nbclient and JupyterLab store it), and it says the boxes Python's fold draws.
+The static fallback lays out the picture the widget drew for its view, and follows what changed since."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ import json
 import re
 from pathlib import Path
 
-from builders import fold_of
+import pytest
+from builders import fold_of, lecture_L
 from ipywidgets.embed import embed_data
 from ipywidgets.widgets.widget import _remove_buffers
 
 from micrograd_widget import dot as dot_module
+from micrograd_widget.display import tape_mimebundle, value_mimebundle
 from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
 from micrograd_widget.nn import MLP
+from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 _STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">\s*(.*?)\s*</script>', re.S)
@@ -71,3 +75,60 @@ def test_fold_of_is_saved_as_a_buffer_in_a_notebook_and_in_the_exported_page(tmp
     assert match, "the page holds its widget state"
     model = json.loads(match.group(1))["state"][widget.model_id]
     assert fold_of({"fold_of": saved_buffer(model, ["view", "fold_of"])}) == want
+
+
+# ---------------------------------------------------------------- the static fallback reuses the widget's picture
+
+
+def fallback_svg(widget: GraphWidget) -> str:
+    data, _ = widget._repr_mimebundle_()
+    svg: str = data["image/svg+xml"]
+    return svg
+
+
+def test_the_fallback_lays_out_the_picture_the_widget_drew_without_planning_it_again(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    nodes = lecture_L()
+    widget = GraphWidget(nodes["L"], precision=2)
+    want = value_mimebundle(nodes["L"], precision=2)["image/svg+xml"]
+
+    def plan_again(*_: object, **__: object) -> None:
+        raise AssertionError("the widget's picture was planned again")
+
+    with monkeypatch.context() as m:
+        m.setattr(dot_module, "graph_view", plan_again)
+        assert fallback_svg(widget) == want
+        assert widget.save_svg(tmp_path / "same.svg").read_text(encoding="utf-8") == want
+    widget.precision = 3        # a new picture for the view, and the fallback shows it
+    assert fallback_svg(widget) == value_mimebundle(nodes["L"], precision=3)["image/svg+xml"] != want
+
+
+def test_the_fallback_follows_numbers_output_and_opened_boxes_changed_since() -> None:
+    nodes = lecture_L()
+    widget = GraphWidget(nodes["L"])
+    widget.set_leaf("a", 5.0)       # the Values follow: the static display of L is the reference
+    assert nodes["a"].data == 5.0
+    assert fallback_svg(widget) == value_mimebundle(nodes["L"])["image/svg+xml"]
+    widget.tape.forward([1.0, 1.0, 1.0, 1.0])   # the tape's own numbers, changed behind the widget's back
+    widget.tape.backward()
+    tape = Tape.from_value(nodes["L"])
+    tape.forward([1.0, 1.0, 1.0, 1.0])
+    tape.backward()
+    assert fallback_svg(widget) == tape_mimebundle(tape)["image/svg+xml"]
+    widget.output = widget.tape.index(nodes["d"])
+    reference = Tape.from_value(nodes["L"])
+    reference.backward(reference.index(nodes["d"]))
+    assert fallback_svg(widget) == tape_mimebundle(reference, output=reference.index(nodes["d"]))["image/svg+xml"]
+
+
+def test_the_fallback_shows_the_boxes_opened_in_the_widget() -> None:
+    widget, _ = folded_widget()
+    root = widget.tape.values[widget.tape.root]
+    before = fallback_svg(widget)
+    key = widget.folds["groups"][0][0]
+    widget.opened = [key]
+    assert widget.opened == [key], "the box fits the budget"
+    reference = Tape.from_value(root)
+    reference.backward()
+    after = fallback_svg(widget)
+    assert after == tape_mimebundle(reference, node_budget=60, open_keys=[key])["image/svg+xml"] and after != before
