@@ -133,6 +133,8 @@ def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set
     """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group (a use outside
     it counts as one unit, "outside"), as one group each."""
     inputs, uses = ctx.inputs, ctx.uses
+    if sum(1 for c in free if not inputs[c]) < MIN_LEAF_GROUP:     # too few leaves for any group: no walk
+        return []
     unit: dict[int, int] = {}
     for k, s in enumerate(specs):
         for i in s.members:
