@@ -168,20 +168,26 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
                           grouped: dict[int, Spec]) -> list[int | Spec]:
     """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
     outside it, or the root; largest id first) over inputs inside it. Every member is met: one used only
-    inside the group feeds a member, and following consumers ends at an output (a tape ends at its root)."""
+    inside the group feeds a member, and following consumers ends at an output (a tape ends at its root). The
+    walk stops once every unit is met (a layer's outputs meet all its neurons at once)."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
     inner = Counter(chain.from_iterable(map(inputs.__getitem__, members))).get   # uses from inside, for members
     queue = [i for i in reversed(members) if i == root or uses[i] > inner(i, 0)]
     pending = inside.difference(queue)      # members not met yet
     order: list[int | Spec] = []
     met: set[int] = set()
+    left = len(set(map(id, grouped.values()))) + len(members) - len(grouped)    # units not met yet
     for i in queue:                         # breadth first: the loop reads what it appends
         u = grouped.get(i)
         if u is None:
             order.append(i)
+            left -= 1
         elif id(u) not in met:
             met.add(id(u))
             order.append(u)
+            left -= 1
+        if not left:                        # every unit met: the rest of the walk adds nothing
+            break
         for c in inputs[i]:
             if c in pending:
                 pending.remove(c)
