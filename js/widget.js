@@ -35,7 +35,7 @@ import { Folding } from "./view/folding.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
-import { Download } from "./view/download.js";
+import { Download, unfoldedDot } from "./view/download.js";
 
 function capitalize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
@@ -84,7 +84,7 @@ class GraphWidgetView {
     this.inspector = new Inspector(this);
     this.download = new Download({
       svg: () => (this.picture.bound ? this.picture.bound.svg : null),
-      dot: () => this.picture.dot,
+      dot: () => this.exportDot(),
       label: () => this.tape.labels[this.output],
       errors: this.errors,
     });
@@ -246,10 +246,22 @@ class GraphWidgetView {
     if (!this.folding) { // the kernel's picture; its fold_of (an Int32 buffer) read once per picture, for BoundPicture
       return { dot: this.model.get("dot"), view: { ...view, fold_of: readBuffer(view.fold_of ?? new Int32Array(0), "int32", "view.fold_of") } };
     }
-    return this.folding.draw({
+    return this.folding.draw(this.drawOptions());
+  }
+
+  /** js/fold.js's DOT options for the numbers held now (`grad`: every node's grad, default this.grad). */
+  drawOptions(grad = this.grad) {
+    return {
       precision: this.model.get("precision"), rankdir: this.model.get("rankdir"), color: this.model.get("color") !== false,
-      output: this.output, palette: view.palette, data: this.data, grad: this.grad,
-    });
+      output: this.output, palette: (this.model.get("view") || {}).palette, data: this.data, grad,
+    };
+  }
+
+  /** The DOT download: the picture shown, written for the numbers painted now (the stepper's partial grads). */
+  exportDot() {
+    const options = this.drawOptions(this.stepper ? this.stepper.grad : this.grad);
+    return !this.picture.bound ? "" : this.folding ? this.folding.draw(options).dot
+      : unfoldedDot(this.tape, this.model.get("folds"), options) ?? this.picture.dot;
   }
 
   /** Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). */

@@ -1,9 +1,12 @@
 // Export: the picture as shown (current numbers and colours, open boxes, legend) downloaded as SVG, as PNG
-// at twice its CSS size (the SVG drawn on a canvas through an <img>), or the DOT it was laid out from.
+// at twice its CSS size (the SVG drawn on a canvas through an <img>), or its DOT written again for the numbers
+// shown now (js/fold.js, byte-identical to Python's graph_view for those numbers: the layout's DOT is stale once a
+// slider moves).
 // Files are named after the differentiated output's label (sanitized; "graph" when it has none). No user
 // string is parsed as markup: the SVG is cloned from the live picture and serialized, never built as text.
 
 import { h } from "../dom.js";
+import { compileFolds, dotFor } from "../fold.js";
 import { svgSizePx } from "./zoom.js";
 
 export const PNG_SCALE = 2;
@@ -55,6 +58,20 @@ export function svgFileText(svg) {
   return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + new XMLSerializer().serializeToString(copy) + "\n";
 }
 
+/**
+ * The DOT of a graph drawn whole (its `folds` trait `spec` has no fold box) for `options` (js/fold.js dotFor's:
+ * the numbers, output, precision, rankdir, colouring, palette), or null when `spec` is unreadable or folds.
+ */
+export function unfoldedDot(tape, spec, options) {
+  let tree;
+  try {
+    tree = compileFolds(spec, tape);
+  } catch {
+    return null;
+  }
+  return tree.groups.length === 0 ? dotFor(tape, tree, [], options) : null;
+}
+
 /** Ask the browser to save `blob` as `name`. */
 function saveBlob(blob, name, parent) {
   const url = URL.createObjectURL(blob);
@@ -86,8 +103,8 @@ async function pngBlob(text, natural, scale) {
 }
 
 /**
- * The export buttons. `source` = { svg(): the live <svg> or null, dot(): the DOT shown, label(): the
- * output's label, errors: the view's ErrorBox }.
+ * The export buttons. `source` = { svg(): the live <svg> or null, dot(): the DOT of the picture shown with the
+ * numbers shown now ("" before the first layout), label(): the output's label, errors: the view's ErrorBox }.
  */
 export class Download {
   constructor(source) {

@@ -302,7 +302,8 @@ def test_export_svg_keeps_a_traced_path_and_draws_it_as_on_screen(show, guarded)
     assert "g.mgw-path polygon" in style, "the file does not draw the marks the page's stylesheet draws"
 
 
-def test_export_of_an_opened_box_is_the_picture_python_writes_for_that_open_set(show, guarded):
+def _lecture_mlp() -> Value:
+    """The lecture's MLP loss (MLP(3, [4, 4, 1]) on its four examples, seeded), backpropagated."""
     import random
 
     from micrograd_widget.nn import MLP
@@ -312,6 +313,11 @@ def test_export_of_an_opened_box_is_the_picture_python_writes_for_that_open_set(
     xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
     loss = sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0]))
     loss.backward()
+    return loss
+
+
+def test_export_of_an_opened_box_is_the_picture_python_writes_for_that_open_set(show, guarded):
+    loss = _lecture_mlp()
     view = show(loss, node_budget=60)
     key = "layers.1.neurons.0"
     view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
@@ -386,7 +392,7 @@ def test_exported_page_zooms_and_exports_without_a_kernel(tmp_path, static_serve
     assert name == "L.svg"
     assert svg_numbers(text)["L"] == {"data": format_number(moved["L"].data, 4), "grad": "1.0000"}
     name, dot = download(page, view, "export-dot")
-    assert dot.decode() == graph_view(Tape.from_value(nodes["L"])).dot
+    assert dot.decode() == graph_view(Tape.from_value(moved["L"])).dot, "the DOT holds the numbers shown"
     assert math.isfinite(x)
 
 
