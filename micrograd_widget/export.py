@@ -4,7 +4,8 @@ The page holds the widget state (ipywidgets' embedding format, ``drop_defaults=F
 is kept, with every model the widget references, e.g. a shared assets model) and, inline, our own small widget
 host (js/host.js, built into static/host.js): it reads that state, resolves ``"IPY_MODEL_<id>"`` references,
 decodes the binary buffers and renders each view where its view script stands. No CDN, no kernel, no
-ipywidgets manager: the sliders work because the browser replays the tape itself (js/tape.js).
+ipywidgets manager: the sliders work because the browser replays the tape itself (js/tape.js). With scripts off
+(or in a viewer that runs none) the page shows the widget's static picture instead, from a ``<noscript>``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ipywidgets.embed import dependency_state, embed_data, escape_script
 
+from .display import svg_html
 from .dot import escape
 from .engine import Value
 from .files import replace_file
@@ -45,6 +47,10 @@ _PAGE = """<!DOCTYPE html>
 </head>
 <body>
 <p class="mgw-page-note">{note}</p>
+<noscript>
+<p class="mgw-page-note">Scripts are off in this page, so here is its static picture: the sliders need them.</p>
+{static}
+</noscript>
 {views}
 {host}
 </body>
@@ -102,9 +108,21 @@ def _write(widget: GraphWidget, target: Path, title: str) -> Path:
         for spec in data["view_specs"]
     )
     page = _PAGE.format(title=escape(title, "html"), host=_host(), state=state, views=views,
-                        note=escape(_note(widget.tape), "html"))
+                        note=escape(_note(widget.tape), "html"), static=_static(widget))
     replace_file(target, page)
     return target
+
+
+def _static(widget: GraphWidget) -> str:
+    """The widget's static picture as HTML for the page's ``<noscript>``: the SVG its fallback and save_svg lay out
+    (as an ``<img>`` of a base64 data URL: no markup of it is parsed), or the table when ``dot`` cannot draw it."""
+    shown = widget._repr_mimebundle_()
+    bundle = shown[0] if isinstance(shown, tuple) else shown or {}
+    svg = bundle.get("image/svg+xml")
+    if svg is not None:
+        return svg_html(svg, "the graph, as the widget showed it when the page was saved")
+    html: str = bundle.get("text/html", "")
+    return html
 
 
 def _note(tape: Tape) -> str:

@@ -90,7 +90,7 @@ def test_the_page_holds_the_state_the_view_and_its_own_host_and_loads_nothing(tm
     path = save_html(widget, tmp_path / "graph.html")
     assert path == tmp_path / "graph.html" and path.is_file()
     page = read(path)
-    assert page.sources == [], "the page loads nothing: every script is inline"
+    assert [s for s in page.sources if not s.startswith("data:")] == [], "the page loads nothing: all is inline"
     views = [json.loads(text) for kind, text in page.scripts if kind == "application/vnd.jupyter.widget-view+json"]
     assert views == [{"version_major": 2, "version_minor": 0, "model_id": widget.model_id}]
     models = saved_state(page)["state"]
@@ -208,3 +208,52 @@ def test_a_host_that_cannot_be_inlined_is_refused(tmp_path: Path, monkeypatch: p
     with pytest.raises(FileNotFoundError, match="npm --prefix js run build"):
         save_html(graph(), tmp_path / "x.html")
     assert not (tmp_path / "x.html").exists()
+
+
+def _noscript(text: str) -> str:
+    """What the page's one <noscript> holds, up to the first end tag after it (where a browser ends it)."""
+    assert text.count("<noscript>") == 1
+    return text.split("<noscript>")[1].split("</noscript>")[0]
+
+
+def test_with_scripts_off_the_page_shows_the_static_picture_save_svg_writes(tmp_path: Path) -> None:
+    """The <noscript> holds an <img> of exactly the SVG GraphWidget.save_svg writes for the same widget (its numbers
+    after a leaf moved, its output, an opened box), and nothing else that loads or runs."""
+    import random
+
+    from micrograd_widget.nn import MLP
+
+    random.seed(1)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0], strict=True))
+    assert isinstance(loss, Value)
+    loss.backward()
+    widget = GraphWidget(loss, node_budget=60)
+    widget.opened = ["layers.1.neurons.0"]
+    widget.set_leaf(widget.tape.leaves[0], 0.25)
+    widget.output = len(widget.tape) - 2
+    static = _noscript(save_html(widget, tmp_path / "p.html").read_text(encoding="utf-8"))
+    page = Page()
+    page.feed(static)
+    (src,) = page.sources
+    assert src.startswith("data:image/svg+xml;base64,")
+    svg = base64.b64decode(src.split(",", 1)[1]).decode("utf-8")
+    assert svg == widget.save_svg(tmp_path / "w.svg").read_text(encoding="utf-8")
+    marked = f'id="n{len(widget.tape) - 2}" class="node mgw-value mgw-output-node"'
+    assert 'class="cluster' in svg and marked in svg.replace("&#45;", "-"), "the opened box, the output chosen"
+    assert page.scripts == [] and "Scripts are off" in static
+
+
+def test_without_graphviz_the_noscript_holds_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No dot on PATH: the page is still written, its <noscript> the fallback's table with the engine's numbers."""
+    x = Value(1.0, label="</noscript><script>alert(1)</script>")
+    out = x * 2
+    out.label = "out"
+    out.backward()
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    static = _noscript(save_html(out, tmp_path / "t.html").read_text(encoding="utf-8"))
+    assert "<table>" in static and "data:" not in static and "<script" not in static.lower()
+    assert "&lt;/noscript&gt;&lt;script&gt;" in static and ">2.0000<" in static
