@@ -244,7 +244,7 @@ export class Picture {
     this.onPick = onPick;
     this.bound = null;
     this.generation = 0;
-    this.dot = ""; // the DOT of the picture shown (what export-dot downloads)
+    this.dot = ""; // the DOT the picture shown was laid out from (its numbers go stale; export-dot writes a fresh one)
     this.el = h("div", { className: "mgw-graph", "data-role": "graph", "data-lm-suppress-shortcuts": "true" },
       h("div", { className: "mgw-placeholder", text: "Laying out the graph\u2026" }));
     this.el.addEventListener("click", (event) => this.pick(event.target));
