@@ -86,6 +86,8 @@ def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
     # Which level splits is decided on the members' distinct scopes (a few), not on every member at every level:
     # a 'farther' group inside a moons neuron walked its 3,000 members three times to find no split.
     count = Counter(map(scopes.__getitem__, members))
+    if len(count) < 2:          # one scope: every level has one prefix holding every member, no split
+        return []
     levels = {s: s.count(".") + 1 for s in count if s}
     for d in range(depth + 1, max(levels.values(), default=0) + 1):
         prefix_of = {s: ctx.prefix(s, d) for s, k in levels.items() if k >= d}   # the scopes this level splits
