@@ -3,8 +3,9 @@
 One step = zero_grad, forward over a batch of 100 points (MLP(2,[16,16,1]), SVM max-margin loss
 averaged + 1e-4 * L2), backward, SGD update: about 65,800 nodes. Both engines start from the same
 weights (same seed) and must agree on the loss. Also printed: memory per node (tracemalloc) and the
-cost of replaying the frozen tape (Tape.forward with new leaf values + Tape.backward) against
-rebuilding the graph. GC stays on, as users run it.
+cost of replaying the frozen tape (Tape.forward with new leaf values + Tape.backward, and Tape.replay, which
+runs both on one list of the data) against rebuilding the graph, and of freezing it and making its spec.
+GC stays on, as users run it.
 """
 
 from __future__ import annotations
@@ -116,16 +117,22 @@ def main() -> None:
         tape.forward(new_leaves)
         tape.backward()
 
+    def replay_once() -> None:  # what a widget runs per settle, but for writing into the Values
+        tape.replay(new_leaves)
+
     def rebuild() -> None:
         loss(ours, Value, X, y).backward()
 
     t_replay: list[float] = []
+    t_once: list[float] = []
     t_rebuild: list[float] = []
     for _ in range(ROUNDS):
         t_rebuild += time_runs(rebuild, REPEATS // ROUNDS)
         t_replay += time_runs(replay, REPEATS // ROUNDS)
-    (mr, lr_), (mb, lb) = summary(t_replay), summary(t_rebuild)
-    t_freeze = summary(time_runs(lambda: Tape.from_value(root), 3, warmup=0))[0]
+        t_once += time_runs(replay_once, REPEATS // ROUNDS)
+    (mr, lr_), (m1, l1), (mb, lb) = summary(t_replay), summary(t_once), summary(t_rebuild)
+    t_freeze = summary(time_runs(lambda: Tape.from_value(root), 5, warmup=0))[0]
+    t_spec = summary(time_runs(tape.spec, 5))[0]
 
     print(f"moons training step, batch {N_POINTS}, MLP(2,[16,16,1]); {n_ours:,} nodes (micrograd: {n_theirs:,})")
     print(f"  micrograd==0.1.0   median {ms(mt)}   min {ms(lt)}")
@@ -138,7 +145,9 @@ def main() -> None:
     print("frozen tape replay (forward with new leaf values + backward) vs rebuilding the graph + backward")
     print(f"  rebuild            median {ms(mb)}   min {ms(lb)}")
     print(f"  tape replay        median {ms(mr)}   min {ms(lr_)}   ({mb / mr:.2f}x faster than rebuilding)")
-    print(f"  freezing the tape  median {ms(t_freeze)} (once per graph)")
+    print(f"  Tape.replay()      median {ms(m1)}   min {ms(l1)}   ({mb / m1:.2f}x; both passes on one list)")
+    print(f"  freezing the tape  median {ms(t_freeze)} (once per graph; {t_freeze / mb:.2f}x the rebuild)")
+    print(f"  tape.spec()        median {ms(t_spec)} (once per widget)")
 
 
 if __name__ == "__main__":
