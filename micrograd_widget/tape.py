@@ -1,10 +1,11 @@
 """Tape: a frozen, flat snapshot of one graph that replays forward and backward for new leaf values.
 
-Freezing walks the graph once (iteratively, O(n)); nodes are stored in the engine's topological
-order, so a replay performs the engine's float operations in the engine's order and reproduces its
-data and grads exactly. The tape is array-backed (typed arrays, no per-node Python objects beyond the
-graph's own): an open widget on a 60,001-node graph costs about 100 B per node. ``spec()`` is what the
-browser replays (js/tape.js): the same arrays as little-endian binary buffers.
+Freezing walks the graph once (iteratively, O(n); freeze.py: one loop into plain lists, typed arrays made once);
+nodes are stored in the engine's topological order, so a replay performs the engine's float operations in the
+engine's order and reproduces its data and grads exactly (``replay()`` runs both passes on one list of the data).
+The tape is array-backed (typed arrays, no per-node Python objects beyond the graph's own): on a 60,001-node
+graph it holds about 90 B per node (tracemalloc). ``spec()`` is what the browser replays (js/tape.js): the same
+arrays as little-endian binary buffers.
 """
 
 from __future__ import annotations
