@@ -36,6 +36,7 @@ import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 import { Download, unfoldedDot } from "./view/download.js";
+import { markOutput } from "./view/output-mark.js";
 
 function capitalize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
@@ -271,6 +272,7 @@ class GraphWidgetView {
       if (this.picture.bound && dot === this.picture.dot) return true; // nothing to lay out again
       if (!(await this.picture.layout(dot, view))) return false;
       this.marks.show(this.stepper, this.picture.bound);
+      markOutput(this.picture.bound, this.output);
       this.search.rebind();
       this.toolbar.fillOutputOptions(this.picture.bound.shown, this.tape.root, this.output);
       this.leaves.showFirst(this.picture.bound.shownSet);
@@ -291,6 +293,7 @@ class GraphWidgetView {
     this.output = i;
     this.toolbar.showOutput(i);
     this.search.retrace(); // a shown "Path to output" follows the new output
+    markOutput(this.picture.bound, i);
     if (this.mode === "readonly") return;
     this.update();
     this.restartStepper();
@@ -306,6 +309,7 @@ class GraphWidgetView {
       this.toolbar.fillOutputOptions(this.picture.bound ? this.picture.bound.shown : [], this.tape.root, i);
     }
     this.search.retrace();
+    markOutput(this.picture.bound, i);
     this.update();
     this.restartStepper();
   }

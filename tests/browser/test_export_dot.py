@@ -5,6 +5,7 @@ graph rebuilt, or Python's tape replayed); a picture Graphviz's default ranking 
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET
 
 import pytest
 from builders import lost_edge_moons
@@ -17,7 +18,7 @@ from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import expected_numbers
 from .mgw_browser.graphs import lecture_L
-from .test_zoom_export import _lecture_mlp, download
+from .test_zoom_export import SVG, _lecture_mlp, download
 
 pytestmark = pytest.mark.browser
 
@@ -39,6 +40,13 @@ def test_export_dot_holds_the_numbers_and_output_shown(show, guarded):
     _, dot = download(guarded.page, view, "export-dot")
     assert dot.decode() == graph_view(tape, output=d).dot
     assert 'class="mgw-value mgw-output-node"' in dot.decode().split(f"\tn{d} [")[1].split("\n")[0]
+    # The picture on screen and its SVG file mark the new output bold, as Python's static picture does.
+    bold = """r => [...r.querySelectorAll('[data-role=graph] g.mgw-output-node')].map(g =>
+      [g.getAttribute('data-node'), g.querySelector('polygon, path').getAttribute('stroke-width')])"""
+    assert view.root.evaluate(bold) == [["d", "2.5"]]
+    _, svg = download(guarded.page, view, "export-svg")
+    marked = [g for g in ET.fromstring(svg).iter(f"{SVG}g") if "mgw-output-node" in (g.get("class") or "").split()]
+    assert [g.get("id") for g in marked] == [f"n{d}"]
     # Stepping, at step 0: nothing propagated yet, so d d / d d = 1 and every other grad is 0.
     view.root.locator('button[data-role="step-mode"]').click()
     expect(view.root.locator('[data-role="stepper"]')).to_have_count(1)
