@@ -43,11 +43,12 @@ export class Folding {
     const pic = fold.pictureFor(tape, tree, open);
     const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic }); // not folded twice (~100 ms on the moons loss)
     const n = tape.n;
-    const boxOfGroup = new Map(pic.boxes.map((b, k) => [b.group, k]));
+    const boxOfGroup = new Int32Array(tree.groups.length).fill(-1); // typed: read once per folded node (65,818)
+    pic.boxes.forEach((b, k) => { boxOfGroup[b.group] = k; });
     const foldOf = new Int32Array(n).fill(-1);
     for (let i = 0; i < n; i++) {
       const u = pic.unitOf[i];
-      if (u !== i && u >= n) foldOf[i] = boxOfGroup.get(u - n) ?? -1;
+      if (u >= n) foldOf[i] = boxOfGroup[u - n];
     }
     return {
       dot,
