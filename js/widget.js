@@ -16,11 +16,9 @@
 //   view/names.js      node keys, names, formulas
 //   view/folding.js    the open set (trait `opened`): expand, collapse, reveal; js/fold.js folds and writes the DOT
 //   view/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
+//   view/output-mark.js  the bold mark on the output the grads are of
 //   stepper.js         the backprop stepper panel, its outlines and words
-// Room for what comes next: folding in the browser (issue 9) lands in js/fold.js, called where the picture
-// is laid out (view/picture.js); search/trace and zoom/pan get their own files in view/ with the toolbar
-// buttons (and export buttons) in view/toolbar.js; the small per-widget loader and the shared assets model
-// (issue 10) land in js/loader.js, which imports this file's `render`.
+// js/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
 import { backward, compileTape, forward, initialData, kernelNumbers, readBuffer } from "./tape.js";
 import { h } from "./dom.js";
