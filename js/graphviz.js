@@ -1,7 +1,9 @@
 // DOT -> SVG in the browser with Graphviz compiled to WebAssembly (@viz-js/viz): the widget's one
-// layout path. The WASM module is instantiated once per page and shared by every view.
+// layout path. It runs in the page's layout worker when one can start (js/layout-worker.js), else here; the
+// WASM module is instantiated once per thread and shared by every view.
 
 import { instance } from "@viz-js/viz";
+import { inLayoutWorker, ranOnMain, serveLayouts, workerLayout } from "./layout-worker.js";
 
 let viz = null;
 
@@ -28,8 +30,30 @@ const NSLIMIT = 8;
 // such edge but lays out large opened pictures 1.5-4x slower: the retry for that error, as the kernel's render_svg.
 const LOST_EDGE = /lost \S+ \S+ edge/;
 
-/** Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure. */
-export async function layoutSVG(dot) {
+/**
+ * Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure (a
+ * RangeError when its recursion overflowed the stack). In the layout worker when there is one; `low`: a
+ * prefetch (worker only: null when there is no worker), laid out after what a view waits for.
+ */
+export async function layoutSVG(dot, { low = false, signal = null } = {}) {
+  const inWorker = workerLayout(dot, { low, signal });
+  if (inWorker !== null) {
+    try {
+      return await inWorker;
+    } catch (err) {
+      // WorkerGone: the worker could not start or died (this thread from now on). RangeError: a worker's stack is
+      // ~3x smaller than the page's (Chromium: a plain chain of ~7,700 nodes overflows there, ~22,500 here), so a
+      // picture too deep for the worker is laid out here, as before the worker.
+      if (err.name !== "WorkerGone" && err.name !== "RangeError") throw err;
+    }
+  }
+  if (low) return null;
+  ranOnMain();
+  return layoutHere(dot);
+}
+
+/** Lay out `dot` on this thread (the main thread's fallback, and the worker's own work). */
+export async function layoutHere(dot) {
   const g = await graphviz();
   let result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT } });
   if (result.errors.some((e) => LOST_EDGE.test(e.message))) {
@@ -41,3 +65,5 @@ export async function layoutSVG(dot) {
   }
   return result.output;
 }
+
+if (inLayoutWorker()) serveLayouts(layoutHere);

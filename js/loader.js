@@ -50,12 +50,14 @@ function withTimeout(promise, ms, what) {
 }
 
 async function importViews(code, wasm, css) {
+  // The URL is kept (not revoked): the bundle starts its layout worker from its own URL (js/layout-worker.js).
   const url = URL.createObjectURL(new Blob([await gunzip(code)], { type: "text/javascript" }));
   let mod;
   try {
     mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ url);
-  } finally {
+  } catch (err) {
     URL.revokeObjectURL(url);
+    throw err;
   }
   if (!mod.views || typeof mod.provideWasm !== "function") throw new Error("the assets' code is not micrograd-widget's views bundle");
   let inflated = null;

@@ -5,9 +5,10 @@ import { layoutSVG } from "./graphviz.js";
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document. */
-export async function layoutPicture(dot) {
-  return parsePicture(await layoutSVG(dot));
+/** Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document; `text`: a
+ * Promise of its SVG text laid out already (a prefetch, view/folding.js), or null. */
+export async function layoutPicture(dot, text = null) {
+  return parsePicture((await text) ?? await layoutSVG(dot));
 }
 
 /**

@@ -9,3 +9,8 @@ export { provideWasm } from "./graphviz-wasm.js";
 
 /** The views by the name a widget carries in its `_mgw_view` trait. */
 export const views = { graph, training };
+
+// Graphviz's layout, for tests and hosts that lay out a DOT themselves: in the page's layout worker when one
+// starts (lastLayoutThread() says where the last one ran), or on this thread (layoutHere).
+export { layoutHere, layoutSVG } from "./graphviz.js";
+export { lastLayoutThread } from "./layout-worker.js";

@@ -36,6 +36,9 @@ import { Toolbar, fillLegend } from "./view/toolbar.js";
 import { Download, unfoldedDot } from "./view/download.js";
 import { markOutput } from "./view/output-mark.js";
 
+// A fold box selected this long (its Expand button showing) has its expanded picture laid out early (worker only).
+const PREFETCH_MS = 150;
+
 function capitalize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }
@@ -245,7 +248,18 @@ class GraphWidgetView {
     if (!this.folding) { // the kernel's picture; its fold_of (an Int32 buffer) read once per picture, for BoundPicture
       return { dot: this.model.get("dot"), view: { ...view, fold_of: readBuffer(view.fold_of ?? new Int32Array(0), "int32", "view.fold_of") } };
     }
-    return this.folding.draw(this.drawOptions());
+    return this.folding.drawing(this.drawOptions());
+  }
+
+  /** The inspector shows fold box `key` with its Expand button: lay out its expanded picture early (debounced,
+   * in the layout worker only), so Expand (button, double-click, +) need not wait for Graphviz. */
+  prefetchExpand(key) {
+    clearTimeout(this.prefetchTimer);
+    this.prefetchTimer = setTimeout(() => {
+      if (this.destroyed || !this.folding || this.folding.isOpen(key)) return;
+      const early = this.folding.prefetch(key, this.drawOptions());
+      if (early) early.then((svg) => svg && this.picture.el.setAttribute("data-prefetched", key), () => {});
+    }, PREFETCH_MS);
   }
 
   /** js/fold.js's DOT options for the numbers held now (`grad`: every node's grad, default this.grad). */
@@ -266,9 +280,9 @@ class GraphWidgetView {
   /** Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). */
   async layout() {
     try {
-      const { dot, view } = this.drawing();
+      const { dot, view, text } = this.drawing();
       if (this.picture.bound && dot === this.picture.dot) return true; // nothing to lay out again
-      if (!(await this.picture.layout(dot, view))) return false;
+      if (!(await this.picture.layout(dot, view, text))) return false;
       this.marks.show(this.stepper, this.picture.bound);
       markOutput(this.picture.bound, this.output);
       this.search.rebind();
@@ -414,6 +428,7 @@ class GraphWidgetView {
   destroy() {
     if (this.leaves) this.leaves.destroy();
     this.destroyed = true;
+    clearTimeout(this.prefetchTimer);
     if (this.stepper) this.stepper.destroy();
     this.stepper = null;
     if (this.inspector) this.inspector.dropGradcheck();

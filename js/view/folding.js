@@ -5,6 +5,10 @@
 // What a closed box shows live: view/foldboxes.js.
 
 import * as fold from "../fold.js";
+import { layoutSVG } from "../graphviz.js";
+import { layoutThread } from "../layout-worker.js";
+
+const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG text on the moons loss)
 
 /** The open set as a sorted list of unique strings (order never matters to fold.js; equal sets compare equal). */
 export function canonicalOpen(open) {
@@ -30,6 +34,7 @@ export class Folding {
     this.tape = tape;
     this.tree = tree;
     this.open = canonicalOpen(model.get("opened"));
+    this.early = []; // pictures laid out before they were asked for: { id, drawn: { dot, view }, text, signal }
   }
 
   budget() {
@@ -38,8 +43,8 @@ export class Folding {
   }
 
   /** The DOT and the picture description (BoundPicture's `view`) of the open set. */
-  draw(options) {
-    const { tape, tree, open } = this;
+  draw(options, open = this.open) {
+    const { tape, tree } = this;
     const pic = fold.pictureFor(tape, tree, open);
     const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic }); // not folded twice (~100 ms on the moons loss)
     const n = tape.n;
@@ -57,6 +62,41 @@ export class Folding {
         palette: options.palette,
       },
     };
+  }
+
+  /**
+   * What to lay out for the open set: draw()'s { dot, view } and, when it was laid out early (prefetch), `text`,
+   * a Promise of its SVG text. That DOT's numbers may be older than `options`' (a slider moved since): its boxes
+   * were sized for those, as after any slider move (the key below holds all else that shapes the layout), and the
+   * view paints today's numbers and fills over them once bound.
+   */
+  drawing(options) {
+    const hit = this.early.find((e) => e.id === layoutKey(this.open, options));
+    if (!hit) return this.draw(options);
+    return { ...hit.drawn, text: hit.text.then((svg) => svg ?? layoutSVG(hit.drawn.dot)) };
+  }
+
+  /**
+   * Lay out, in the layout worker at low priority, the picture that expanding `key` would draw (the inspector
+   * shows its Expand button): Expand then binds it without waiting for Graphviz. Returns a Promise of the SVG
+   * text (null if the worker stopped before), or null when expanding draws nothing new.
+   */
+  prefetch(key, options) {
+    if (layoutThread() !== "worker") return null; // never laid out early on the main thread
+    const open = canonicalOpen(fold.expand(this.tree, this.open, key, this.budget()));
+    const id = layoutKey(open, options);
+    const known = this.early.find((e) => e.id === id);
+    if (sameOpen(open, this.open) || known) return known ? known.text : null;
+    const drawn = this.draw(options, open);
+    const signal = { cancelled: false };
+    const text = layoutSVG(drawn.dot, { low: true, signal }).catch((err) => {
+      this.early = this.early.filter((e) => e.text !== text); // a fresh layout says what went wrong
+      throw err;
+    });
+    text.catch(() => {});
+    this.early.unshift({ id, drawn, text, signal });
+    for (const dropped of this.early.splice(PREFETCHED)) dropped.signal.cancelled = true;
+    return text;
   }
 
   /** Adopt Python's (or another view's) open set; true when it differs from the one drawn. */
@@ -126,4 +166,9 @@ export class Folding {
     }
     return null;
   }
+}
+
+/** What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels). */
+function layoutKey(open, { precision, rankdir, color, output, palette }) {
+  return JSON.stringify([open, precision, rankdir, color, output, palette ?? null]);
 }

@@ -117,6 +117,7 @@ export class Inspector {
       const around = folding.openGroupOfGroup(fold.group);
       if (around !== null) actions.append(this.foldButton("collapse", "Collapse", around));
       parts.push(actions);
+      if (!folding.isOpen(fold.key)) this.view.prefetchExpand(fold.key); // Expand is likely next: lay it out early
     }
     this.el.replaceChildren(...parts);
     this.el.removeAttribute("data-node");

@@ -6,6 +6,7 @@
 import { formatNumber, gradColor, scaleOf } from "../format.js";
 import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
+import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
 import { SVG_NS, boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
 import { Zoom } from "./zoom.js";
 
@@ -258,21 +259,25 @@ export class Picture {
       event.preventDefault();
     });
     this.zoom = new Zoom(this.el);
+    this.releaseWorker = holdLayoutWorker(); // one Graphviz worker per page, closed when no picture is left
   }
 
-  /** Lay out `dot` and bind it; resolves true when this picture is now shown (false: a newer layout won). */
-  async layout(dot, view) {
+  /** Lay out `dot` (or take `text`, a Promise of its SVG text laid out early) and bind it; resolves true when
+   * this picture is now shown (false: a newer layout won). */
+  async layout(dot, view, text = null) {
     const generation = ++this.generation;
     this.el.setAttribute("aria-busy", "true"); // the old picture stays until the new one is ready
     try {
       const refused = layoutRefusal(view);
       if (refused) throw new Error(refused);
-      const svg = await layoutPicture(dot).catch((err) => {
+      const svg = await layoutPicture(dot, text).catch((err) => {
         if (err instanceof RangeError) throw new Error(`Graphviz ran out of stack laying out this picture (${err.message}); draw fewer boxes with a smaller node budget`);
         throw err;
       });
       if (generation !== this.generation) return false;
       this.el.removeAttribute("aria-busy");
+      this.el.setAttribute("data-layout-thread", lastLayoutThread());
+      this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (view/folding.js)
       this.bound = new BoundPicture(svg, view, this.names);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
@@ -304,5 +309,6 @@ export class Picture {
     this.generation += 1;
     this.zoom.destroy();
     this.bound = null;
+    this.releaseWorker();
   }
 }
