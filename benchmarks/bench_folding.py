@@ -12,6 +12,9 @@
    of 65,818 nodes costs by itself); timed as benchmarks/bench_widget.py times slider frames. The same for the
    lecture's MLP loss (398 nodes) after Expand all that fits, where the replay costs next to nothing.
 4. Expand all that fits on the moons loss (5 boxes opened, ~230 units in dense clusters): click -> painted, once.
+Row 1 is timed twice on each page: cold ('+' on a focused box never selected: nothing was laid out early) and
+after the box was selected (its inspector open, the view's early layout in the worker done: js/view/folding.js
+prefetch), from the Expand click; the output says where Graphviz ran (the layout worker, or the main thread).
 Rows 1 and 2 also print the page's main-thread CPU time over the same interval (Chrome's trace: the thread time of
 its top-level tasks), which a loaded machine inflates far less than the wall time, and the per-page ratio of the
 open to the warm layout measured one after the other (load drifts less within a page than across pages).
@@ -45,12 +48,14 @@ from micrograd_widget.tape import Tape  # noqa: E402
 RUNS = 5
 SLIDER_FRAMES = 40
 
-# Click `selector` (in the widget) and time until the picture is laid out again, bound and painted, in ms.
-_RELAYOUT = """async ({selector}) => {
+# Click `selector` (in the widget; with `press`, focus it and press that key instead) and time until the picture is
+# laid out again, bound and painted, in ms; also where Graphviz ran and whether an early layout (prefetch) was used.
+_RELAYOUT = """async ({selector, press}) => {
   const root = document.querySelector('.mgw-root');
   const graph = root.querySelector('[data-role="graph"]');
   const button = root.querySelector(selector);  // the first: the toolbar comes before the inspector
   if (!button) throw new Error(`no ${selector} in the widget`);
+  if (press) button.focus();
   const svg = graph.querySelector('svg');
   const painted = () => new Promise(resolve => requestAnimationFrame(() => {
     const ch = new MessageChannel();
@@ -58,7 +63,8 @@ _RELAYOUT = """async ({selector}) => {
     ch.port2.postMessage(0); }));
   await painted();
   const t0 = performance.now();
-  button.click();
+  if (press) button.dispatchEvent(new KeyboardEvent('keydown', {key: press, bubbles: true}));
+  else button.click();
   await new Promise((resolve, reject) => {
     const done = () => graph.querySelector('svg') !== svg && !graph.hasAttribute('aria-busy');
     if (done()) return resolve();
@@ -67,7 +73,9 @@ _RELAYOUT = """async ({selector}) => {
     setTimeout(() => { obs.disconnect(); reject(new Error('no new picture within 30 s')); }, 30000);
   });
   const t1 = await painted();
-  return {ms: t1 - t0, boxes: graph.querySelectorAll('g.node.mgw-fold').length,
+  return {ms: t1 - t0, thread: graph.getAttribute('data-layout-thread'),
+          early: graph.hasAttribute('data-laid-out-early'),
+          boxes: graph.querySelectorAll('g.node.mgw-fold').length,
           nodes: graph.querySelectorAll('g.node.mgw-value').length,
           clusters: graph.querySelectorAll('g.mgw-cluster').length};
 }"""
@@ -150,18 +158,32 @@ def _open_page(browser, url: str):
     return context, page
 
 
-def _largest_box(page) -> str:
-    """Select the largest closed fold box (its inspector opens) and return its data-fold key."""
-    key = page.evaluate("""() => {
+def _largest_box(page, select: bool = True) -> str:
+    """The data-fold key of the largest closed fold box; `select`: click it (its inspector opens)."""
+    key = page.evaluate("""select => {
       const boxes = [...document.querySelectorAll('.mgw-root g.node.mgw-fold[data-fold]')];
       const count = g => Number((g.querySelectorAll('text')[1]?.textContent || '0').replace(/[^0-9]/g, ''));
       boxes.sort((a, b) => count(b) - count(a));
       if (!boxes.length) throw new Error('no fold box with a key: the view does not fold in the browser');
-      boxes[0].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+      if (select) boxes[0].dispatchEvent(new MouseEvent('click', {bubbles: true}));
       return boxes[0].getAttribute('data-fold');
-    }""")
-    page.wait_for_selector(f'.mgw-root [data-role="inspector"][data-fold="{key}"] [data-action="expand"]')
+    }""", select)
+    if select:
+        page.wait_for_selector(f'.mgw-root [data-role="inspector"][data-fold="{key}"] [data-action="expand"]')
     return key
+
+
+def _prefetched(page, key: str) -> float:
+    """Wait until the selected box's expanded picture was laid out early (js/view/folding.js prefetch); the ms
+    from the selection's inspector to then (None when the view lays nothing out early: no worker)."""
+    return page.evaluate("""async key => {
+      const graph = document.querySelector('.mgw-root [data-role="graph"]');
+      const t0 = performance.now();
+      for (let k = 0; k < 600 && graph.getAttribute('data-prefetched') !== key; k++) {
+        await new Promise(ok => setTimeout(ok, 10));
+      }
+      return graph.getAttribute('data-prefetched') === key ? performance.now() - t0 : null;
+    }""", key)
 
 
 def main() -> None:
@@ -182,32 +204,55 @@ def main() -> None:
         with StaticServer(www) as server, sync_playwright() as pw:
             browser = launch(pw)
             try:
-                opens, bases, reveals, cpus, shown = [], [], [], [], None
+                rows: dict[str, list[dict]] = {"cold": [], "open": [], "base": [], "reveal": []}
+                waits, shown = [], {}
                 trace = www / "trace.json"
+                expand = '[data-role="inspector"] [data-action="expand"]'
+                collapse_all = '.mgw-fold-controls [data-action="collapse-all"]'
                 for _ in range(RUNS):
                     context, page = _open_page(browser, f"{server.url}/moons.html")
-                    key = _largest_box(page)
-                    opened, open_cpu = _traced(browser, page, _RELAYOUT,
-                                               {"selector": '[data-role="inspector"] [data-action="expand"]'}, trace)
-                    base, base_cpu = _traced(browser, page, _RELAYOUT,
-                                             {"selector": '.mgw-fold-controls [data-action="collapse-all"]'}, trace)
-                    revealed, reveal_cpu = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
-                    opens.append(opened["ms"])
-                    bases.append(base["ms"])
-                    reveals.append(revealed["ms"])
-                    cpus.append((open_cpu, base_cpu, reveal_cpu))
-                    shown = (key, opened, base, revealed)
+                    key = _largest_box(page, select=False)
+                    box = f'[data-role="graph"] g.node.mgw-fold[data-fold="{key}"]'
+                    timed = {  # one after the other on this page: cold open, warm baseline, prefetched open, reveal
+                        "cold": _traced(browser, page, _RELAYOUT, {"selector": box, "press": "+"}, trace),
+                        "base": _traced(browser, page, _RELAYOUT, {"selector": collapse_all}, trace),
+                    }
+                    _largest_box(page)
+                    waits.append(_prefetched(page, key))
+                    timed["open"] = _traced(browser, page, _RELAYOUT, {"selector": expand}, trace)
+                    page.evaluate(_RELAYOUT, {"selector": collapse_all})
+                    timed["reveal"] = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
+                    for row, (result, cpu) in timed.items():
+                        rows[row].append({**result, "cpu": cpu})
+                    shown = {row: result for row, (result, _) in timed.items()}
                     context.close()
-                key, opened, base, revealed = shown
-                o, b, r = statistics.median(opens), statistics.median(bases), statistics.median(reveals)
-                paired = statistics.median(x / y for x, y in zip(opens, bases, strict=True))
-                oc, bc, rc = (statistics.median(c[k] for c in cpus) for k in range(3))
-                print(f"open the largest box ({key}) of the moons loss in the exported page: click -> new boxes "
-                      f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
-                      f"{opened['clusters']} opened drawn) vs a warm layout of the folded picture {b:6.0f} ms "
-                      f"({base['boxes']} boxes): "
-                      f"{o / b:.1f}x (targets <= 3x and <= 1000 ms; median of {RUNS} pages; per-page ratio median "
-                      f"{paired:.1f}x); main-thread CPU {oc:4.0f} ms vs {bc:4.0f} ms: {oc / bc:.1f}x")
+
+                def med(row: str, field: str = "ms") -> float:
+                    return statistics.median(r[field] for r in rows[row])
+
+                def paired(row: str, field: str = "ms") -> float:
+                    return statistics.median(x[field] / y[field] for x, y in zip(rows[row], rows["base"], strict=True))
+
+                b, bc, base = med("base"), med("base", "cpu"), shown["base"]
+                threads = sorted({r["thread"] or "main" for rs in rows.values() for r in rs if "thread" in r})
+                prefetch = [w for w in waits if w is not None]
+                print(f"baseline: a warm layout of the folded picture (Collapse all) {b:6.0f} ms "
+                      f"({base['boxes']} boxes), main-thread CPU {bc:4.0f} ms; Graphviz ran in: "
+                      f"{', '.join(threads)}; median of {RUNS} pages")
+                for row, what in (("open", "selected box (inspector open, its layout done early), Expand click"),
+                                  ("cold", "'+' on a focused box never selected (nothing laid out early)")):
+                    o, oc, opened = med(row), med(row, "cpu"), shown[row]
+                    early = sum(r["early"] for r in rows[row])
+                    print(f"open the largest box ({key}) of the moons loss in the exported page, {what}: -> new boxes "
+                          f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
+                          f"{opened['clusters']} opened drawn): {o / b:.1f}x the baseline (targets <= 3x and "
+                          f"<= 1000 ms; per-page ratio median {paired(row):.1f}x); main-thread CPU {oc:4.0f} ms: "
+                          f"{oc / bc:.1f}x (per page {paired(row, 'cpu'):.1f}x); early layout used on {early} of "
+                          f"{RUNS} pages")
+                if prefetch:
+                    print(f"  the early layout was ready {statistics.median(prefetch):.0f} ms (median) after the box "
+                          f"was selected ({len(prefetch)} of {RUNS} pages)")
+                r, rc, revealed = med("reveal"), med("reveal", "cpu"), shown["reveal"]
                 print(f"reveal a search match ({name}, folded) in the same page: Enter -> boxes opened, match marked "
                       f"and painted median {r:6.0f} ms (main-thread CPU {rc:4.0f} ms; target <= 1000 ms; median of "
                       f"{RUNS} pages; status: {revealed['status']!r})")

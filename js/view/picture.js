@@ -15,6 +15,10 @@ const NOT_REACHED = "\u00b7"; // a grad the stepped backward pass has not writte
 // ("Maximum call stack size exceeded", measured: a chain of 7,500 drawn nodes fails, 5,000 lays out in ~3 s).
 // A picture with more boxes than this (only Python can ask for one: node_budget=None) is refused before layout.
 export const MAX_LAYOUT_BOXES = 5000;
+// The old picture is marked busy (aria-busy, dimmed) only when a layout takes longer than this: marking it at
+// once made the page restyle, lay out and paint the old picture while the worker ran (on the moons loss with its
+// largest box open, ~50 ms of main-thread layout and paint per Collapse all, for a picture about to go).
+const BUSY_MS = 150;
 
 /** Why a picture of `view` is not laid out in the browser, or "" when it is small enough. */
 export function layoutRefusal(view) {
@@ -266,7 +270,8 @@ export class Picture {
    * this picture is now shown (false: a newer layout won). */
   async layout(dot, view, text = null) {
     const generation = ++this.generation;
-    this.el.setAttribute("aria-busy", "true"); // the old picture stays until the new one is ready
+    clearTimeout(this.busyTimer); // the old picture stays until the new one is ready
+    this.busyTimer = setTimeout(() => this.el.setAttribute("aria-busy", "true"), BUSY_MS);
     try {
       const refused = layoutRefusal(view);
       if (refused) throw new Error(refused);
@@ -275,6 +280,7 @@ export class Picture {
         throw err;
       });
       if (generation !== this.generation) return false;
+      clearTimeout(this.busyTimer);
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
       this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (view/folding.js)
@@ -286,6 +292,7 @@ export class Picture {
       this.el.replaceChildren(svg);
     } catch (err) {
       if (generation !== this.generation) return false;
+      clearTimeout(this.busyTimer);
       this.el.removeAttribute("aria-busy");
       throw err;
     }
@@ -307,6 +314,7 @@ export class Picture {
 
   destroy() {
     this.generation += 1;
+    clearTimeout(this.busyTimer);
     this.zoom.destroy();
     this.bound = null;
     this.releaseWorker();
