@@ -64,21 +64,33 @@ def fold_of(view: Mapping[str, Any]) -> list[int]:
     return list(struct.unpack(f"<{len(raw) // 4}i", raw))
 
 
-def lost_edge_moons() -> tuple[Value, int]:
-    """micrograd's moons loss in small (MLP(2, [8, 8, 1]) on 3 points, SVM loss + L2; 922 nodes) and the node
-    budget (120) at which Expand all that fits opens 5 boxes whose clusters make Graphviz's default ranking drop
-    an edge ("lost fold24 n861_op edge": an error in Debian's dot 2.43, a silently missing edge in @viz-js/viz)."""
+def small_moons(hidden: int = 16) -> Value:
+    """The shape of micrograd's moons loss, small: MLP(2, [hidden, hidden, 1]) on 3 seeded points, SVM loss + L2,
+    backpropagated."""
     import random
 
     from micrograd_widget.nn import MLP
 
     rng = random.Random(0)
     random.seed(0)
-    model = MLP(2, [8, 8, 1])
+    model = MLP(2, [hidden, hidden, 1])
     xs = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(3)]
     ys = [rng.choice((-1.0, 1.0)) for _ in range(3)]
     losses = [(1 + -y * model([Value(a), Value(b)])).relu() for y, (a, b) in zip(ys, xs, strict=True)]
     total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
     assert isinstance(total, Value)
     total.backward()
-    return total, 120
+    return total
+
+
+def sum_of_squares(n: int) -> Value:
+    """n labelled leaves x_i, their squares and the running sum (3n + 1 nodes): the memory tests' graph."""
+    xs = [Value(float(i % 7) - 3.0, label=f"x{i}") for i in range(n)]
+    return sum(x * x for x in xs)  # type: ignore[return-value]  # 0 + Value is a Value
+
+
+def lost_edge_moons() -> tuple[Value, int]:
+    """micrograd's moons loss in small (MLP(2, [8, 8, 1]) on 3 points, SVM loss + L2; 922 nodes) and the node
+    budget (120) at which Expand all that fits opens 5 boxes whose clusters make Graphviz's default ranking drop
+    an edge ("lost fold24 n861_op edge": an error in Debian's dot 2.43, a silently missing edge in @viz-js/viz)."""
+    return small_moons(8), 120

@@ -8,17 +8,13 @@ from __future__ import annotations
 import gc
 import tracemalloc
 
+from builders import sum_of_squares
+
 from micrograd_widget.engine import Value
 from micrograd_widget.tape import Tape
 
 LEAVES = 20_000
 MAX_BYTES_PER_NODE = 100
-
-
-def sum_of_squares(n: int) -> Value:
-    """n labelled leaves, their squares and the running sum (3n + 1 nodes), as tests/test_widget_memory.py."""
-    xs = [Value(float(i % 7) - 3.0, label=f"x{i}") for i in range(n)]
-    return sum(x * x for x in xs)  # type: ignore[return-value]  # 0 + Value is a Value
 
 
 def tape_bytes(root: Value) -> tuple[Tape, int]:

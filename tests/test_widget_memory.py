@@ -13,6 +13,7 @@ import json
 import tracemalloc
 
 import pytest
+from builders import sum_of_squares
 from ipywidgets.widgets.widget import _remove_buffers
 
 from micrograd_widget.engine import Value
@@ -21,12 +22,6 @@ from micrograd_widget.widget import GraphWidget
 LEAVES = 20_000
 MAX_BYTES_PER_NODE = 150  # issue 12: "an open widget costs at most ~150 B per node beyond the graph"
 MAX_STATE_BYTES_PER_NODE = 60  # JSON + buffers: int32/float64 arrays and mostly empty label/scope/symbol lists
-
-
-def sum_of_squares(n: int = LEAVES) -> Value:
-    """The Decisions' graph: n labelled leaves x_i, their squares and the running sum (3n + 1 nodes)."""
-    xs = [Value(float(i % 7) - 3.0, label=f"x{i}") for i in range(n)]
-    return sum(x * x for x in xs)  # type: ignore[return-value]  # 0 + Value is a Value
 
 
 def widget_bytes(root: Value) -> tuple[GraphWidget, int]:
@@ -55,7 +50,7 @@ def saved_state_bytes(widget: GraphWidget) -> tuple[int, int]:
 def measured() -> tuple[GraphWidget, int]:
     """The Decisions' widget and the bytes it costs beyond its graph (measured once for this module)."""
     GraphWidget(sum_of_squares(10)).close()  # first-use costs (imports, caches) are not the widget's
-    return widget_bytes(sum_of_squares())
+    return widget_bytes(sum_of_squares(LEAVES))
 
 
 def test_an_open_widget_costs_at_most_150_bytes_per_node_beyond_the_graph(measured: tuple[GraphWidget, int]) -> None:

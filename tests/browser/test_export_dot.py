@@ -18,7 +18,7 @@ from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import expected_numbers
 from .mgw_browser.graphs import lecture_L
-from .test_zoom_export import SVG, _lecture_mlp, download
+from .test_zoom_export import SVG, _lecture_mlp, download, open_box
 
 pytestmark = pytest.mark.browser
 
@@ -67,10 +67,7 @@ def test_export_dot_of_an_opened_box_follows_a_slider_inside_it(show, guarded):
     loss = _lecture_mlp()
     view = show(loss, node_budget=60)
     key = "layers.1.neurons.0"
-    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
-    view.root.locator('[data-action="expand"]').click()
-    expect(view.root.locator(f'[data-role="graph"] g.cluster[data-fold="{key}"]')).to_have_count(1)
-    opened = guarded.page.evaluate("() => window.__mgw.model.get('opened')")
+    opened = open_box(view, guarded.page, key)
     w = GraphWidget(loss, node_budget=60)
     drawn = graph_view(w.tape, node_budget=60, open_keys=opened).dot
     leaf = next(i for i in w.tape.leaves if w.tape.scopes[i].startswith(key) and f"\tn{i} [" in drawn)

@@ -302,6 +302,15 @@ def test_export_svg_keeps_a_traced_path_and_draws_it_as_on_screen(show, guarded)
     assert "g.mgw-path polygon" in style, "the file does not draw the marks the page's stylesheet draws"
 
 
+def open_box(view, page, key: str) -> list[str]:
+    """Click fold box ``key``, press Expand and wait for its cluster; the widget's open set after it."""
+    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
+    view.root.locator('[data-action="expand"]').click()
+    expect(view.root.locator(f'[data-role="graph"] g.cluster[data-fold="{key}"]')).to_have_count(1)
+    opened: list[str] = page.evaluate("() => window.__mgw.model.get('opened')")
+    return opened
+
+
 def _lecture_mlp() -> Value:
     """The lecture's MLP loss (MLP(3, [4, 4, 1]) on its four examples, seeded), backpropagated."""
     import random
@@ -320,10 +329,7 @@ def test_export_of_an_opened_box_is_the_picture_python_writes_for_that_open_set(
     loss = _lecture_mlp()
     view = show(loss, node_budget=60)
     key = "layers.1.neurons.0"
-    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
-    view.root.locator('[data-action="expand"]').click()
-    expect(view.root.locator(f'[data-role="graph"] g.cluster[data-fold="{key}"]')).to_have_count(1)
-    opened = guarded.page.evaluate("() => window.__mgw.model.get('opened')")
+    opened = open_box(view, guarded.page, key)
     assert key in opened, opened
     _, dot = download(guarded.page, view, "export-dot")
     assert dot.decode() == graph_view(Tape.from_value(loss), node_budget=60, open_keys=opened).dot

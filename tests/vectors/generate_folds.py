@@ -81,16 +81,7 @@ def chain() -> Value:
 
 def moons() -> Value:
     """The shape of micrograd's moons loss, small: MLP(2, [16, 16, 1]) on 3 points, SVM loss + L2."""
-    rng = random.Random(0)
-    random.seed(0)
-    model = MLP(2, [16, 16, 1])
-    xs = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(3)]
-    ys = [rng.choice((-1.0, 1.0)) for _ in range(3)]
-    losses = [(1 + -y * model([Value(a), Value(b)])).relu() for y, (a, b) in zip(ys, xs, strict=True)]
-    total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
-    assert isinstance(total, Value)
-    total.backward()
-    return total
+    return builders.small_moons(16)
 
 
 def hostile() -> Value:
