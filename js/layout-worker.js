@@ -96,15 +96,38 @@ function start() {
   let bytes;
   try {
     bytes = wasmBytes(); // throws when this bundle was given no WebAssembly (sources loaded as they are)
-    worker = new Worker(new URL(import.meta.url), { type: "module", name: NAME });
   } catch {
-    worker = null;
     return;
   }
   state = "starting";
+  spawn(import.meta.url, bytes, true);
+}
+
+// A page opened from file:// may not start a module worker from a Blob URL (Chromium: an error event, no
+// message); it may from a data: URL of the same code, the second try.
+async function dataURL() {
+  const code = await (await fetch(import.meta.url)).text();
+  return `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}`;
+}
+
+function spawn(url, bytes, firstTry) {
+  const retry = () => {
+    worker?.terminate();
+    worker = null;
+    dataURL().then((data) => state === "starting" && spawn(data, bytes, false), gone);
+  };
+  try {
+    worker = new Worker(url, { type: "module", name: NAME });
+  } catch {
+    if (firstTry) return retry();
+    return gone();
+  }
+  const mine = worker;
   worker.onerror = (event) => {
     event.preventDefault();
-    gone();
+    if (mine !== worker) return;
+    if (firstTry && state === "starting") retry();
+    else gone();
   };
   worker.onmessageerror = gone;
   worker.onmessage = ({ data }) => {
@@ -125,7 +148,7 @@ function start() {
       idleTimer = setTimeout(close, IDLE_MS);
     }
   };
-  Promise.resolve(bytes).then((wasm) => worker && worker.postMessage({ wasm }), gone);
+  Promise.resolve(bytes).then((wasm) => mine === worker && worker.postMessage({ wasm }), gone);
 }
 
 function pump() {

@@ -224,6 +224,7 @@ def test_jupyterlab_opens_a_neuron_and_the_kernel_knows_what_is_shown(jupyterlab
     tape = Tape.from_value(loss)
     after = open_box(view, NEURON)
     expect_tape_numbers(view, tape, after["nodes"])
+    assert view.root.locator('[data-role="graph"]').get_attribute("data-layout-thread") == "worker"  # Lab allows it
     kernel = poll(lambda: marked_json(run_cell(page, 1)["outputs"], OPEN_MARKER),
                   lambda k: k is not None and NEURON in k["opened"], "the kernel's w.opened to hold the opened box",
                   timeout_s=30, interval_s=0.5)

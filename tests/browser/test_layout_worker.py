@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from micrograd_widget.dot import graph_view
+from micrograd_widget.export import save_html
 from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
@@ -157,3 +158,28 @@ def test_focus_alone_lays_nothing_out_early_and_plus_on_a_focused_box_opens_it(s
     box.press("+")
     poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
     assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is False
+
+
+def test_the_exported_page_opened_from_a_file_lays_out_in_the_worker(guarded, widget_bundle, tmp_path):
+    # Chromium starts no module worker from a Blob URL in a file:// page: the second try, a data: URL, does
+    page = guarded.page
+    save_html(lecture_mlp_loss(), tmp_path / "mlp.html")
+    page.goto((tmp_path / "mlp.html").as_uri())
+    page.wait_for_selector('.mgw-root[data-state="ready"]', timeout=60_000)
+    assert page.get_attribute(GRAPH, "data-layout-thread") == "worker"
+    assert len(page.workers) == 1
+
+
+def test_the_page_keeps_running_while_the_worker_lays_out(bundle_page):
+    ticks = bundle_page.evaluate("""async dot => {
+      await views.layoutSVG('digraph { a -> b }');  // the worker started, its WebAssembly compiled
+      let ticks = 0, running = true;
+      const tick = () => { ticks += 1; if (running) setTimeout(tick, 0); };
+      const layout = views.layoutSVG(dot);  // on the main thread (layoutHere) the page runs 1 timer task
+      tick();
+      await layout;
+      running = false;
+      return { ticks, where: views.lastLayoutThread() };
+    }""", _chain_dot(3000))
+    assert ticks["where"] == "worker"
+    assert ticks["ticks"] >= 10, f"the page ran {ticks['ticks']} timer tasks while Graphviz laid out 3,000 nodes"

@@ -92,6 +92,7 @@ def test_a_bare_value_is_the_live_widget_and_a_slider_moves_every_number(marimo_
     page.goto(marimo_app([LECTURE_L_CELL, Cell("L", reads=("L",))]))
     view = WidgetDom(page)
     view.wait_ready(timeout_s=60)
+    assert view.root.locator('[data-role="graph"]').get_attribute("data-layout-thread") == "worker"  # marimo allows it
     nodes = lecture_L()
     view.expect_numbers(expected_numbers(nodes))
     a = view.set_slider("a", 3.5)
