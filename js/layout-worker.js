@@ -18,9 +18,12 @@ export function inLayoutWorker() {
 /** The worker's side: answer {id, dot} with {id, svg} or {id, error: {name, message}} using `layout(dot)`. */
 export function serveLayouts(layout) {
   let queue = Promise.resolve();
+  let gotWasm;
+  const wasm = new Promise((resolve) => { gotWasm = resolve; }); // the page may send it after a layout
+  provideWasm(() => wasm);
   globalThis.onmessage = ({ data }) => {
     if (data.wasm) {
-      provideWasm(() => data.wasm);
+      gotWasm(data.wasm);
       return;
     }
     queue = queue.then(async () => {
