@@ -6,9 +6,11 @@ import { layoutSVG } from "./graphviz.js";
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document; `text`: a
- * Promise of its SVG text laid out already (a prefetch, view/folding.js), or null. */
+ * Promise of its SVG text laid out already (a prefetch, view/folding.js) or of that text parsed (parseSVG), or null. */
 export async function layoutPicture(dot, text = null) {
-  return parsePicture((await text) ?? await layoutSVG(dot));
+  const early = await text;
+  if (early && typeof early !== "string") return document.adoptNode(early);
+  return parsePicture(early ?? await layoutSVG(dot));
 }
 
 /**
@@ -19,13 +21,18 @@ export async function layoutPicture(dot, text = null) {
  * unexecutable when adopted here (and Graphviz escaped every label: no markup comes from user text).
  */
 export function parsePicture(svgText) {
+  return document.adoptNode(parseSVG(svgText));
+}
+
+/** parsePicture's `<svg>` element before it is adopted into this document (a picture parsed ahead of use). */
+export function parseSVG(svgText) {
   const start = svgText.indexOf("<svg");
   const body = start >= 0 ? new DOMParser().parseFromString(svgText.slice(start), "text/html").body : null;
   const svg = body ? body.firstElementChild : null;
   if (!svg || svg.namespaceURI !== SVG_NS || svg.localName !== "svg") {
     throw new Error("Graphviz returned something other than an SVG picture");
   }
-  return document.adoptNode(svg);
+  return svg;
 }
 
 /** Every box of the picture (`<g class="node">`) by its id. */
