@@ -2,8 +2,10 @@
 // per page, started from the views bundle's own URL (js/loader.js imports the bundle from a Blob URL and keeps
 // it), so Graphviz's JS is not shipped twice; the bundle notices it runs as this worker (its name) and answers
 // layout messages; Graphviz's WebAssembly bytes (js/graphviz-wasm.js's provider) are posted to it once.
-// When no worker can start (no Worker, a CSP forbidding blob: workers, a bundle without its WebAssembly
-// provider) or it dies, layouts run on the main thread from then on, with no error for the user.
+// When no worker can start (no Worker, a CSP forbidding blob: and data: workers, a bundle without its WebAssembly
+// provider) or it dies, layouts run on the main thread from then on, with no error for the user. Prefetches
+// (`low`) go after what a view waits for. The worker's stack is smaller than the page's: js/graphviz.js lays out
+// a picture too deep for it on the main thread. Views hold it (holdLayoutWorker); unheld, it closes when idle.
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
 
