@@ -85,7 +85,7 @@ class GraphWidgetView {
     this.picture = new Picture(this.root, this.names, (picked, action) => this.onPick(picked, action));
     this.inspector = new Inspector(this);
     this.download = new Download({
-      svg: () => (this.picture.bound ? this.picture.bound.svg : null),
+      svg: () => (this.picture.bound ? this.picture.bound.flushNumbers() : null), // out-of-sight numbers too
       dot: () => this.exportDot(),
       label: () => this.tape.labels[this.output],
       errors: this.errors,

@@ -1,5 +1,6 @@
 // The picture: Graphviz-WASM lays out the kernel's DOT once; the SVG is bound once (element references per
-// drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed;
+// drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed
+// (boxes out of the graph box's sight a little later: view/visible.js);
 // its size on screen (fit, zoom, pan) is view/zoom.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
@@ -8,6 +9,7 @@ import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
 import { SVG_NS, boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
+import { LazyTexts } from "./visible.js";
 import { Zoom } from "./zoom.js";
 
 const NOT_REACHED = "\u00b7"; // a grad the stepped backward pass has not written yet
@@ -60,13 +62,15 @@ function splitLast(text, key, field) {
 
 const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
 
-/** The SVG bound once, as named parts; `view` is the kernel's description of what was drawn. */
+/** The SVG bound once, as named parts; `view` is the kernel's description of what was drawn; `root`: the graph's
+ * scroll box (numbers of boxes out of its sight are written lazily: view/visible.js). */
 export class BoundPicture {
-  constructor(svg, view, names) {
+  constructor(svg, view, names, root = null) {
     const byId = boxesById(svg);
     const shown = Int32Array.from(view.shown || []);
     const m = shown.length;
     this.svg = svg;
+    this.lazy = new LazyTexts(root);
     this.palette = view.palette || null;
     this.shown = shown; // the nodes drawn as their own box; index k below is a node's place here
     this.shownSet = new Set(shown);
@@ -99,6 +103,7 @@ export class BoundPicture {
     this.boxes.grad[k] = splitNumber(texts[2], key, "grad");
     this.boxes.shape[k] = g.querySelector("polygon, path");
     this.boxes.group[k] = g;
+    this.lazy.watch(g, [this.boxes.data[k], this.boxes.grad[k], this.boxes.shape[k]].filter(Boolean));
     this.outline.groupOf.set(i, g);
     this.targets.set(g, { node: i });
     makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
@@ -129,6 +134,7 @@ export class BoundPicture {
         const found = BOX_FIELDS.find(([caption]) => content.startsWith(caption));
         if (found) this.folds.fields[k][found[1]] = splitLast(texts[t], fold.key || fold.id, found[1]);
       }
+      this.lazy.watch(g, [...Object.values(this.folds.fields[k]), this.folds.shape[k]].filter(Boolean));
       const expandable = fold.key ? "; press Enter to inspect, + to open it" : ": press Enter to inspect";
       makeFocusable(g, `${fold.title}, ${fold.count} nodes folded${expandable}`);
     });
@@ -156,10 +162,11 @@ export class BoundPicture {
   /**
    * Write the numbers and fills of one frame: `data`, `grad` (the stepper's partial grads while stepping,
    * with `reachedAt`/`step` telling which the backward pass has written), `output` (left out of the colour
-   * scale: d out / d out = 1), `precision`, `colored`.
+   * scale: d out / d out = 1), `precision`, `colored`. Boxes out of sight are written later (view/visible.js),
+   * except the output's: the number the widget is about is always written in the frame (one box).
    */
   paint({ data, grad, reachedAt, step, output, precision, colored }) {
-    const { boxes, painted, shown, palette, folds, seen } = this;
+    const { boxes, painted, shown, palette, folds, seen, lazy } = this;
     colored = colored && !!palette;
     if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best);
     let scale = 0;
@@ -185,7 +192,7 @@ export class BoundPicture {
       if (!valid || !Object.is(x, seen.data[k])) {
         seen.data[k] = x;
         const d = formatNumber(x, precision);
-        if (d !== painted.data[k]) boxes.data[k].nodeValue = painted.data[k] = d;
+        if (d !== painted.data[k]) lazy.write(boxes.data[k], (painted.data[k] = d), i === output);
       }
       const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
       const gv = grad[i];
@@ -199,10 +206,10 @@ export class BoundPicture {
         boxes.group[k].classList.toggle("mgw-unreached", reached === "false");
       }
       const g = reached === "false" ? NOT_REACHED : formatNumber(gv, precision);
-      if (g !== painted.grad[k]) boxes.grad[k].nodeValue = painted.grad[k] = g;
+      if (g !== painted.grad[k]) lazy.write(boxes.grad[k], (painted.grad[k] = g), i === output);
       if (colored && boxes.shape[k]) {
         const fill = reached === "false" ? palette.zero : gradColor(gv, scale, palette);
-        if (fill !== painted.fill[k]) boxes.shape[k].setAttribute("fill", (painted.fill[k] = fill));
+        if (fill !== painted.fill[k]) lazy.write(boxes.shape[k], (painted.fill[k] = fill), i === output);
       }
     }
     const legend = colored && this.legend.length === 5 && !sameScale;
@@ -217,12 +224,23 @@ export class BoundPicture {
     }
   }
 
+  /** Write every number still pending (out of sight) now: before the picture is read (exported). */
+  flushNumbers() {
+    this.lazy.flush();
+    return this.svg;
+  }
+
+  /** The picture is replaced: stop watching its boxes. */
+  release() {
+    this.lazy.release();
+  }
+
   /** The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|). */
   paintFolds(data, grad, precision, colored, scale) {
-    const { folds, palette } = this;
+    const { folds, palette, lazy } = this;
     const painted = this.painted.folds;
     const write = (node, slot, text) => {
-      if (node && text !== painted[slot]) node.nodeValue = painted[slot] = text;
+      if (node && text !== painted[slot]) lazy.write(node, (painted[slot] = text));
     };
     for (let k = 0; k < folds.list.length; k++) {
       const fields = folds.fields[k];
@@ -235,7 +253,7 @@ export class BoundPicture {
       write(fields["max-grad"], 4 * k + 2, formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
       if (colored && folds.shape[k]) {
         const fill = best >= 0 ? gradColor(grad[best], scale, palette) : palette.zero;
-        if (fill !== painted[4 * k + 3]) folds.shape[k].setAttribute("fill", (painted[4 * k + 3] = fill));
+        if (fill !== painted[4 * k + 3]) lazy.write(folds.shape[k], (painted[4 * k + 3] = fill));
       }
     }
   }
@@ -284,7 +302,8 @@ export class Picture {
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
       this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (view/folding.js)
-      this.bound = new BoundPicture(svg, view, this.names);
+      if (this.bound) this.bound.release();
+      this.bound = new BoundPicture(svg, view, this.names, this.el);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).
@@ -316,6 +335,7 @@ export class Picture {
     this.generation += 1;
     clearTimeout(this.busyTimer);
     this.zoom.destroy();
+    if (this.bound) this.bound.release();
     this.bound = null;
     this.releaseWorker();
   }
