@@ -76,13 +76,14 @@ def measure(page, server, nodes: int) -> None:
               f"{median:6.1f} ms = {median / base:4.2f}x 100%")
 
 
-def main() -> None:
+def main(sizes: list[int] | None = None) -> None:
+    """Slider frames at several zoom levels for chains of ``sizes`` nodes (default 250 and 1,000)."""
     reason = missing_chromium_reason()
     if reason:
         sys.exit(f"bench_zoom needs Chromium: {reason}")
     from playwright.sync_api import sync_playwright
 
-    sizes = [int(a) for a in sys.argv[1:]] or [250, 1000]
+    sizes = sizes or [250, 1000]
     with sync_playwright() as pw, StaticServer(Path(tempfile.mkdtemp())) as server:
         browser = launch(pw)
         try:
@@ -95,4 +96,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main([int(a) for a in sys.argv[1:]])  # python benchmarks/bench_zoom.py [nodes ...]
