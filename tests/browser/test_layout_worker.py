@@ -6,9 +6,6 @@ right boxes with Python's numbers, also after a slider moved in between."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from micrograd_widget.dot import graph_view
@@ -17,11 +14,11 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import poll
+from .mgw_browser.graphs import vector_dots
 from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, lecture_mlp_loss, saved_open
 
 pytestmark = pytest.mark.browser
 
-VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "folds"
 GRAPH = '[data-role="graph"]'
 THREAD = f"r => r.querySelector('{GRAPH}').getAttribute('data-layout-thread')"
 
@@ -46,20 +43,12 @@ def bundle_page(guarded, static_server, widget_bundle):
     return page
 
 
-def _dots() -> list[str]:
-    dots = []
-    for name in ("hostile.json", "lecture_mlp.json", "long_sum.json"):
-        cases = json.loads((VECTORS / name).read_text(encoding="utf-8"))["cases"]
-        dots += [cases[0]["dot"][0], cases[-1]["dot"][0]]
-    return dots
-
-
 def _chain_dot(n: int) -> str:
     return "digraph { " + " ".join(f"a{i} -> a{i + 1};" for i in range(n - 1)) + " }"
 
 
 def test_the_worker_lays_out_the_same_svg_text_as_the_main_thread(bundle_page):
-    for k, dot in enumerate(_dots()):
+    for k, dot in enumerate(vector_dots()):
         got = bundle_page.evaluate("""async dot => {
           const inWorker = await views.layoutSVG(dot);
           const where = views.lastLayoutThread();

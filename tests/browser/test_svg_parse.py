@@ -5,15 +5,14 @@ The page imports js/svg.js from the sources (an import map finds @viz-js/viz in 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from browser.mgw_browser.graphs import vector_dots
 from browser.mgw_browser.http import StaticServer
 
 JS = Path(__file__).resolve().parents[2] / "js"
-VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "folds"
 
 _PAGE = """<!doctype html><html><head><meta charset="utf-8">
 <script type="importmap">{"imports": {"@viz-js/viz": "/node_modules/@viz-js/viz/dist/viz.js"}}</script>
@@ -41,16 +40,8 @@ def svg_page(guarded):
         yield page
 
 
-def _dots() -> list[str]:
-    dots = []
-    for name in ("hostile.json", "lecture_mlp.json", "long_sum.json"):
-        cases = json.loads((VECTORS / name).read_text(encoding="utf-8"))["cases"]
-        dots += [cases[0]["dot"][0], cases[-1]["dot"][0]]
-    return dots
-
-
 def test_html_parsing_reads_graphviz_svg_as_the_xml_parser_does(svg_page):
-    for k, dot in enumerate(_dots()):
+    for k, dot in enumerate(vector_dots()):
         same = svg_page.evaluate(
             """async ([dot, signature]) => {
               const sig = eval(signature);

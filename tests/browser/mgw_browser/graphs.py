@@ -3,6 +3,7 @@ every number the browser displays)."""
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
@@ -14,6 +15,17 @@ from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
 
 REPO = Path(__file__).resolve().parents[3]
+FOLD_VECTORS = REPO / "tests" / "vectors" / "folds"
+
+
+def vector_dots() -> list[str]:
+    """The first and last case's DOT of three fold vectors (hostile labels, the lecture's MLP, a long sum): pictures
+    to lay out in the browser, folded and opened."""
+    dots = []
+    for name in ("hostile.json", "lecture_mlp.json", "long_sum.json"):
+        cases = json.loads((FOLD_VECTORS / name).read_text(encoding="utf-8"))["cases"]
+        dots += [cases[0]["dot"][0], cases[-1]["dot"][0]]
+    return dots
 HOSTILE_LABELS = ("<img src=x onerror=alert(1)>", "<script>alert(2)</script>")
 
 
