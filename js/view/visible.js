@@ -69,7 +69,7 @@ export class LazyTexts {
     if (!texts) return;
     for (const node of texts) {
       if (this.pending.has(node)) {
-        node.nodeValue = this.pending.get(node);
+        put(node, this.pending.get(node));
         this.pending.delete(node);
       }
     }

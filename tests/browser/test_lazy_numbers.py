@@ -5,12 +5,14 @@ move carries every current number."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
-from micrograd_widget.dot import format_number
+from micrograd_widget.dot import format_number, graph_view
 from micrograd_widget.engine import Value
+from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .test_zoom_export import svg_numbers
@@ -87,10 +89,17 @@ def test_a_focused_box_shows_its_current_numbers_at_once(show, guarded):
       const graph = r.querySelector('[data-role=graph]');
       const g = graph.querySelector('g[data-node="n38"]');
       g.focus({preventScroll: true});  // out of sight: the observer has not seen it come in
-      return [...g.querySelectorAll('tspan[data-field]')].map(s => [s.getAttribute('data-field'), s.textContent]);
+      const numbers = [...g.querySelectorAll('tspan[data-field]')]
+        .map(s => [s.getAttribute('data-field'), s.textContent]);
+      return {numbers,
+              fill: g.querySelector('polygon, path').getAttribute('fill')};
     }""")
     want = {"data": format_number(nodes["n38"].data, 4), "grad": format_number(nodes["n38"].grad, 4)}
-    assert dict(shown) == want
+    assert dict(shown["numbers"]) == want
+    # its colour too: what Python's picture of the same numbers fills it with (every node drawn, same scale)
+    tape = Tape.from_value(nodes["n40"])
+    line = next(s for s in graph_view(tape).dot.splitlines() if s.startswith(f"\tn{tape.labels.index('n38')} ["))
+    assert shown["fill"] == re.search(r'fillcolor="(#[0-9a-f]{6})"', line).group(1), line
 
 
 def test_an_export_right_after_a_move_holds_every_current_number(show, guarded):
