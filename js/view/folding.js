@@ -8,6 +8,7 @@ import * as fold from "../fold.js";
 import { layoutSVG } from "../graphviz.js";
 import { layoutThread } from "../layout-worker.js";
 import { parseSVG } from "../svg.js";
+import { whenIdle } from "../idle.js";
 
 const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG text on the moons loss)
 
@@ -102,7 +103,7 @@ export class Folding {
       try {
         if (this.early.includes(entry)) entry.parsed = parseSVG(svg);
       } catch { /* not a picture: parsePicture says so when it is used */ }
-    }), () => {});
+    }, 1000, 0), () => {});
     this.early.unshift(entry);
     for (const dropped of this.early.splice(PREFETCHED)) dropped.signal.cancelled = true;
     return text;
@@ -175,11 +176,6 @@ export class Folding {
     }
     return null;
   }
-}
-
-function whenIdle(fn) {
-  if (typeof requestIdleCallback === "function") requestIdleCallback(fn, { timeout: 1000 });
-  else setTimeout(fn, 0);
 }
 
 /** What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels). */

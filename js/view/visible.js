@@ -5,9 +5,12 @@
 // shows); and on flush() before anything reads the picture (the SVG/PNG export). The graph element says which:
 // data-numbers="current" | "pending" (js/svg-contract.md).
 
+import { whenIdle } from "../idle.js";
+
 const MARGIN = "80px"; // about one box: a box about to scroll in is already current
 const QUIET_MS = 250; // out-of-sight numbers wait until the numbers were still this long
 const CHUNK = 40; // texts per idle chunk (~30 us of layout each in Chromium: ~1.2 ms per frame)
+const IDLE = [500, 16]; // whenIdle's timeout, and its timer where the browser has no idle callbacks (ms)
 
 // A Text node's text, or a shape's fill.
 function put(node, value) {
@@ -22,7 +25,7 @@ export class LazyTexts {
     this.pending = new Map(); // Text node -> the text it should show
     this.hidden = new Set(); // Text nodes whose box is out of sight
     this.textsOf = new Map(); // box g -> its live Text nodes
-    this.idle = null;
+    this.cancel = null; // cancels the scheduled quiet wait or idle chunk, while one is
     this.observer = root && typeof IntersectionObserver === "function"
       ? new IntersectionObserver((entries) => this.seen(entries), { root, rootMargin: MARGIN }) : null;
     this.onFocus = (event) => this.flushBox(event.target);
@@ -88,16 +91,18 @@ export class LazyTexts {
   // then go out CHUNK texts per idle period (each chunk's layout lands in its own frame).
   schedule() {
     this.lastWrite = performance.now();
-    if (this.idle !== null) return;
-    const wait = (ms) => { this.idle = { timer: setTimeout(quiet, ms) }; };
+    if (this.cancel !== null) return;
+    const wait = (ms) => {
+      const timer = setTimeout(quiet, ms);
+      this.cancel = () => clearTimeout(timer);
+    };
     const quiet = () => {
       const left = this.lastWrite + QUIET_MS - performance.now();
       if (left > 1) wait(left);
-      else this.idle = typeof requestIdleCallback === "function"
-        ? { idle: requestIdleCallback(chunk, { timeout: 500 }) } : { timer: setTimeout(chunk, 16) };
+      else this.cancel = whenIdle(chunk, ...IDLE);
     };
     const chunk = () => {
-      this.idle = null;
+      this.cancel = null;
       if (performance.now() - this.lastWrite < QUIET_MS) return this.schedule(); // numbers moved meanwhile
       let count = 0;
       for (const [node, text] of this.pending) {
@@ -105,10 +110,8 @@ export class LazyTexts {
         this.pending.delete(node);
         if (++count === CHUNK) break;
       }
-      if (this.pending.size) {
-        this.idle = typeof requestIdleCallback === "function"
-          ? { idle: requestIdleCallback(chunk, { timeout: 500 }) } : { timer: setTimeout(chunk, 16) };
-      } else this.mark("current");
+      if (this.pending.size) this.cancel = whenIdle(chunk, ...IDLE);
+      else this.mark("current");
       return undefined;
     };
     wait(QUIET_MS);
@@ -121,9 +124,8 @@ export class LazyTexts {
   /** Stop watching (the picture was replaced: what is pending is dropped with it). */
   release() {
     this.pending.clear();
-    if (this.idle && typeof cancelIdleCallback === "function" && "idle" in this.idle) cancelIdleCallback(this.idle.idle);
-    if (this.idle && "timer" in this.idle) clearTimeout(this.idle.timer);
-    this.idle = null;
+    if (this.cancel !== null) this.cancel();
+    this.cancel = null;
     if (this.observer) this.observer.disconnect();
     if (this.root) this.root.removeEventListener("focusin", this.onFocus);
   }
