@@ -81,6 +81,16 @@ def scale_becomes(view: WidgetDom, expected: float, what: str) -> dict:
     return poll(lambda: geometry(view), lambda g: abs(g["scale"] - expected) < 1e-3 * expected, what)
 
 
+def fit_shows_all(view: WidgetDom, where: str) -> None:
+    """Press Fit: the box stops scrolling and the whole picture lies inside it (`where`: for the poll's message)."""
+    button(view, "fit").click()
+    g = poll(lambda: geometry(view), lambda g: g["scrollSize"][0] <= g["client"][0] + 1
+             and g["scrollSize"][1] <= g["client"][1] + 1, f"Fit to show the whole picture{where}")
+    left, top, right, bottom = g["boxRect"]
+    sl, st, sr, sb = g["svgRect"]
+    assert left - 1 <= sl and sr <= right + 1 and top - 1 <= st and sb <= bottom + 1, f"not all shown: {g}"
+
+
 def assert_same_layout(before: dict, after: dict) -> None:
     assert after["mark"] == before["mark"], "the picture was laid out again (a new <svg>)"
     assert after["nodes"] == before["nodes"], "node positions in SVG user units changed"
@@ -214,12 +224,7 @@ def test_fit_shows_the_whole_picture_in_a_narrow_column(show, guarded, width):
     if g["scale"] > 0.999:  # not fitted: the box scrolls, the whole picture is reachable
         assert g["scrollSize"][0] > g["client"][0]
         assert g["natural"] > g["client"][0] / 1
-    button(view, "fit").click()
-    g = poll(lambda: geometry(view), lambda g: g["scrollSize"][0] <= g["client"][0] + 1
-             and g["scrollSize"][1] <= g["client"][1] + 1, "Fit to show the whole picture")
-    left, top, right, bottom = g["boxRect"]
-    sl, st, sr, sb = g["svgRect"]
-    assert left - 1 <= sl and sr <= right + 1 and top - 1 <= st and sb <= bottom + 1, f"not all shown: {g}"
+    fit_shows_all(view, "")
 
 
 def test_a_picture_wider_than_its_box_is_fitted_until_the_user_zooms(show, guarded):
@@ -428,12 +433,7 @@ def test_in_marimos_narrow_column_the_whole_picture_is_reachable_and_fits(tmp_pa
         page.keyboard.up("Control")
         g = poll(lambda: geometry(view), lambda g: g["scale"] > start["scale"] * 1.2, "Ctrl+wheel to zoom in marimo")
         assert_same_layout(start, g)
-        button(view, "fit").click()
-        g = poll(lambda: geometry(view), lambda g: g["scrollSize"][0] <= g["client"][0] + 1
-                 and g["scrollSize"][1] <= g["client"][1] + 1, "Fit to show the whole picture in marimo")
-        left, top, right, bottom = g["boxRect"]
-        sl, st, sr, sb = g["svgRect"]
-        assert left - 1 <= sl and sr <= right + 1 and top - 1 <= st and sb <= bottom + 1, f"not all shown: {g}"
+        fit_shows_all(view, " in marimo")
         x = view.set_slider("a", 3.5)
         view.expect_numbers(expected_numbers(lecture_L(a=x)))
         assert not guarded_lab.log.outside
