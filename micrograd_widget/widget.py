@@ -364,9 +364,13 @@ class GraphWidget(anywidget.AnyWidget):
         digest.update(memoryview(tape.grad))
         return output, tuple(open_keys), tuple(sorted(options.items())), digest.digest()
 
+    def _options(self) -> dict[str, Any]:
+        """The drawing options in force for this widget (its traits)."""
+        return {name: getattr(self, name) for name in DRAWING_OPTIONS}
+
     def _plan(self) -> _dot.GraphView:
         """The picture of the tape as it is now, for the output shown, the opened boxes and the drawing options."""
-        options = {name: getattr(self, name) for name in DRAWING_OPTIONS}
+        options = self._options()
         picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
                                   **options)
         self._keep(self._drawing_key(self._applied[1], self.opened, options), picture)
@@ -379,7 +383,7 @@ class GraphWidget(anywidget.AnyWidget):
     def _drawing(self) -> _dot.GraphView:
         """What the SVG of ``_plan()`` is laid out from: the picture kept when nothing it depends on changed since
         (so the fallback and save_svg do not plan it again), else planned anew."""
-        key = self._drawing_key(self._applied[1], self.opened, {name: getattr(self, name) for name in DRAWING_OPTIONS})
+        key = self._drawing_key(self._applied[1], self.opened, self._options())
         return self._drawn[1] if self._drawn is not None and self._drawn[0] == key else self._plan()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
