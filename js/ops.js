@@ -60,22 +60,20 @@ export function forwardLoop(n, code, inA, inB, konst, data) {
   for (let i = 0; i < n; i++) {
     const c = code[i];
     if (c < 0) continue;
-    const bi = inB[i];
-    const a = data[inA[i]], b = bi < 0 ? 0 : data[bi], k = konst[i];
     let out;
     switch (c) {
-      case 0: out = a + b; data[i] = out; break;
-      case 1: out = a - b; data[i] = out; break;
-      case 2: out = a * b; data[i] = out; break;
-      case 3: out = a / b; data[i] = out; if (failure < 0 && !(b !== 0)) failure = i; break;
-      case 4: out = -a; data[i] = out; break;
-      case 5: out = a ** k; data[i] = out; if (failure < 0 && !(!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)))) failure = i; break;
-      case 6: out = a ** b; data[i] = out; if (failure < 0 && !(!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b)))) failure = i; break;
-      case 7: out = Math.exp(a); data[i] = out; if (failure < 0 && !(Number.isFinite(out) || !Number.isFinite(a))) failure = i; break;
-      case 8: out = Math.log(a); data[i] = out; if (failure < 0 && !(!(a <= 0))) failure = i; break;
-      case 9: out = Math.tanh(a); data[i] = out; break;
-      case 10: out = a > 0 ? a : 0; data[i] = out; break;
-      case 11: out = a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a)); data[i] = out; break;
+      case 0: { const a = data[inA[i]], b = data[inB[i]]; out = a + b; data[i] = out; } break;
+      case 1: { const a = data[inA[i]], b = data[inB[i]]; out = a - b; data[i] = out; } break;
+      case 2: { const a = data[inA[i]], b = data[inB[i]]; out = a * b; data[i] = out; } break;
+      case 3: { const a = data[inA[i]], b = data[inB[i]]; out = a / b; data[i] = out; if (failure < 0 && !(b !== 0)) failure = i; } break;
+      case 4: { const a = data[inA[i]]; out = -a; data[i] = out; } break;
+      case 5: { const a = data[inA[i]], k = konst[i]; out = a ** k; data[i] = out; if (failure < 0 && !(!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)))) failure = i; } break;
+      case 6: { const a = data[inA[i]], b = data[inB[i]]; out = a ** b; data[i] = out; if (failure < 0 && !(!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b)))) failure = i; } break;
+      case 7: { const a = data[inA[i]]; out = Math.exp(a); data[i] = out; if (failure < 0 && !(Number.isFinite(out) || !Number.isFinite(a))) failure = i; } break;
+      case 8: { const a = data[inA[i]]; out = Math.log(a); data[i] = out; if (failure < 0 && !(!(a <= 0))) failure = i; } break;
+      case 9: { const a = data[inA[i]]; out = Math.tanh(a); data[i] = out; } break;
+      case 10: { const a = data[inA[i]]; out = a > 0 ? a : 0; data[i] = out; } break;
+      case 11: { const a = data[inA[i]]; out = a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a)); data[i] = out; } break;
       default: throw new Error(`op code ${c} at node ${i} is not in the op table`);
     }
   }
@@ -90,20 +88,19 @@ export function backwardLoop(output, code, inA, inB, konst, data, grad) {
     const c = code[i];
     if (c < 0) continue;
     const g = grad[i], ai = inA[i], bi = inB[i];
-    const a = data[ai], b = bi < 0 ? 0 : data[bi], k = konst[i], out = data[i];
     switch (c) {
-      case 0: grad[ai] += (1) * g; grad[bi] += (1) * g; break;
-      case 1: grad[ai] += (1) * g; grad[bi] += (-1) * g; break;
-      case 2: grad[ai] += (b) * g; grad[bi] += (a) * g; break;
-      case 3: grad[ai] += (1 / b) * g; grad[bi] += (-(a / b) / b) * g; break;
-      case 4: grad[ai] += (-1) * g; break;
-      case 5: grad[ai] += (k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))) * g; break;
-      case 6: grad[ai] += (b * a ** (b - 1)) * g; grad[bi] += (out * Math.log(a)) * g; break;
-      case 7: grad[ai] += (out) * g; break;
-      case 8: grad[ai] += (1 / a) * g; break;
-      case 9: grad[ai] += (1 - out * out) * g; break;
-      case 10: grad[ai] += (a > 0 ? 1 : 0) * g; break;
-      case 11: grad[ai] += (out * (1 - out)) * g; break;
+      case 0: { grad[ai] += (1) * g; grad[bi] += (1) * g; } break;
+      case 1: { grad[ai] += (1) * g; grad[bi] += (-1) * g; } break;
+      case 2: { const a = data[ai], b = data[bi]; grad[ai] += (b) * g; grad[bi] += (a) * g; } break;
+      case 3: { const a = data[ai], b = data[bi]; grad[ai] += (1 / b) * g; grad[bi] += (-(a / b) / b) * g; } break;
+      case 4: { grad[ai] += (-1) * g; } break;
+      case 5: { const a = data[ai], k = konst[i]; grad[ai] += (k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))) * g; } break;
+      case 6: { const a = data[ai], b = data[bi], out = data[i]; grad[ai] += (b * a ** (b - 1)) * g; grad[bi] += (out * Math.log(a)) * g; } break;
+      case 7: { const out = data[i]; grad[ai] += (out) * g; } break;
+      case 8: { const a = data[ai]; grad[ai] += (1 / a) * g; } break;
+      case 9: { const out = data[i]; grad[ai] += (1 - out * out) * g; } break;
+      case 10: { const a = data[ai]; grad[ai] += (a > 0 ? 1 : 0) * g; } break;
+      case 11: { const out = data[i]; grad[ai] += (out * (1 - out)) * g; } break;
       default: throw new Error(`op code ${c} at node ${i} is not in the op table`);
     }
   }

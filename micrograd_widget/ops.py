@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -267,6 +268,16 @@ def js_module() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _js_loads(op: Op, expressions: str, a: str, b: str, out: bool = False) -> str:
+    """The loads a case needs, only those its expressions name (an add's backward reads no data at all); a unary
+    op sees ``b = 0``."""
+    sources = {"a": f"data[{a}]", "b": f"data[{b}]" if op.arity == 2 else "0", "k": "konst[i]"}
+    if out:
+        sources["out"] = "data[i]"
+    used = [f"{name} = {source}" for name, source in sources.items() if re.search(rf"\b{name}\b", expressions)]
+    return f" const {', '.join(used)};" if used else ""
+
+
 def _js_loops() -> list[str]:
     """The replay loops over a tape's flat arrays, one ``case`` per row with the row's own JS expressions.
 
@@ -283,15 +294,14 @@ def _js_loops() -> list[str]:
         "  for (let i = 0; i < n; i++) {",
         "    const c = code[i];",
         "    if (c < 0) continue;",
-        "    const bi = inB[i];",
-        "    const a = data[inA[i]], b = bi < 0 ? 0 : data[bi], k = konst[i];",
         "    let out;",
         "    switch (c) {",
     ]
     fwd = []
     for op in OPS:
         check = "" if op.js_domain == "true" else f" if (failure < 0 && !({op.js_domain})) failure = i;"
-        fwd.append(f"      case {op.id}: out = {op.js_forward}; data[i] = out;{check} break;")
+        loads = _js_loads(op, f"{op.js_forward} {op.js_domain}", "inA[i]", "inB[i]")
+        fwd.append(f"      case {op.id}: {{{loads} out = {op.js_forward}; data[i] = out;{check} }} break;")
     mid = [
         "      default: throw new Error(`op code ${c} at node ${i} is not in the op table`);",
         "    }",
@@ -307,13 +317,13 @@ def _js_loops() -> list[str]:
         "    const c = code[i];",
         "    if (c < 0) continue;",
         "    const g = grad[i], ai = inA[i], bi = inB[i];",
-        "    const a = data[ai], b = bi < 0 ? 0 : data[bi], k = konst[i], out = data[i];",
         "    switch (c) {",
     ]
     bwd = []
     for op in OPS:
         adds = " ".join(f"grad[{x}] += ({e}) * g;" for x, e in zip(("ai", "bi"), op.js_local_grad))
-        bwd.append(f"      case {op.id}: {adds} break;")
+        loads = _js_loads(op, " ".join(op.js_local_grad), "ai", "bi", out=True)
+        bwd.append(f"      case {op.id}: {{{loads} {adds} }} break;")
     tail = [
         "      default: throw new Error(`op code ${c} at node ${i} is not in the op table`);",
         "    }",
