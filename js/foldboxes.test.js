@@ -63,3 +63,34 @@ test("an empty box has no largest member", () => {
   const nb = boxNumbers(TAPE, Int32Array.from([-1, -1, -1, -1, -1, -1]), 1);
   assert.deepEqual(Array.from(largestGrad(nb, new Float64Array(6), 5, new Int32Array(1))), [-1]);
 });
+
+test("largest |grad| per box: ties go to the first member in node order, NaN never wins", () => {
+  const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 0, 1, 1, -1]), 2);
+  const grad = Float64Array.from([NaN, -2, 2, 0, -0, 9]);
+  assert.deepEqual(Array.from(largestGrad(nb, grad, 5, new Int32Array(2))), [1, 3]);
+  // called again on other grads, nothing of the last frame is left over
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([1, 0, 0, NaN, NaN, 0]), 5, new Int32Array(2))), [0, -1]);
+});
+
+test("largest |grad| per box matches a scan of each box's members on random pictures", () => {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (let trial = 0; trial < 200; trial++) {
+    const boxes = 1 + Math.floor(rand() * 4);
+    const foldOf = Int32Array.from({ length: 6 }, () => Math.floor(rand() * (boxes + 1)) - 1);
+    const pool = [0, 1, -1, 2.5, -2.5, Infinity, -Infinity, NaN, 1e-300];
+    const grad = Float64Array.from({ length: 6 }, () => pool[Math.floor(rand() * pool.length)]);
+    const output = Math.floor(rand() * 6);
+    const expected = [];
+    for (let k = 0; k < boxes; k++) {
+      let best = -1;
+      for (let i = 0; i < 6; i++) {
+        if (foldOf[i] !== k || i === output || !Number.isFinite(grad[i])) continue;
+        if (best < 0 || Math.abs(grad[i]) > Math.abs(grad[best])) best = i;
+      }
+      expected.push(best);
+    }
+    const nb = boxNumbers(TAPE, foldOf, boxes);
+    assert.deepEqual(Array.from(largestGrad(nb, grad, output, new Int32Array(boxes))), expected, `trial ${trial}`);
+  }
+});

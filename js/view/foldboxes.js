@@ -5,7 +5,8 @@
 
 /**
  * Per closed box k (0..boxes-1) of a picture whose `foldOf[i]` is node i's box (-1: drawn): its members as a CSR
- * list (`start`, `members`) and its one output node (`single[k]`, -1 when it has none or several).
+ * list (`start`, `members`) and its one output node (`single[k]`, -1 when it has none or several); `foldOf` and a
+ * scratch row for largestGrad.
  */
 export function boxNumbers(tape, foldOf, boxes) {
   const n = tape.n;
@@ -37,24 +38,23 @@ export function boxNumbers(tape, foldOf, boxes) {
     }
     if (outputs[k] !== 1) single[k] = -1;
   }
-  return { start, members, single };
+  return { start, members, single, foldOf, bestAbs: new Float64Array(boxes) };
 }
 
-/** Per box: the member with the largest finite |grad| (the differentiated output left out), or -1. */
+/** Per box: the member with the largest finite |grad| (the differentiated output left out; the first in node order
+ * on a tie), or -1. One pass in node order (no member lists: the slider frame's cost is one read per node). */
 export function largestGrad(numbers, grad, output, into) {
-  const { start, members } = numbers;
-  for (let k = 0; k + 1 < start.length; k++) {
-    let best = -1;
-    let bestAbs = -1;
-    for (let p = start[k]; p < start[k + 1]; p++) {
-      const i = members[p];
-      const a = Math.abs(grad[i]);
-      if (i !== output && a > bestAbs && a !== Infinity) {
-        best = i;
-        bestAbs = a;
-      }
+  const { foldOf, bestAbs } = numbers;
+  into.fill(-1);
+  bestAbs.fill(-1);
+  for (let i = 0; i < foldOf.length; i++) {
+    const k = foldOf[i];
+    if (k < 0) continue;
+    const a = Math.abs(grad[i]);
+    if (a > bestAbs[k] && a !== Infinity && i !== output) {
+      into[k] = i;
+      bestAbs[k] = a;
     }
-    into[k] = best;
   }
   return into;
 }
