@@ -177,15 +177,19 @@ export class Leaves {
   /** Show leaf j's value and range in its row (but not in the input `except` the user is moving). */
   syncRow(entry, except = null) {
     const { j, range, exact, min, max } = entry;
-    const v = this.values[j];
-    const { lo, hi } = this.range;
-    range.min = String(lo[j]);
-    range.max = String(hi[j]);
-    range.step = String(sliderStep(lo[j], hi[j]));
-    if (except !== "slider") range.value = String(v);
-    if (except !== "exact") exact.value = String(v);
-    min.value = String(lo[j]);
-    max.value = String(hi[j]);
+    const v = String(this.values[j]);
+    const lo = String(this.range.lo[j]);
+    const hi = String(this.range.hi[j]);
+    // Only what changed is written: a slider frame writes one number (setting an input to the text it holds still
+    // costs the browser a style and layout pass).
+    const put = (input, key, text) => { if (input[key] !== text) input[key] = text; };
+    put(range, "min", lo);
+    put(range, "max", hi);
+    put(range, "step", String(sliderStep(this.range.lo[j], this.range.hi[j])));
+    if (except !== "slider") put(range, "value", v);
+    if (except !== "exact") put(exact, "value", v);
+    put(min, "value", lo);
+    put(max, "value", hi);
   }
 
   /** The user set leaf j to `v` with the input `source` ("slider" | "exact"). */

@@ -222,6 +222,7 @@ export class BoundPicture {
         if (text !== painted.legend[k]) this.legend[k].nodeValue = painted.legend[k] = text;
       }
     }
+    lazy.endFrame();
   }
 
   /** Write every number still pending (out of sight) now: before the picture is read (exported). */

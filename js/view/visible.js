@@ -26,6 +26,7 @@ export class LazyTexts {
     this.hidden = new Set(); // Text nodes whose box is out of sight
     this.textsOf = new Map(); // box g -> its live Text nodes
     this.cancel = null; // cancels the scheduled quiet wait or idle chunk, while one is
+    this.deferred = false; // this frame deferred a write (endFrame() schedules it)
     this.observer = root && typeof IntersectionObserver === "function"
       ? new IntersectionObserver((entries) => this.seen(entries), { root, rootMargin: MARGIN }) : null;
     this.onFocus = (event) => this.flushBox(event.target);
@@ -43,16 +44,23 @@ export class LazyTexts {
   }
 
   /** Show `text` in `node` now if its box is in sight (or `now`), else when it comes into sight or the page is
-   * idle. */
+   * idle (once endFrame() was called). */
   write(node, text, now = false) {
     if (!now && this.hidden.has(node)) {
       if (!this.pending.size) this.mark("pending");
       this.pending.set(node, text);
-      this.schedule();
+      this.deferred = true;
     } else {
       put(node, text);
       if (this.pending.size && this.pending.delete(node) && !this.pending.size) this.mark("current");
     }
+  }
+
+  /** A frame's writes are done: restart the quiet wait if any of them was deferred (one clock read per frame). */
+  endFrame() {
+    if (!this.deferred) return;
+    this.deferred = false;
+    this.schedule();
   }
 
   seen(entries) {
