@@ -43,8 +43,9 @@ def chain(a: float = 0.5) -> dict[str, Value]:
 # `click`, then click that button (in the same task: nothing written in between).
 _MOVE_AND_LOOK = """async (r, [leaf, click]) => {
   const graph = r.querySelector('[data-role=graph]');
-  const spans = [...graph.querySelectorAll('tspan[data-field]')];
+  const spans = [...graph.querySelectorAll('text[data-field]')];
   const before = spans.map(s => s.textContent);
+  const number = t => t.textContent.slice(t.textContent.lastIndexOf(' ') + 1);  // "data <x>" -> "<x>"
   const slider = r.querySelector(`input[type=range][data-leaf="${leaf}"]`);
   slider.value = slider.max;
   slider.dispatchEvent(new Event('input', {bubbles: true}));
@@ -55,7 +56,7 @@ _MOVE_AND_LOOK = """async (r, [leaf, click]) => {
   const hidden = spans.filter(s => far(s.getBoundingClientRect()));
   const state = graph.getAttribute('data-numbers');
   if (click) r.querySelector(`button[data-action="${click}"]`).click();
-  const output = [...graph.querySelectorAll('g[data-node="n40"] tspan[data-field]')].map(t => t.textContent);
+  const output = [...graph.querySelectorAll('g[data-node="n40"] text[data-field]')].map(number);
   return {output, state, hidden: hidden.length, all: spans.length,
           stale: hidden.filter(s => s.textContent === before[spans.indexOf(s)]).length, max: Number(slider.max)};
 }"""
@@ -89,8 +90,8 @@ def test_a_focused_box_shows_its_current_numbers_at_once(show, guarded):
       const graph = r.querySelector('[data-role=graph]');
       const g = graph.querySelector('g[data-node="n38"]');
       g.focus({preventScroll: true});  // out of sight: the observer has not seen it come in
-      const numbers = [...g.querySelectorAll('tspan[data-field]')]
-        .map(s => [s.getAttribute('data-field'), s.textContent]);
+      const numbers = [...g.querySelectorAll('text[data-field]')]
+        .map(s => [s.getAttribute('data-field'), s.textContent.slice(s.textContent.lastIndexOf(' ') + 1)]);
       return {numbers,
               fill: g.querySelector('polygon, path').getAttribute('fill')};
     }""")

@@ -12,13 +12,15 @@ _NUMBER = re.compile(r"^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$")
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
             "+infinity": math.inf, "-infinity": -math.inf, "∞": math.inf, "+∞": math.inf, "-∞": -math.inf}
 
-# Every [data-node][data-field] of the view outside the inspector, grouped node -> field -> [texts].
+# Every [data-node][data-field] of the view outside the inspector, grouped node -> field -> [texts]. A number in
+# the picture is a <text> reading "<caption> <x>" (js/svg-contract.md): its number is the text after the last space.
 _READ_NUMBERS = """root => {
   const out = {};
   for (const el of root.querySelectorAll('[data-node][data-field]')) {
     if (el.closest('[data-role="inspector"]')) continue;
     const node = el.getAttribute('data-node'), field = el.getAttribute('data-field');
-    ((out[node] ??= {})[field] ??= []).push(el.textContent);
+    const text = el.textContent;
+    ((out[node] ??= {})[field] ??= []).push(el instanceof SVGElement ? text.slice(text.lastIndexOf(' ') + 1) : text);
   }
   return out;
 }"""

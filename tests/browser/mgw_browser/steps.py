@@ -16,7 +16,8 @@ _READ_GRADS = """root => {
   const out = {};
   for (const el of root.querySelectorAll('[data-node][data-field="grad"]')) {
     if (el.closest('[data-role="inspector"]')) continue;
-    out[el.getAttribute('data-node')] = {text: el.textContent, reached: el.getAttribute('data-reached')};
+    const text = el.textContent;  // "grad <x>": the number after the last space (js/svg-contract.md)
+    out[el.getAttribute('data-node')] = {text: text.slice(text.lastIndexOf(' ') + 1), reached: el.getAttribute('data-reached')};
   }
   return out;
 }"""
