@@ -8,11 +8,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from builders import fold_of
+from builders import fold_of, sum_of_squares
 
 from micrograd_widget.dot import grad_color, grad_scale, graph_view
 from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
@@ -77,6 +78,71 @@ def test_closed_boxes_are_filled_by_their_largest_grad_on_a_scale_that_counts_th
     want = expected_fills(tape, widget.view, tape.root)
     got = poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "fills after the move")
     assert got == want
+
+
+# Every closed box's live numbers (js/svg-contract.md "Live fold box"): data-fold -> field -> the number shown (the
+# text after the last space of its <text>).
+_READ_BOX_NUMBERS = """r => {
+  const out = {};
+  for (const el of r.querySelectorAll('[data-role="graph"] g.mgw-fold text[data-fold][data-field]')) {
+    const text = el.textContent;
+    (out[el.getAttribute('data-fold')] ??= {})[el.getAttribute('data-field')] = text.slice(text.lastIndexOf(' ') + 1);
+  }
+  return out;
+}"""
+
+
+def expected_box_numbers(tape: Tape, view: dict, output: int) -> dict[str, dict[str, str]]:
+    """What each closed box shows, worked out from Python's tape: its one output node's data and grad (a member
+    used by a node outside the box, or the root), else the largest finite |grad| among its members (the output
+    left out), with the picture's precision (4)."""
+    boxes = fold_of(view)
+    used = set()
+    for i, ins in enumerate(tape.inputs):
+        used.update(c for c in ins if boxes[c] >= 0 and boxes[c] != boxes[i])
+    if boxes[tape.root] >= 0:
+        used.add(tape.root)
+    out: dict[str, dict[str, str]] = {}
+    for k, box in enumerate(view["folds"]):
+        members = [i for i in range(len(tape)) if boxes[i] == k]
+        outputs = [i for i in members if i in used]
+        finite = [abs(tape.grad[i]) for i in members if i != output and abs(tape.grad[i]) < float("inf")]
+        if len(outputs) == 1:
+            out[box["key"]] = {"data": format_number(tape.data[outputs[0]], 4),
+                               "grad": format_number(tape.grad[outputs[0]], 4)}
+        else:
+            out[box["key"]] = {"max-grad": format_number(max(finite, default=0.0), 4)}
+    return out
+
+
+@pytest.mark.parametrize(("build", "fields"), [
+    (lecture_mlp_loss, {"max-grad"}),  # neuron boxes: one output per example, so their largest |grad|
+    (lambda: sum_of_squares(300), {"data", "grad", "max-grad"}),  # a Σ box (one output: its total) and a terms box
+], ids=["lecture-mlp", "sum-of-squares"])
+def test_closed_boxes_show_live_numbers_that_follow_a_slider(show, build, fields):
+    loss = build()
+    widget = GraphWidget(loss)
+    tape = Tape.from_value(loss)
+    tape.forward()
+    tape.backward()  # fresh grads, as the widget shows them (the builders differ in whether they ran backward())
+    view = show(widget)
+    want = expected_box_numbers(tape, widget.view, tape.root)
+    assert {f for v in want.values() for f in v} == fields, want
+    got = poll(lambda: view.root.evaluate(_READ_BOX_NUMBERS), lambda n: n == want, "the boxes' live numbers")
+    assert got == want
+    listed = set(view.root.evaluate("r => [...r.querySelectorAll('input[type=range]')].map(e => e.dataset.leaf)"))
+    for leaf in (i for i in tape.leaves if key_of(tape, i) in listed):  # the first listed leaf the boxes follow
+        was = tape.data[leaf]
+        tape.forward({leaf: -2.5})
+        tape.backward()
+        moved = expected_box_numbers(tape, widget.view, tape.root)
+        if moved != want:
+            break
+        tape.forward({leaf: was})  # not this one: put it back
+    assert moved != want, "no listed leaf changes what the boxes show"
+    view.type_number(key_of(tape, leaf), -2.5)
+    got = poll(lambda: view.root.evaluate(_READ_BOX_NUMBERS), lambda n: n == moved, "the boxes' numbers after the move")
+    assert got == moved
 
 
 def key_of(tape: Tape, i: int) -> str:
