@@ -14,9 +14,11 @@
    data-numbers="current": boxes out of sight are written lazily, js/view/visible.js). The same for the
    lecture's MLP loss (398 nodes) after Expand all that fits, where the replay costs next to nothing.
 4. Expand all that fits on the moons loss (5 boxes opened, ~230 units in dense clusters): click -> painted, once.
-Row 1 is timed twice on each page: cold ('+' on a focused box never selected: nothing was laid out early) and
-after the box was selected (its inspector open, the view's early layout in the worker done: js/view/folding.js
-prefetch), from the Expand click; the output says where Graphviz ran (the layout worker, or the main thread).
+Row 1 is timed for each way to open a box: after the box was selected (its inspector open, the view's early layout
+in the worker done: js/view/folding.js prefetch), from the Expand click; a double-click (the first press starts the
+early layout), from the dblclick; '+' on a box that kept the focus 0.5 s (which starts it too); and cold, '+' at once
+on a box just focused (nothing laid out early: the worst case). The last two and the double-click each on a fresh
+page; the output says where Graphviz ran (the layout worker, or the main thread).
 Rows 1 and 2 also print the page's main-thread CPU time over the same interval (Chrome's trace: the thread time of
 its top-level tasks), which a loaded machine inflates far less than the wall time, and the per-page ratio of the
 open to the warm layout measured one after the other (load drifts less within a page than across pages).
@@ -50,22 +52,37 @@ from micrograd_widget.tape import Tape  # noqa: E402
 RUNS = 5
 SLIDER_FRAMES = 40
 
-# Click `selector` (in the widget; with `press`, focus it and press that key instead) and time until the picture is
-# laid out again, bound and painted, in ms; also where Graphviz ran and whether an early layout (prefetch) was used.
-_RELAYOUT = """async ({selector, press}) => {
+# Click `selector` (in the widget; with `press`, focus it, wait `dwell` ms (a keyboard user reading the box's name)
+# and press that key instead; with `double`, double-click it as a user does: press and click, 150 ms, press, click
+# and the dblclick event, timed from the dblclick) and time until the picture is laid out again, bound and painted,
+# in ms; also where Graphviz ran and whether an early layout (prefetch) was used.
+_RELAYOUT = """async ({selector, press, dwell = 0, double = false}) => {
   const root = document.querySelector('.mgw-root');
   const graph = root.querySelector('[data-role="graph"]');
   const button = root.querySelector(selector);  // the first: the toolbar comes before the inspector
   if (!button) throw new Error(`no ${selector} in the widget`);
-  if (press) button.focus();
   const svg = graph.querySelector('svg');
   const painted = () => new Promise(resolve => requestAnimationFrame(() => {
     const ch = new MessageChannel();
     ch.port1.onmessage = () => resolve(performance.now());
     ch.port2.postMessage(0); }));
   await painted();
+  const click = (detail) => {
+    button.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));
+    button.dispatchEvent(new MouseEvent('click', {bubbles: true, detail}));
+  };
+  if (press) {
+    button.focus();
+    if (dwell) await new Promise(ok => setTimeout(ok, dwell));
+  }
+  if (double) {
+    click(1);
+    await new Promise(ok => setTimeout(ok, 150));
+    click(2);
+  }
   const t0 = performance.now();
   if (press) button.dispatchEvent(new KeyboardEvent('keydown', {key: press, bubbles: true}));
+  else if (double) button.dispatchEvent(new MouseEvent('dblclick', {bubbles: true, detail: 2}));
   else button.click();
   await new Promise((resolve, reject) => {
     const done = () => graph.querySelector('svg') !== svg && !graph.hasAttribute('aria-busy');
@@ -247,7 +264,7 @@ def main() -> None:
         with StaticServer(www) as server, sync_playwright() as pw:
             browser = launch(pw)
             try:
-                rows: dict[str, list[dict]] = {"cold": [], "open": [], "base": [], "reveal": []}
+                rows: dict[str, list[dict]] = {r: [] for r in ("cold", "open", "base", "reveal", "dwell", "double")}
                 waits, shown = [], {}
                 trace = www / "trace.json"
                 expand = '[data-role="inspector"] [data-action="expand"]'
@@ -265,6 +282,11 @@ def main() -> None:
                     timed["open"] = _traced(browser, page, _RELAYOUT, {"selector": expand}, trace)
                     page.evaluate(_RELAYOUT, {"selector": collapse_all})
                     timed["reveal"] = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
+                    # the other gestures, each on a fresh page (an early layout, once made, is kept for the next)
+                    for row, gesture in (("dwell", {"press": "+", "dwell": 500}), ("double", {"double": True})):
+                        context.close()
+                        context, page = _open_page(browser, f"{server.url}/moons.html")
+                        timed[row] = _traced(browser, page, _RELAYOUT, {"selector": box, **gesture}, trace)
                     for row, (result, cpu) in timed.items():
                         rows[row].append({**result, "cpu": cpu})
                     shown = {row: result for row, (result, _) in timed.items()}
@@ -283,7 +305,9 @@ def main() -> None:
                       f"({base['boxes']} boxes), main-thread CPU {bc:4.0f} ms; Graphviz ran in: "
                       f"{', '.join(threads)}; median of {RUNS} pages")
                 for row, what in (("open", "selected box (inspector open, its layout done early), Expand click"),
-                                  ("cold", "'+' on a focused box never selected (nothing laid out early)")):
+                                  ("double", "double-click on the box (150 ms between the clicks), from the dblclick"),
+                                  ("dwell", "'+' on a box that kept the focus 0.5 s (a keyboard user reading it)"),
+                                  ("cold", "'+' at once on a box just focused (nothing laid out early)")):
                     o, oc, opened = med(row), med(row, "cpu"), shown[row]
                     early = sum(r["early"] for r in rows[row])
                     print(f"open the largest box ({key}) of the moons loss in the exported page, {what}: -> new boxes "

@@ -177,9 +177,13 @@ class GraphWidgetView {
 
   // ------------------------------------------------------------------ fold boxes (view/folding.js)
 
-  /** A click, Enter, double-click, + or - on a box of the picture. */
+  /** A click, Enter, double-click, + or - on a box of the picture; "intent": a box pressed or keeping the focus. */
   onPick(picked, action) {
     const folding = this.folding;
+    if (action === "intent") { // opening it is likely next: lay its opened picture out early (at once)
+      if (picked.fold && picked.fold.key && folding && !folding.isOpen(picked.fold.key)) this.prefetchExpand(picked.fold.key, 0);
+      return;
+    }
     if (picked.fold) {
       const around = folding ? folding.openGroupOfGroup(picked.fold.group) : null;
       if (action === "expand" && folding && picked.fold.key) this.fold("expand", picked.fold.key);
@@ -251,15 +255,20 @@ class GraphWidgetView {
     return this.folding.drawing(this.drawOptions());
   }
 
-  /** The inspector shows fold box `key` with its Expand button: lay out its expanded picture early (debounced,
-   * in the layout worker only), so Expand (button, double-click, +) need not wait for Graphviz. */
-  prefetchExpand(key) {
+  /** The inspector shows fold box `key` with its Expand button (or the box was pressed or kept the focus): lay out
+   * its expanded picture early (after `delay` ms, debounced; in the layout worker only), so Expand (button,
+   * double-click, +) need not wait for Graphviz. */
+  prefetchExpand(key, delay = PREFETCH_MS) {
+    const due = performance.now() + delay;
+    if (this.prefetchDue && this.prefetchDue.key === key && this.prefetchDue.at <= due) return; // sooner already
     clearTimeout(this.prefetchTimer);
+    this.prefetchDue = { key, at: due };
     this.prefetchTimer = setTimeout(() => {
+      this.prefetchDue = null;
       if (this.destroyed || !this.folding || this.folding.isOpen(key)) return;
       const early = this.folding.prefetch(key, this.drawOptions());
       if (early) early.then((svg) => svg && this.picture.el.setAttribute("data-prefetched", key), () => {});
-    }, PREFETCH_MS);
+    }, delay);
   }
 
   /** js/fold.js's DOT options for the numbers held now (`grad`: every node's grad, default this.grad). */

@@ -21,6 +21,9 @@ export const MAX_LAYOUT_BOXES = 5000;
 // once made the page restyle, lay out and paint the old picture while the worker ran (on the moons loss with its
 // largest box open, ~50 ms of main-thread layout and paint per Collapse all, for a picture about to go).
 const BUSY_MS = 150;
+// A fold box pressed (pointerdown) or keeping the focus this long is likely opened next (click then Expand,
+// double-click, +): the view lays its opened picture out early. Tabbing past boxes (focus held briefly) starts nothing.
+const FOCUS_INTENT_MS = 300;
 
 /** Why a picture of `view` is not laid out in the browser, or "" when it is small enough. */
 export function layoutRefusal(view) {
@@ -34,8 +37,9 @@ export function layoutRefusal(view) {
 
 // A live number "data 6.0000" (or a fold box's "max |grad| 0.5000"): its <text> gets `attr`=key and data-field, and
 // holds one Text node, which each frame rewrites whole (caption + number; the number is the text after the last
-// space). Chromium lays out a <text> holding one Text node in about half the time of a caption + <tspan>
-// (measured on 405 texts: 13.4 -> 6.5 ms), and a slider frame lays out every number in sight.
+// space). Chromium lays out a <text> holding one Text node in ~0.6x the time of a caption + <tspan> (all 405
+// numbers of the moons loss with layers.1 open rewritten: 15-19.5 -> 9-10.7 ms), and a slider frame lays out every
+// number in sight.
 function bindNumber(text, attr, key, field) {
   const content = text.textContent;
   text.setAttribute(attr, key);
@@ -261,6 +265,12 @@ export class Picture {
     this.el.addEventListener("click", (event) => this.pick(event.target));
     // Double-click (or + on a focused box) opens a fold box; - closes the opened box around a node or box.
     this.el.addEventListener("dblclick", (event) => this.pick(event.target, "expand"));
+    this.el.addEventListener("pointerdown", (event) => this.pick(event.target, "intent"));
+    this.el.addEventListener("focusin", (event) => {
+      clearTimeout(this.intentTimer);
+      this.intentTimer = setTimeout(() => this.pick(event.target, "intent"), FOCUS_INTENT_MS);
+    });
+    this.el.addEventListener("focusout", () => clearTimeout(this.intentTimer));
     this.el.addEventListener("keydown", (event) => {
       if (!this.bound || !this.bound.targets.has(event.target) || event.ctrlKey || event.metaKey || event.altKey) return;
       const action = { Enter: "inspect", " ": "inspect", "+": "expand", "=": "expand", "-": "collapse" }[event.key];
@@ -322,6 +332,7 @@ export class Picture {
   destroy() {
     this.generation += 1;
     clearTimeout(this.busyTimer);
+    clearTimeout(this.intentTimer);
     this.zoom.destroy();
     if (this.bound) this.bound.release();
     this.bound = null;

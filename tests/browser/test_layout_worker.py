@@ -138,15 +138,44 @@ def test_a_selected_box_is_laid_out_early_and_expand_draws_it_with_the_numbers_a
     assert view.error_text() == ""
 
 
-def test_focus_alone_lays_nothing_out_early_and_plus_on_a_focused_box_opens_it(show):
+def test_a_box_tabbed_past_lays_nothing_out_early_but_one_keeping_the_focus_does(show):
     view = show(GraphWidget(lecture_mlp_loss()))
+    prefetched = f"r => r.querySelector('{GRAPH}').getAttribute('data-prefetched')"
+    boxes = view.root.locator(f"{GRAPH} g.mgw-fold[data-fold]")
+    # Tab past the boxes (each holds the focus ~50 ms, under the 300 ms a box must keep it): nothing laid out
+    boxes.nth(1).evaluate("""async g => {
+      for (const box of [...g.parentNode.querySelectorAll('g.mgw-fold[data-fold]')]) {
+        box.focus();
+        await new Promise(ok => setTimeout(ok, 50));
+      }
+      document.activeElement.blur();
+    }""")
+    view.root.evaluate("r => new Promise(ok => setTimeout(ok, 600))")
+    assert view.root.evaluate(prefetched) is None
+    # a box keeping the focus has its opened picture laid out early, and + uses it
     box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{NEURON}"]')
     box.focus()
-    view.root.evaluate("r => new Promise(ok => setTimeout(ok, 600))")  # past the prefetch's debounce (150 ms)
-    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-prefetched')") is False
+    poll(lambda: view.root.evaluate(prefetched), lambda k: k == NEURON, "the focused box laid out early")
     box.press("+")
     poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
+    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is True
+
+
+def test_plus_at_once_on_a_focused_box_opens_it_without_an_early_layout(show):
+    view = show(GraphWidget(lecture_mlp_loss()))
+    box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{NEURON}"]')
+    box.evaluate("g => { g.focus(); g.dispatchEvent(new KeyboardEvent('keydown', {key: '+', bubbles: true})); }")
+    poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
     assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is False
+
+
+def test_pressing_a_box_lays_it_out_early_at_once(show):
+    view = show(GraphWidget(lecture_mlp_loss()))
+    box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{NEURON}"]')
+    box.dispatch_event("pointerdown")  # no click, no focus: the press alone (the first half of a double-click)
+    poll(lambda: view.root.evaluate(f"r => r.querySelector('{GRAPH}').getAttribute('data-prefetched')"),
+         lambda k: k == NEURON, "the pressed box laid out early", timeout_s=5)
+    assert view.root.locator('[data-role="inspector"]').is_hidden(), "a press alone should not open the inspector"
 
 
 def test_the_exported_page_opened_from_a_file_lays_out_in_the_worker(guarded, widget_bundle, tmp_path):
