@@ -17,7 +17,8 @@ _READ_GRADS = """root => {
   for (const el of root.querySelectorAll('[data-node][data-field="grad"]')) {
     if (el.closest('[data-role="inspector"]')) continue;
     const text = el.textContent;  // "grad <x>": the number after the last space (js/svg-contract.md)
-    out[el.getAttribute('data-node')] = {text: text.slice(text.lastIndexOf(' ') + 1), reached: el.getAttribute('data-reached')};
+    out[el.getAttribute('data-node')] = {text: text.slice(text.lastIndexOf(' ') + 1),
+                                         reached: el.getAttribute('data-reached')};
   }
   return out;
 }"""
