@@ -29,7 +29,7 @@ import { NodeNames } from "./view/names.js";
 import { Picture } from "./view/picture.js";
 import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
-import { Folding } from "./view/folding.js";
+import { Folding, SPECULATE_NODES, openLikeliestLater } from "./view/folding.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
@@ -300,6 +300,10 @@ class GraphWidgetView {
       this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
       this.paint();
       this.root.setAttribute("data-state", "ready");
+      if (!this.speculation && this.folding && this.tape.n >= SPECULATE_NODES) { // view/folding.js
+        this.speculation = openLikeliestLater(this.root, this.picture.bound.folds.list, this.folding,
+          (key) => this.prefetchExpand(key, 0));
+      }
       return true;
     } catch (err) {
       if (!this.destroyed) this.errors.fail(err);
@@ -438,6 +442,7 @@ class GraphWidgetView {
     if (this.leaves) this.leaves.destroy();
     this.destroyed = true;
     clearTimeout(this.prefetchTimer);
+    if (this.speculation) this.speculation();
     if (this.stepper) this.stepper.destroy();
     this.stepper = null;
     if (this.inspector) this.inspector.dropGradcheck();

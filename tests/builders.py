@@ -64,9 +64,9 @@ def fold_of(view: Mapping[str, Any]) -> list[int]:
     return list(struct.unpack(f"<{len(raw) // 4}i", raw))
 
 
-def small_moons(hidden: int = 16) -> Value:
-    """The shape of micrograd's moons loss, small: MLP(2, [hidden, hidden, 1]) on 3 seeded points, SVM loss + L2,
-    backpropagated."""
+def small_moons(hidden: int = 16, points: int = 3) -> Value:
+    """The shape of micrograd's moons loss, small: MLP(2, [hidden, hidden, 1]) on `points` seeded points, SVM loss
+    + L2, backpropagated."""
     import random
 
     from micrograd_widget.nn import MLP
@@ -74,8 +74,8 @@ def small_moons(hidden: int = 16) -> Value:
     rng = random.Random(0)
     random.seed(0)
     model = MLP(2, [hidden, hidden, 1])
-    xs = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(3)]
-    ys = [rng.choice((-1.0, 1.0)) for _ in range(3)]
+    xs = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(points)]
+    ys = [rng.choice((-1.0, 1.0)) for _ in range(points)]
     losses = [(1 + -y * model([Value(a), Value(b)])).relu() for y, (a, b) in zip(ys, xs, strict=True)]
     total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
     assert isinstance(total, Value)

@@ -11,6 +11,12 @@ import { parseSVG } from "../svg.js";
 import { whenIdle } from "../idle.js";
 
 const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG text on the moons loss)
+// A big graph's largest closed box is the likeliest to be opened first and the slowest to lay out (the moons loss's:
+// ~0.25 s of Graphviz the first time on a page, ~0.15 s once its WebAssembly has warmed up). Once the widget is in
+// view and the page idle, its opened picture is laid out early in the background (worker only), which warms
+// Graphviz up for whatever box is opened first. Smaller graphs open fast enough without it.
+export const SPECULATE_NODES = 10_000;
+const SPECULATE_IDLE = [2000, 1000]; // whenIdle's timeout, and its timer where the browser has no idle callbacks
 
 /** The open set as a sorted list of unique strings (order never matters to fold.js; equal sets compare equal). */
 export function canonicalOpen(open) {
@@ -131,6 +137,11 @@ export class Folding {
     return this.open.includes(key);
   }
 
+  /** True when expanding `key` draws something new (it is closed and fits in the budget beside what is open). */
+  opens(key) {
+    return !sameOpen(canonicalOpen(fold.expand(this.tree, this.open, key, this.budget())), this.open);
+  }
+
   expand(key) {
     return this.set(fold.expand(this.tree, this.open, key, this.budget()));
   }
@@ -176,6 +187,27 @@ export class Folding {
     }
     return null;
   }
+}
+
+/** Call `open(key)` with the key of the largest of the closed boxes `folds` (BoundPicture's list) that `folding`
+ * can open once `el` is in view and the page idle; returns a function that cancels it. */
+export function openLikeliestLater(el, folds, folding, open) {
+  const boxes = folds.filter((f) => f.key).sort((a, b) => b.count - a.count);
+  if (!boxes.length || typeof IntersectionObserver !== "function") return () => {};
+  let cancelIdle = null;
+  const observer = new IntersectionObserver((entries) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    observer.disconnect();
+    cancelIdle = whenIdle(() => {
+      const box = boxes.find((f) => folding.opens(f.key));
+      if (box) open(box.key);
+    }, ...SPECULATE_IDLE);
+  });
+  observer.observe(el);
+  return () => {
+    observer.disconnect();
+    if (cancelIdle) cancelIdle();
+  };
 }
 
 /** What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels). */

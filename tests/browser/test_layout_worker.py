@@ -7,6 +7,7 @@ right boxes with Python's numbers, also after a slider moved in between."""
 from __future__ import annotations
 
 import pytest
+from builders import small_moons
 
 from micrograd_widget.dot import graph_view
 from micrograd_widget.export import save_html
@@ -201,3 +202,19 @@ def test_the_page_keeps_running_while_the_worker_lays_out(bundle_page):
     }""", _chain_dot(3000))
     assert ticks["where"] == "worker"
     assert ticks["ticks"] >= 10, f"the page ran {ticks['ticks']} timer tasks while Graphviz laid out 3,000 nodes"
+
+
+def test_a_big_graph_lays_its_largest_box_out_early_once_idle_and_plus_uses_it(show):
+    loss = small_moons(16, points=14)  # 10,090 nodes: over SPECULATE_NODES (js/view/folding.js)
+    widget = GraphWidget(loss)
+    largest = max((f for f in widget.view["folds"] if f.get("key")), key=lambda f: f["count"])["key"]
+    assert largest == "layers.1"
+    view = show(widget)
+    poll(lambda: view.root.evaluate(f"r => r.querySelector('{GRAPH}').getAttribute('data-prefetched')"),
+         lambda k: k == largest, f"the largest box ({largest}) laid out early with no input", timeout_s=20)
+    box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{largest}"]')
+    box.evaluate("g => { g.focus(); g.dispatchEvent(new KeyboardEvent('keydown', {key: '+', bubbles: true})); }")
+    poll(lambda: drawn(view, settle=False), lambda d: largest in d["clusters"] and not d["busy"], "+ opens")
+    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is True
+    expect_tape_numbers(view, Tape.from_value(loss), drawn(view)["nodes"])  # the opened box's nodes, live
+    assert view.error_text() == ""
