@@ -83,6 +83,7 @@ export class Folding {
     if (!hit) return this.draw(options);
     const parsed = hit.parsed; // used once (binding changes it); the text stays for another use
     hit.parsed = null;
+    hit.used = true; // drawn: no idle parse of it any more (~40 ms on the moons loss, between two slider frames)
     return { ...hit.drawn, text: parsed ? Promise.resolve(parsed) : hit.text.then((svg) => svg ?? layoutSVG(hit.drawn.dot)) };
   }
 
@@ -103,11 +104,11 @@ export class Folding {
       this.early = this.early.filter((e) => e.text !== text); // a fresh layout says what went wrong
       throw err;
     });
-    const entry = { id, drawn, text, signal, parsed: null };
+    const entry = { id, drawn, text, signal, parsed: null, used: false };
     // Parsed too when the page is idle (the moons loss's largest box: ~25-45 ms less after the click).
     text.then((svg) => svg && whenIdle(() => {
       try {
-        if (this.early.includes(entry)) entry.parsed = parseSVG(svg);
+        if (this.early.includes(entry) && !entry.used) entry.parsed = parseSVG(svg);
       } catch { /* not a picture: parsePicture says so when it is used */ }
     }, 1000, 0), () => {});
     this.early.unshift(entry);
