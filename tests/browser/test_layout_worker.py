@@ -154,20 +154,23 @@ def test_a_box_tabbed_past_lays_nothing_out_early_but_one_keeping_the_focus_does
     view.root.evaluate("r => new Promise(ok => setTimeout(ok, 600))")
     assert view.root.evaluate(prefetched) is None
     # a box keeping the focus has its opened picture laid out early, and + uses it
-    box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{NEURON}"]')
-    box.focus()
+    view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{NEURON}"]').focus()
     poll(lambda: view.root.evaluate(prefetched), lambda k: k == NEURON, "the focused box laid out early")
-    box.press("+")
-    poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
-    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is True
+    assert press_plus(view, NEURON) is True
 
 
 def test_plus_at_once_on_a_focused_box_opens_it_without_an_early_layout(show):
     view = show(GraphWidget(lecture_mlp_loss()))
-    box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{NEURON}"]')
-    box.evaluate("g => { g.focus(); g.dispatchEvent(new KeyboardEvent('keydown', {key: '+', bubbles: true})); }")
-    poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
-    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is False
+    assert press_plus(view, NEURON) is False
+
+
+def press_plus(view, key: str) -> bool:
+    """Focus fold box `key` and press + in the same task; wait until it is open; True when the picture drawn came
+    from an early layout."""
+    view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{key}"]').evaluate(
+        "g => { g.focus(); g.dispatchEvent(new KeyboardEvent('keydown', {key: '+', bubbles: true})); }")
+    poll(lambda: drawn(view, settle=False), lambda d: key in d["clusters"] and not d["busy"], "+ opens")
+    return view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')")
 
 
 def test_pressing_a_box_lays_it_out_early_at_once(show):
@@ -212,9 +215,6 @@ def test_a_big_graph_lays_its_largest_box_out_early_once_idle_and_plus_uses_it(s
     view = show(widget)
     poll(lambda: view.root.evaluate(f"r => r.querySelector('{GRAPH}').getAttribute('data-prefetched')"),
          lambda k: k == largest, f"the largest box ({largest}) laid out early with no input", timeout_s=20)
-    box = view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{largest}"]')
-    box.evaluate("g => { g.focus(); g.dispatchEvent(new KeyboardEvent('keydown', {key: '+', bubbles: true})); }")
-    poll(lambda: drawn(view, settle=False), lambda d: largest in d["clusters"] and not d["busy"], "+ opens")
-    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').hasAttribute('data-laid-out-early')") is True
+    assert press_plus(view, largest) is True
     expect_tape_numbers(view, Tape.from_value(loss), drawn(view)["nodes"])  # the opened box's nodes, live
     assert view.error_text() == ""
