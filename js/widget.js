@@ -29,7 +29,7 @@ import { NodeNames } from "./view/names.js";
 import { Picture } from "./view/picture.js";
 import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
-import { Folding, SPECULATE_NODES, openLikeliestLater } from "./view/folding.js";
+import { Folding, SPECULATE_NODES } from "./view/folding.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
@@ -83,6 +83,7 @@ class GraphWidgetView {
     });
     this.folding = Folding.of(model, this.tape);
     this.picture = new Picture(this.root, this.names, (picked, action) => this.onPick(picked, action));
+    this.markPrefetched = (key) => this.picture.el.setAttribute("data-prefetched", key); // an early layout is in
     this.inspector = new Inspector(this);
     this.download = new Download({
       svg: () => (this.picture.bound ? this.picture.bound.flushNumbers() : null), // out-of-sight numbers too
@@ -137,6 +138,7 @@ class GraphWidgetView {
       if (this.folding && this.folding.receive()) this.layout();
     });
     on("change:folds", () => {
+      if (this.folding) this.folding.stopEarly(); // its early layouts are of the old hierarchy
       this.folding = Folding.of(this.model, this.tape);
       this.foldControls.hidden = !this.folding;
       this.layout();
@@ -181,7 +183,7 @@ class GraphWidgetView {
   onPick(picked, action) {
     const folding = this.folding;
     if (action === "intent") { // opening it is likely next: lay its opened picture out early (at once)
-      if (picked.fold && picked.fold.key && folding && !folding.isOpen(picked.fold.key)) this.prefetchExpand(picked.fold.key, 0);
+      if (picked.fold && picked.fold.key) this.prefetchExpand(picked.fold.key, 0);
       return;
     }
     if (picked.fold) {
@@ -259,16 +261,7 @@ class GraphWidgetView {
    * its expanded picture early (after `delay` ms, debounced; in the layout worker only), so Expand (button,
    * double-click, +) need not wait for Graphviz. */
   prefetchExpand(key, delay = PREFETCH_MS) {
-    const due = performance.now() + delay;
-    if (this.prefetchDue && this.prefetchDue.key === key && this.prefetchDue.at <= due) return; // sooner already
-    clearTimeout(this.prefetchTimer);
-    this.prefetchDue = { key, at: due };
-    this.prefetchTimer = setTimeout(() => {
-      this.prefetchDue = null;
-      if (this.destroyed || !this.folding || this.folding.isOpen(key)) return;
-      const early = this.folding.prefetch(key, this.drawOptions());
-      if (early) early.then((svg) => svg && this.picture.el.setAttribute("data-prefetched", key), () => {});
-    }, delay);
+    if (this.folding) this.folding.prefetchSoon(key, delay, () => this.drawOptions(), this.markPrefetched);
   }
 
   /** js/fold.js's DOT options for the numbers held now (`grad`: every node's grad, default this.grad). */
@@ -300,9 +293,9 @@ class GraphWidgetView {
       this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
       this.paint();
       this.root.setAttribute("data-state", "ready");
-      if (!this.speculation && this.folding && this.tape.n >= SPECULATE_NODES) { // view/folding.js
-        this.speculation = openLikeliestLater(this.root, this.picture.bound.folds.list, this.folding,
-          (key) => this.prefetchExpand(key, 0));
+      if (!this.speculated && this.folding && this.tape.n >= SPECULATE_NODES) { // view/folding.js
+        this.speculated = true;
+        this.folding.prefetchLikeliest(this.root, this.picture.bound.folds.list, () => this.drawOptions(), this.markPrefetched);
       }
       return true;
     } catch (err) {
@@ -441,8 +434,7 @@ class GraphWidgetView {
   destroy() {
     if (this.leaves) this.leaves.destroy();
     this.destroyed = true;
-    clearTimeout(this.prefetchTimer);
-    if (this.speculation) this.speculation();
+    if (this.folding) this.folding.stopEarly();
     if (this.stepper) this.stepper.destroy();
     this.stepper = null;
     if (this.inspector) this.inspector.dropGradcheck();

@@ -43,6 +43,8 @@ export class Folding {
     this.tree = tree;
     this.open = canonicalOpen(model.get("opened"));
     this.early = []; // pictures laid out before they were asked for: { id, drawn: { dot, view }, text, signal }
+    this.soon = null; // the prefetch scheduled by prefetchSoon: { key, at, timer }
+    this.stopLikeliest = null; // cancels prefetchLikeliest's wait
   }
 
   budget() {
@@ -116,6 +118,50 @@ export class Folding {
     return text;
   }
 
+  /**
+   * prefetch() `key` after `delay` ms (debounced: the latest box wins; a sooner one for the same box is kept), with
+   * the drawing options `options()` gives then; `ready(key)` once it is laid out.
+   */
+  prefetchSoon(key, delay, options, ready) {
+    const due = performance.now() + delay;
+    if (this.soon && this.soon.key === key && this.soon.at <= due) return; // sooner already
+    clearTimeout(this.soon?.timer);
+    const timer = setTimeout(() => {
+      this.soon = null;
+      if (!this.isOpen(key)) announce(this.prefetch(key, options()), key, ready);
+    }, delay);
+    this.soon = { key, at: due, timer };
+  }
+
+  /** Once `el` is in view and the page idle, prefetch() the largest of the closed boxes `folds` (BoundPicture's
+   * list) that opens (on a big graph: SPECULATE_NODES); `options` and `ready` as prefetchSoon's. */
+  prefetchLikeliest(el, folds, options, ready) {
+    const boxes = folds.filter((f) => f.key).sort((a, b) => b.count - a.count);
+    if (!boxes.length || typeof IntersectionObserver !== "function") return;
+    const observer = new IntersectionObserver((entries) => {
+      if (!entries.some((e) => e.isIntersecting)) return;
+      observer.disconnect();
+      const cancelIdle = whenIdle(() => {
+        if (layoutThread() !== "worker") return;
+        for (const box of boxes) { // prefetch() is null for a box that draws nothing new (open, or does not fit)
+          const early = this.prefetch(box.key, options());
+          if (early) return announce(early, box.key, ready);
+        }
+        return undefined;
+      }, ...SPECULATE_IDLE);
+      this.stopLikeliest = cancelIdle;
+    });
+    observer.observe(el);
+    this.stopLikeliest = () => observer.disconnect();
+  }
+
+  /** The view is going: drop the early layouts still scheduled. */
+  stopEarly() {
+    clearTimeout(this.soon?.timer);
+    this.soon = null;
+    if (this.stopLikeliest) this.stopLikeliest();
+  }
+
   /** Adopt Python's (or another view's) open set; true when it differs from the one drawn. */
   receive() {
     const open = canonicalOpen(this.model.get("opened"));
@@ -138,10 +184,6 @@ export class Folding {
     return this.open.includes(key);
   }
 
-  /** True when expanding `key` draws something new (it is closed and fits in the budget beside what is open). */
-  opens(key) {
-    return !sameOpen(canonicalOpen(fold.expand(this.tree, this.open, key, this.budget())), this.open);
-  }
 
   expand(key) {
     return this.set(fold.expand(this.tree, this.open, key, this.budget()));
@@ -190,25 +232,9 @@ export class Folding {
   }
 }
 
-/** Call `open(key)` with the key of the largest of the closed boxes `folds` (BoundPicture's list) that `folding`
- * can open once `el` is in view and the page idle; returns a function that cancels it. */
-export function openLikeliestLater(el, folds, folding, open) {
-  const boxes = folds.filter((f) => f.key).sort((a, b) => b.count - a.count);
-  if (!boxes.length || typeof IntersectionObserver !== "function") return () => {};
-  let cancelIdle = null;
-  const observer = new IntersectionObserver((entries) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    observer.disconnect();
-    cancelIdle = whenIdle(() => {
-      const box = boxes.find((f) => folding.opens(f.key));
-      if (box) open(box.key);
-    }, ...SPECULATE_IDLE);
-  });
-  observer.observe(el);
-  return () => {
-    observer.disconnect();
-    if (cancelIdle) cancelIdle();
-  };
+/** `ready(key)` once `early` (prefetch()'s Promise of SVG text, or null) brings a picture. */
+function announce(early, key, ready) {
+  if (early) early.then((svg) => svg && ready(key), () => {});
 }
 
 /** What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels). */
