@@ -4,6 +4,10 @@
 // its dotFor is writeDot of pictureFor. Held to tests/vectors/fold_*.json by js/fold.test.js.
 //
 //   writeDot(tape, tree, picture, options) -> string   picture: pictureFor's result; options as fold.js's dotFor
+//
+// One addition has no Python counterpart, because only the browser steps through the backward pass (js/stepper.js):
+// `reachedAt` + `step` (the stepper's) write a grad the stepped pass has not reached yet as the picture paints it
+// (view/picture.js): "grad ·", white, dashed, class mgw-unreached. Without them the DOT is dot.py's, byte for byte.
 //   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n)
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
@@ -18,6 +22,8 @@ export const MAX_SYMBOL_CHARS = 24;
 /** dot.py's colours: NEGATIVE_COLOR, POSITIVE_COLOR, ZERO_COLOR, NONFINITE_COLOR. */
 export const PALETTE = { negative: "#5b9bd5", positive: "#f0913a", zero: "#ffffff", nonfinite: "#bdbdbd" };
 const FOLD_COLOR = "#eeeeee";
+/** What a grad the stepped backward pass has not reached yet shows (view/picture.js paints the same mark). */
+export const NOT_REACHED = "\u00b7";
 
 // ---------------------------------------------------------------- text: text.py's escape (cleanText: js/text.js)
 
@@ -84,23 +90,25 @@ function record(fields, rankdir, across) {
   return rankdir === "LR" && !across ? "{ " + body + " }" : body;
 }
 
-function valueLine(tape, i, output, data, grad, scale, precision, rankdir, across, palette) {
+function valueLine(tape, i, output, data, grad, scale, precision, rankdir, across, palette, unreached) {
   const end = across && rankdir === "LR" ? "\\l" : "";
   const leaf = tape.inputStart[i + 1] === tape.inputStart[i];
   const isOutput = i === output; // the differentiated output: bold, class mgw-output-node
-  const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (isOutput ? " mgw-output-node" : "") };
+  const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (isOutput ? " mgw-output-node" : "")
+    + (unreached ? " mgw-unreached" : "") };
   const text = cleanText(tape.labels[i], MAX_TOOLTIP_CHARS);
   const label = record([escape(cleanText(text, MAX_LABEL_CHARS)), `data ${formatNumber(data[i], precision)}${end}`,
-    `grad ${formatNumber(grad[i], precision)}${end}`], rankdir, across);
+    `grad ${unreached ? NOT_REACHED : formatNumber(grad[i], precision)}${end}`], rankdir, across);
   const symbol = tape.symbols[i];
   const tip = [escape(text || "(no label)", "dot"),
     `node n${i}` + (symbol ? `, op ${escape(symbol, "dot")}` : leaf ? ", leaf" : ""),
-    `data = ${pyRepr(data[i])}`, `grad = ${pyRepr(grad[i])}`];
+    `data = ${pyRepr(data[i])}`, unreached ? "grad not reached yet" : `grad = ${pyRepr(grad[i])}`];
   if (tape.scopes[i]) tip.push("scope " + escape(cleanText(tape.scopes[i], MAX_TOOLTIP_CHARS), "dot"));
   attrs.tooltip = tip.join("\\n");
   if (leaf) attrs.shape = "Mrecord";
   if (isOutput) { attrs.style = "filled,bold"; attrs.penwidth = "2.5"; }
-  if (scale !== null) attrs.fillcolor = gradColor(grad[i], scale, palette);
+  if (unreached) attrs.style = (attrs.style ?? "filled") + ",dashed";
+  if (scale !== null) attrs.fillcolor = unreached ? palette.zero : gradColor(grad[i], scale, palette);
   return nodeLine(`n${i}`, label, attrs, "\t");
 }
 
@@ -113,11 +121,14 @@ function legend(scale, precision, palette) {
 /**
  * The DOT of `pic` (pictureFor's result for an open set), byte-identical to dot.py's write_dot for the same
  * tape numbers. options: { precision = 4, rankdir = "LR", color = true, output = tape.root, data, grad
- * (Float64Arrays, every node's numbers), palette = PALETTE }.
+ * (Float64Arrays, every node's numbers), palette = PALETTE, reachedAt = null, step = 0 }. While stepping,
+ * `grad` holds the stepper's partial grads and `reachedAt`/`step` its steps.reachedAt and k: a node with
+ * reachedAt[i] > step is written as not reached yet (NOT_REACHED, left out of the colour scale, as the picture).
  */
 export function writeDot(tape, tree, pic, options = {}) {
-  const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad } = options;
+  const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0 } = options;
   const output = options.output ?? tape.root;
+  const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
   const { groups } = tree;
   const folded = pic.boxes.length > 0;
   let scale = null;
@@ -125,6 +136,7 @@ export function writeDot(tape, tree, pic, options = {}) {
     const own = [];
     let outputShown = false;
     for (const i of pic.shown) {
+      if (unreached(i)) continue;
       if (i === output) outputShown = true;
       else own.push(grad[i]);
     }
@@ -146,7 +158,7 @@ export function writeDot(tape, tree, pic, options = {}) {
   const opLabels = new Map();
   for (const i of pic.shown) {
     const where = tree.groupOf[i] >= 0 ? tree.groupOf[i] : -1;
-    held.get(where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette));
+    held.get(where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette, unreached(i)));
     const symbol = tape.symbols[i];
     if (symbol && !pic.totals.has(i)) {
       if (!opLabels.has(symbol)) {

@@ -337,7 +337,8 @@ export function keysToReveal(tree, node) {
 /**
  * The DOT of the open set, byte-identical to dot.py's graph_view(..., open_keys=open).dot for the same tape
  * numbers. options: { precision = 4, rankdir = "LR", color = true, output = tape.root, data, grad (Float64Arrays,
- * every node's numbers), palette = PALETTE, picture (pictureFor's result, if already made) }.
+ * every node's numbers), palette = PALETTE, picture (pictureFor's result, if already made), reachedAt = null,
+ * step = 0 (the stepper's: a grad not reached yet is written as the picture shows it, fold-dot.js) }.
  */
 export function dotFor(tape, tree, open, options = {}) {
   return writeDot(tape, tree, options.picture ?? pictureFor(tape, tree, open), options);

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
-import { compileTape, decodeNumber } from "./tape.js";
+import { backwardSteps, compileTape, decodeNumber, gradsAfter } from "./tape.js";
 import {
   cleanText, closedBoxOf, collapse, compileFolds, dotFor, escape, expand, expandAllThatFits, keysToReveal, pictureFor,
   quote, thousands, unitsFor,
@@ -112,4 +112,37 @@ test("escaping and quoting match dot.py on hostile text", () => {
   assert.equal(quote("-0.5"), "-0.5");
   assert.equal(thousands(1234567), "1,234,567");
   assert.throws(() => compileFolds({ version: 9 }, { n: 1 }), /version 9/);
+});
+
+test("while stepping, the DOT writes a grad not reached yet as the picture shows it: \u00b7, white, dashed", () => {
+  const { v, tape, tree, data } = load("lecture_mlp.json");
+  const open = ["distance:312", "layers.0.neurons.0"];
+  const pic = pictureFor(tape, tree, open);
+  const isLine = (s, i) => s.trimStart().startsWith(`n${i} [`); // a node inside an opened box is indented more
+  const lineOf = (dot, i) => dot.split("\n").find((s) => isLine(s, i));
+  for (const output of [tape.root, v.options[1].output]) {
+    const steps = backwardSteps(tape, data, output);
+    for (const k of [0, 1, Math.floor(steps.count / 2), steps.count]) {
+      const grad = gradsAfter(steps, k);
+      const options = { ...v.options[0], output, data, grad, picture: pic };
+      const plain = dotFor(tape, tree, open, options); // the same partial grads, written as numbers
+      const stepped = dotFor(tape, tree, open, { ...options, reachedAt: steps.reachedAt, step: k });
+      const unreached = pic.shown.filter((i) => steps.reachedAt[i] > k);
+      if (k === 0) assert.ok(unreached.length > 1, "at step 0 only the output is reached");
+      for (const i of unreached) {
+        const line = lineOf(stepped, i);
+        assert.match(line, /\| grad \u00b7(\\l)?"/, `n${i} at step ${k}: its grad shows the picture's mark`);
+        assert.doesNotMatch(line, /grad = /, `n${i}: no grad number in its tooltip`);
+        assert.match(line, /grad not reached yet/);
+        assert.match(line, /class="mgw-value( mgw-leaf)? mgw-unreached"/);
+        assert.match(line, /style="filled,dashed"/);
+        assert.match(line, /fillcolor="#ffffff"/, "white, as the picture paints it");
+      }
+      const others = (dot) => dot.split("\n").filter((s) => !unreached.some((i) => isLine(s, i)));
+      assert.deepEqual(others(stepped), others(plain), `step ${k}: reached grads, boxes, edges, legend unchanged`);
+    }
+  }
+  const grad = gradsAfter(backwardSteps(tape, data), 0);
+  assert.equal(dotFor(tape, tree, open, { data, grad, reachedAt: null }), dotFor(tape, tree, open, { data, grad }),
+    "no stepper: the DOT Python writes");
 });

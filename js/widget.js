@@ -272,9 +272,11 @@ class GraphWidgetView {
     };
   }
 
-  /** The DOT download: the picture shown, written for the numbers painted now (the stepper's partial grads). */
+  /** The DOT download: the picture shown, written for the numbers painted now (stepping: the stepper's partial
+   * grads, a grad not reached yet written as the picture shows it). */
   exportDot() {
-    const options = this.drawOptions(this.stepper ? this.stepper.grad : this.grad);
+    const st = this.stepper;
+    const options = st ? { ...this.drawOptions(st.grad), reachedAt: st.steps.reachedAt, step: st.k } : this.drawOptions();
     return !this.picture.bound ? "" : this.folding ? this.folding.draw(options).dot
       : unfoldedDot(this.tape, this.model.get("folds"), options) ?? this.picture.dot;
   }

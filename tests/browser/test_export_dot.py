@@ -12,20 +12,22 @@ from builders import lost_edge_moons
 from playwright.sync_api import expect
 
 from micrograd_widget import GraphWidget
-from micrograd_widget.dot import graph_view
+from micrograd_widget.dot import format_number, graph_view
 from micrograd_widget.fold_tree import build_tree, expand_all_that_fits
 from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import expected_numbers
 from .mgw_browser.graphs import lecture_L
-from .test_zoom_export import SVG, _lecture_mlp, download, open_box
+from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
+from .test_zoom_export import SVG, _lecture_mlp, download, open_box, svg_numbers
 
 pytestmark = pytest.mark.browser
 
 
 def test_export_dot_holds_the_numbers_and_output_shown(show, guarded):
     """After a slider moves, another output is chosen, and while stepping, the DOT is Python's for those numbers
-    (the engine's graph rebuilt at the slider's value; Python's tape replayed for another output)."""
+    (the engine's graph rebuilt at the slider's value; Python's tape replayed for another output; the engine's
+    partial grads after k steps, a grad not reached yet written as the picture shows it)."""
     view = show(lecture_L()["L"])
     x = view.move_slider("a", 0.8)
     moved = lecture_L(a=x)
@@ -47,12 +49,43 @@ def test_export_dot_holds_the_numbers_and_output_shown(show, guarded):
     _, svg = download(guarded.page, view, "export-svg")
     marked = [g for g in ET.fromstring(svg).iter(f"{SVG}g") if "mgw-output-node" in (g.get("class") or "").split()]
     assert [g.get("id") for g in marked] == [f"n{d}"]
-    # Stepping, at step 0: nothing propagated yet, so d d / d d = 1 and every other grad is 0.
-    view.root.locator('button[data-role="step-mode"]').click()
-    expect(view.root.locator('[data-role="stepper"]')).to_have_count(1)
-    tape.grad = type(tape.grad)("d", [1.0 if i == d else 0.0 for i in range(len(tape))])
-    _, dot = download(guarded.page, view, "export-dot")
-    assert dot.decode() == graph_view(tape, output=d).dot
+    # Stepping: the engine's partial grads after k steps (its backward pass replayed in Python, node by node); a grad
+    # not reached yet is what the picture and its SVG file show, the mark "·" (white, dashed), never a 0.
+    stepper = StepperDom(view)
+    stepper.open()
+    steps, states = engine_steps(tape, d)
+    for k in (0, 1, len(steps)):
+        while stepper.index()[0] < k:
+            stepper.click("forward")
+        assert stepper.index() == (k, len(steps))
+        _, dot = download(guarded.page, view, "export-dot")
+        _, svg = download(guarded.page, view, "export-svg")
+        _expect_stepped_dot(dot.decode(), svg, tape, d, states[k])
+
+
+def _expect_stepped_dot(dot: str, svg: bytes, tape: Tape, output: int, reached: dict[int, float]) -> None:
+    """``dot`` is Python's graph_view for the partial grads ``reached`` ({node: grad} of the nodes the stepped pass
+    has reached), except that every other node's grad is the mark NOT_REACHED, white and dashed; the exported SVG
+    shows the same grad text as the DOT for every node."""
+    tape.grad = type(tape.grad)("d", [reached.get(i, 0.0) for i in range(len(tape))])
+    want = graph_view(tape, output=output).dot.split("\n")
+    got = dot.split("\n")
+    assert len(got) == len(want)
+    unreached = set(range(len(tape))) - set(reached)
+    assert unreached, "a case with grads not reached yet"
+    for line, expected in zip(got, want):
+        node = re.match(r"\tn(\d+) \[", line)
+        if node is None or int(node[1]) not in unreached:
+            assert line == expected
+            continue
+        assert re.search(r"\| grad " + NOT_REACHED + r" }", line), line
+        assert 'fillcolor="#ffffff"' in line and 'style="filled,dashed"' in line and " mgw-unreached" in line, line
+        assert "grad = " not in line and "grad not reached yet" in line, line
+    shown = {name: fields["grad"] for name, fields in svg_numbers(svg).items()}
+    fields = re.findall(r"\tn(\d+) \[label=\"\{ [^|]* \| [^|]* \| grad (\S+) \}", dot)
+    in_dot = {tape.labels[int(i)]: g for i, g in fields}
+    assert shown == in_dot == {tape.labels[i]: NOT_REACHED if i in unreached else format_number(reached[i], 4)
+                               for i in range(len(tape))}
 
 
 def _numbers_apart(dot: str) -> tuple[str, list[float]]:
