@@ -24,12 +24,13 @@ export class ErrorBox {
     if (this.errors.delete(source)) this.sync();
   }
 
-  /** The view could not start (or lay out): say why, and mark the root data-state="error". */
+  /** The view could not start (or, once shown, lay out a new picture): say why, and mark the root data-state="error". */
   fail(err) {
     const text = err && err.message ? err.message : String(err);
+    const started = this.root.getAttribute("data-state") === "ready";
     this.root.setAttribute("data-state", "error");
     if (!this.el.parentNode) this.root.append(this.el);
-    this.el.textContent = `The ${this.what} could not start: ${text}`;
+    this.el.textContent = `The ${this.what} could not ${started ? "draw the new picture" : "start"}: ${text}`;
     this.el.hidden = false;
   }
 

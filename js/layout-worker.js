@@ -6,11 +6,32 @@
 // provider) or it dies, layouts run on the main thread from then on, with no error for the user. Prefetches
 // (`low`) go after what a view waits for. The worker's stack is smaller than the page's: js/graphviz.js lays out
 // a picture too deep for it on the main thread. Views hold it (holdLayoutWorker); unheld, it closes when idle.
+// A watchdog stops a layout that runs too long (jobMs): Graphviz cannot be interrupted, so the worker is terminated,
+// that job fails with what to do, and the jobs queued behind it go to a fresh worker (never to the main thread,
+// which a pathological layout would freeze).
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
 
 const NAME = "micrograd-widget-graphviz";
 const IDLE_MS = 10_000; // a worker with no view left is closed after this long
+// One layout may run this long. Pictures within the node budget lay out in under 3 s here (the moons loss after
+// Expand all that fits: ~1.4 s); a 10x slower machine still finishes them. Past a minute the user is better served
+// by a message (fold more) than by a page whose every later layout, of every view, waits behind this one.
+const JOB_MS = 60_000;
+const limits = { idleMs: IDLE_MS, jobMs: JOB_MS };
+
+/**
+ * The worker's time limits, for hosts and tests: `idleMs`, how long a worker no view holds stays open (default
+ * 10 s), and `jobMs`, how long one layout may run in it before the worker is stopped (default 60 s); each read when
+ * its timer starts. Returns the limits in force; `layoutWorkerLimits()` only reads them.
+ */
+export function layoutWorkerLimits({ idleMs = limits.idleMs, jobMs = limits.jobMs } = {}) {
+  for (const [name, ms] of [["idleMs", idleMs], ["jobMs", jobMs]]) {
+    if (typeof ms !== "number" || !(ms > 0) || ms === Infinity) throw new RangeError(`${name} must be a positive number of ms, got ${ms}`);
+  }
+  Object.assign(limits, { idleMs, jobMs });
+  return { ...limits };
+}
 
 /** True in the layout worker (the bundle started as one). */
 export function inLayoutWorker() {
@@ -73,7 +94,7 @@ export function holdLayoutWorker() {
     if (!held) return;
     held = false;
     users -= 1;
-    if (users === 0) idleTimer = setTimeout(close, IDLE_MS);
+    if (users === 0) idleTimer = setTimeout(close, limits.idleMs);
   };
 }
 
@@ -90,6 +111,7 @@ function gone() {
   worker = null;
   state = "gone";
   const jobs = running ? [running, ...waiting] : [...waiting];
+  if (running) clearTimeout(running.timer);
   running = null;
   waiting.length = 0;
   for (const job of jobs) job.reject(Object.assign(new Error("the layout worker stopped"), { name: "WorkerGone" }));
@@ -136,6 +158,7 @@ function spawn(url, bytes, firstTry) {
   };
   worker.onmessageerror = gone;
   worker.onmessage = ({ data }) => {
+    if (mine !== worker) return; // a worker stopped since (the watchdog)
     if (data.ready) {
       state = "ready";
       pump();
@@ -143,6 +166,7 @@ function spawn(url, bytes, firstTry) {
     }
     const job = running;
     if (!job || job.id !== data.id) return;
+    clearTimeout(job.timer);
     running = null;
     last = "worker";
     if (data.error) job.reject(Object.assign(data.error.name === "RangeError" ? new RangeError(data.error.message) : new Error(data.error.message), { name: data.error.name }));
@@ -150,7 +174,7 @@ function spawn(url, bytes, firstTry) {
     pump();
     if (users === 0) {
       clearTimeout(idleTimer);
-      idleTimer = setTimeout(close, IDLE_MS);
+      idleTimer = setTimeout(close, limits.idleMs);
     }
   };
   Promise.resolve(bytes).then((wasm) => mine === worker && worker.postMessage({ wasm }), gone);
@@ -161,9 +185,26 @@ function pump() {
   for (let k = 0; k < waiting.length; k++) if (waiting[k].cancelled) waiting.splice(k--, 1)[0].resolve(null);
   if (!waiting.length) return;
   const k = Math.max(0, waiting.findIndex((job) => !job.low)); // what a view waits for first, then prefetches
-  running = waiting.splice(k, 1)[0];
-  running.id = ++nextId;
-  worker.postMessage({ id: running.id, dot: running.dot });
+  const job = running = waiting.splice(k, 1)[0];
+  job.id = ++nextId;
+  job.limitMs = limits.jobMs;
+  job.timer = setTimeout(() => tooLong(job), job.limitMs);
+  worker.postMessage({ id: job.id, dot: job.dot });
+}
+
+/** The watchdog: `job` has run past limits.jobMs. Stop the worker, fail the job, start a fresh one for the rest. */
+function tooLong(job) {
+  if (job !== running) return;
+  worker.terminate();
+  worker = null;
+  state = "none";
+  running = null;
+  job.reject(Object.assign(new Error(`Graphviz was stopped after laying out this picture for ${job.limitMs / 1000} s `
+    + "(a picture within the node budget takes a few seconds); draw fewer boxes: close opened boxes, or lower the "
+    + "node budget (explore(root, node_budget=100))"), { name: "LayoutTimeout" }));
+  if (!waiting.length) return; // the next layout starts a worker
+  start();
+  if (state === "gone") gone(); // no worker after all: they run on the main thread, as when none ever started
 }
 
 /**

@@ -11,6 +11,7 @@ export { provideWasm } from "./graphviz-wasm.js";
 export const views = { graph, training };
 
 // Graphviz's layout, for tests and hosts that lay out a DOT themselves: in the page's layout worker when one
-// starts (lastLayoutThread() says where the last one ran), or on this thread (layoutHere).
+// starts (lastLayoutThread() says where the last one ran), or on this thread (layoutHere); layoutWorkerLimits sets
+// how long an unheld worker stays open and how long one layout may run in it.
 export { layoutHere, layoutSVG } from "./graphviz.js";
-export { lastLayoutThread } from "./layout-worker.js";
+export { lastLayoutThread, layoutWorkerLimits } from "./layout-worker.js";

@@ -2,12 +2,15 @@
 the main thread's, byte for byte; with no Worker (removed, or a CSP forbidding blob: workers) the view lays out on
 the main thread with no error shown; Graphviz's errors and its stack overflow come back from the worker as from the
 main thread; a fold box selected in the inspector has its expanded picture laid out early, and Expand then draws the
-right boxes with Python's numbers, also after a slider moved in between."""
+right boxes with Python's numbers, also after a slider moved in between. The worker's lifetime: it closes once no
+view has held it for the idle time and starts again for a new view; a layout past the watchdog's limit stops it, the
+view says what to do, and the layouts queued behind run in a fresh worker (js/layout-worker.test.js: the same with
+a fake Worker and the default 10 s / 60 s)."""
 
 from __future__ import annotations
 
 import pytest
-from builders import small_moons
+from builders import lost_edge_moons, small_moons
 
 from micrograd_widget.dot import graph_view
 from micrograd_widget.export import save_html
@@ -15,7 +18,7 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import poll
-from .mgw_browser.graphs import vector_dots
+from .mgw_browser.graphs import lecture_L, vector_dots
 from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, lecture_mlp_loss, saved_open
 
 pytestmark = pytest.mark.browser
@@ -218,3 +221,61 @@ def test_a_big_graph_lays_its_largest_box_out_early_once_idle_and_plus_uses_it(s
     assert press_plus(view, largest) is True
     expect_tape_numbers(view, Tape.from_value(loss), drawn(view)["nodes"])  # the opened box's nodes, live
     assert view.error_text() == ""
+
+
+def workers(page) -> int:
+    """How many workers the page runs now (a round trip to the page first: Playwright reports a worker's end as an
+    event, which the sync API takes in only while it waits)."""
+    page.evaluate("() => 0")
+    return len(page.workers)
+
+
+# The views module the loader imported (the page records the Blob URL; importing it again gives the same module).
+_VIEWS = "await import(window.__mgw.blobModules[0])"
+
+
+def test_the_worker_closes_once_its_last_view_is_gone_and_starts_again_for_a_new_view(show, guarded):
+    """The page's one layout worker is held by the views shown; after the last one is cleaned up it is terminated
+    once the idle time has passed (layoutWorkerLimits' idleMs, 10 s by default, 0.3 s here), and a view rendered
+    afterwards lays out in a fresh worker."""
+    page = guarded.page
+    view = show(lecture_L()["L"])
+    assert view.root.evaluate(THREAD) == "worker"
+    assert len(page.workers) == 1
+    page.evaluate(f"async () => {{ ({_VIEWS}).layoutWorkerLimits({{ idleMs: 300 }}); await window.__mgw.cleanup(); }}")
+    poll(lambda: workers(page), lambda n: n == 0, "the layout worker to be terminated after the last view went")
+    page.evaluate("""async () => { const { model, el } = window.__mgw;
+      window.__mgw.cleanup = await (await import('/static/loader.js')).default.render({ model, el }); }""")
+    page.wait_for_function(f"() => document.querySelector('.mgw-root {GRAPH} svg')")
+    assert view.root.evaluate(THREAD) == "worker"
+    assert len(page.workers) == 1, "a fresh worker for the new view"
+    page.evaluate("() => window.__mgw.cleanup()")
+    poll(lambda: workers(page), lambda n: n == 0, "the fresh worker to be terminated in its turn")
+
+
+def test_a_layout_past_the_watchdog_limit_stops_the_worker_says_what_to_do_and_the_next_runs_in_a_fresh_one(show,
+                                                                                                          guarded):
+    """A layout running in the worker longer than layoutWorkerLimits' jobMs (60 s by default; 0.1 s here, for a
+    picture that takes ~0.5-1 s) terminates the worker: the view says what happened and what to do, keeps its old
+    picture, and a layout queued behind the stopped one runs in a fresh worker, not on the main thread."""
+    page = guarded.page
+    root, budget = lost_edge_moons()
+    view = show(root, node_budget=budget)
+    assert view.root.evaluate(THREAD) == "worker" and workers(page) == 1
+    after = page.evaluate(f"""async () => {{
+      const views = {_VIEWS};
+      views.layoutWorkerLimits({{ jobMs: 100 }});
+      document.querySelector('[data-action="expand-all"]').click();
+      await new Promise((resolve) => setTimeout(resolve, 0)); // the view's layout is sent to the worker
+      views.layoutWorkerLimits({{ jobMs: 60000 }}); // what is sent from now on (the running layout keeps 0.1 s)
+      const svg = await views.layoutSVG('digraph {{ a -> b }}');
+      return {{ svg: svg.includes('<svg'), thread: views.lastLayoutThread() }};
+    }}""")
+    assert after == {"svg": True, "thread": "worker"}, "the layout queued behind ran in the worker"
+    poll(view.error_text, lambda text: "Graphviz was stopped" in text, "the view to say the layout was stopped")
+    text = view.error_text()
+    assert text.startswith("The widget could not draw the new picture: Graphviz was stopped after laying out this "
+                           "picture for 0.1 s"), text
+    assert "close opened boxes, or lower the node budget" in text, text
+    poll(lambda: workers(page), lambda n: n == 1, "the stopped worker to end (one fresh worker runs)")
+    assert view.root.locator(f"{GRAPH} svg g.node").count() > 0 and view.root.locator(f"{GRAPH} g.cluster").count() == 0
