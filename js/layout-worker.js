@@ -60,9 +60,11 @@ export function serveLayouts(layout) {
   globalThis.postMessage({ ready: true });
 }
 
-// The page's side. state: "none" (not tried yet), "starting", "ready", "gone" (main thread from now on).
+// The page's side. state: "none" (no worker now: not tried yet, or closed when idle or by the watchdog; the next
+// layout starts one), "starting", "ready", "gone" (main thread from now on).
 let worker = null;
 let state = "none";
+let started = false; // a worker has run on this page: one can start again once closed
 let running = null; // the job the worker is laying out
 const waiting = []; // jobs not sent yet: { dot, low, resolve, reject, cancelled }
 let nextId = 0;
@@ -80,9 +82,10 @@ export function ranOnMain() {
   last = "main";
 }
 
-/** The thread that lays out from now on: "worker" (started or starting) or "main". */
+/** The thread that lays out from now on: "worker" (started, starting, or closed since and started again by the next
+ * layout) or "main" (no worker could start, or none was tried yet: the first layout tries). */
 export function layoutThread() {
-  return state === "starting" || state === "ready" ? "worker" : "main";
+  return state === "starting" || state === "ready" || (state === "none" && started) ? "worker" : "main";
 }
 
 /** A view holds the worker while shown; `release` (returned) lets it go (closed when no view has held it for a while). */
@@ -161,6 +164,7 @@ function spawn(url, bytes, firstTry) {
     if (mine !== worker) return; // a worker stopped since (the watchdog)
     if (data.ready) {
       state = "ready";
+      started = true;
       pump();
       return;
     }

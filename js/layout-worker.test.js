@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 
 import { provideWasm } from "./graphviz-wasm.js";
 import { layoutSVG } from "./graphviz.js";
-import { holdLayoutWorker, lastLayoutThread, layoutWorkerLimits, workerLayout } from "./layout-worker.js";
+import { holdLayoutWorker, lastLayoutThread, layoutThread, layoutWorkerLimits, workerLayout } from "./layout-worker.js";
 
 const workers = [];
 
@@ -89,6 +89,39 @@ test("a worker no view holds is closed after 10 s, and a new one starts when a v
   assert.ok(workers[first + 1].terminated);
 });
 
+test("closed when idle, the worker is still the layout thread: an early layout (low) starts a fresh one", async (t) => {
+  // view/folding.js lays out early only when layoutThread() is "worker": after an idle close it was "main" until some
+  // view's own layout started a worker, so a box selected in between was not laid out early.
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const release = holdLayoutWorker();
+  await workerLayout("digraph { c }");
+  const first = workers.length - 1;
+  release();
+  mock.timers.tick(10_000);
+  assert.ok(workers[first].terminated, "closed when idle");
+  assert.equal(layoutThread(), "worker");
+  assert.equal(workers.length, first + 1, "asking starts no worker");
+  const again = holdLayoutWorker();
+  assert.equal(await workerLayout("digraph { early }", { low: true }), `${first + 1}:digraph { early }`);
+  assert.equal(layoutThread(), "worker");
+  again();
+  mock.timers.tick(10_000);
+  assert.ok(workers[first + 1].terminated, "the next test starts with no worker");
+});
+
+test("a page that never had a worker lays out on the main thread until one starts, and for good when none can", async (t) => {
+  const fresh = await import("./layout-worker.js?never-started"); // a module instance of its own: a new page
+  assert.equal(fresh.layoutThread(), "main", "no worker tried yet: nothing is laid out early before the first layout");
+  const before = workers.length;
+  t.after(() => { globalThis.Worker = FakeWorker; });
+  globalThis.Worker = undefined; // a page where workers cannot start
+  assert.equal(fresh.workerLayout("digraph { a }"), null, "laid out on the main thread");
+  assert.equal(fresh.layoutThread(), "main");
+  assert.equal(fresh.workerLayout("digraph { b }", { low: true }), null, "no early layout");
+  assert.equal(workers.length, before, "no worker started");
+});
+
 test("a layout past 60 s stops its worker and fails with what to do; the layouts behind it run in a fresh worker", async (t) => {
   mock.timers.enable({ apis: ["setTimeout"] });
   t.after(() => mock.timers.reset());
@@ -156,5 +189,6 @@ test("a stopped layout with nothing behind it leaves no worker; the next layout 
   await settle();
   assert.equal(stuck.outcome.error.name, "LayoutTimeout");
   assert.equal(workers.length, first + 1, "no worker started for nothing");
+  assert.equal(layoutThread(), "worker", "the next layout, an early one too, starts a worker");
   assert.equal(await workerLayout("digraph { next }"), `${first + 1}:digraph { next }`);
 });
