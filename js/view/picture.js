@@ -5,6 +5,7 @@
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { formatNumber, gradColor, scaleOf } from "../format.js";
+import { NOT_REACHED } from "../fold-dot.js";
 import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
@@ -12,7 +13,6 @@ import { boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
 import { LazyTexts } from "./visible.js";
 import { Zoom } from "./zoom.js";
 
-const NOT_REACHED = "\u00b7"; // a grad the stepped backward pass has not written yet
 // Graphviz's dot layout recurses on the graph's depth: compiled to WebAssembly it overflows the browser's stack
 // ("Maximum call stack size exceeded", measured: a chain of 7,500 drawn nodes fails, 5,000 lays out in ~3 s).
 // A picture with more boxes than this (only Python can ask for one: node_budget=None) is refused before layout.
