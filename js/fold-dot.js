@@ -7,7 +7,9 @@
 //
 // One addition has no Python counterpart, because only the browser steps through the backward pass (js/stepper.js):
 // `reachedAt` + `step` (the stepper's) write a grad the stepped pass has not reached yet as the picture paints it
-// (view/picture.js): "grad ·", white, dashed, class mgw-unreached. Without them the DOT is dot.py's, byte for byte.
+// (view/picture.js): "grad ·", white, dashed, class mgw-unreached; a closed box's numbers leave those nodes out the
+// same way (its one output not reached: "grad ·"; its largest |grad| among the members reached, "·" while none is).
+// Without them the DOT is dot.py's, byte for byte.
 //   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n)
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
@@ -123,12 +125,14 @@ function legend(scale, precision, palette) {
  * tape numbers. options: { precision = 4, rankdir = "LR", color = true, output = tape.root, data, grad
  * (Float64Arrays, every node's numbers), palette = PALETTE, reachedAt = null, step = 0 }. While stepping,
  * `grad` holds the stepper's partial grads and `reachedAt`/`step` its steps.reachedAt and k: a node with
- * reachedAt[i] > step is written as not reached yet (NOT_REACHED, left out of the colour scale, as the picture).
+ * reachedAt[i] > step is written as not reached yet (NOT_REACHED, left out of the colour scale and of the closed
+ * boxes' largest |grad|, as the picture).
  */
 export function writeDot(tape, tree, pic, options = {}) {
   const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0 } = options;
   const output = options.output ?? tape.root;
   const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
+  const reachedMembers = (b) => (reachedAt === null ? b.members : b.members.filter((i) => !unreached(i)));
   const { groups } = tree;
   const folded = pic.boxes.length > 0;
   let scale = null;
@@ -141,7 +145,7 @@ export function writeDot(tape, tree, pic, options = {}) {
       else own.push(grad[i]);
     }
     for (const b of pic.boxes) {
-      const m = boxMax(grad, b.members, output);
+      const m = boxMax(grad, reachedMembers(b), output);
       if (m !== null) own.push(grad[m]);
     }
     scale = gradScale(own, outputShown ? grad[output] : null);
@@ -170,15 +174,21 @@ export function writeDot(tape, tree, pic, options = {}) {
   }
   const end = rankdir === "LR" ? "\\l" : "";
   for (const b of pic.boxes) {
-    const big = boxMax(grad, b.members, output);
+    // While stepping, as the picture paints a box: its one output not reached yet is "grad ·", and its largest |grad|
+    // is among the members reached ("max |grad| ·" while none is); such a box is white and class mgw-unreached.
+    const members = reachedMembers(b);
+    const big = boxMax(grad, members, output);
+    const noneReached = reachedAt !== null && !members.some((i) => i !== output);
+    const away = b.output !== null ? unreached(b.output) : noneReached;
     const numbers = b.output !== null
-      ? [`data ${formatNumber(data[b.output], precision)}`, `grad ${formatNumber(grad[b.output], precision)}`]
-      : [`max |grad| ${formatNumber(big !== null ? Math.abs(grad[big]) : 0, precision)}`];
+      ? [`data ${formatNumber(data[b.output], precision)}`, `grad ${away ? NOT_REACHED : formatNumber(grad[b.output], precision)}`]
+      : [`max |grad| ${away ? NOT_REACHED : formatNumber(big !== null ? Math.abs(grad[big]) : 0, precision)}`];
     const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), `${thousands(b.count)} nodes`,
       ...numbers.map((x) => escape(x) + end)], rankdir, true);
     const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
-    const fill = scale !== null && big !== null ? gradColor(grad[big], scale, palette) : FOLD_COLOR;
-    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold", fillcolor: fill, id: b.id, shape: "record",
+    const fill = scale === null ? FOLD_COLOR : big !== null ? gradColor(grad[big], scale, palette)
+      : reachedAt !== null ? palette.zero : FOLD_COLOR;
+    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
       style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
   }
   const clusterId = new Map();

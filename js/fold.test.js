@@ -114,7 +114,7 @@ test("escaping and quoting match dot.py on hostile text", () => {
   assert.throws(() => compileFolds({ version: 9 }, { n: 1 }), /version 9/);
 });
 
-test("while stepping, the DOT writes a grad not reached yet as the picture shows it: \u00b7, white, dashed", () => {
+test("while stepping, the DOT writes a grad not reached yet as the picture shows it: \u00b7, white, dashed; boxes too", () => {
   const { v, tape, tree, data } = load("lecture_mlp.json");
   const open = ["distance:312", "layers.0.neurons.0"];
   const pic = pictureFor(tape, tree, open);
@@ -138,7 +138,28 @@ test("while stepping, the DOT writes a grad not reached yet as the picture shows
         assert.match(line, /style="filled,dashed"/);
         assert.match(line, /fillcolor="#ffffff"/, "white, as the picture paints it");
       }
-      const others = (dot) => dot.split("\n").filter((s) => !unreached.some((i) => isLine(s, i)));
+      // A closed box: its one output not reached yet shows "grad \u00b7"; a box of several outputs whose members
+      // (the differentiated output left out) are none reached yet shows "max |grad| \u00b7". Such a box is white and
+      // class mgw-unreached; any other box is written as without the stepper (its unreached members' partial grads
+      // are 0: they change no largest |grad|).
+      const away = pic.boxes.filter((b) => (b.output !== null ? steps.reachedAt[b.output] > k
+        : b.members.every((i) => i === output || steps.reachedAt[i] > k)));
+      if (k === 0) assert.ok(away.length > 1, "at step 0 the boxes are not reached");
+      if (k === steps.count) assert.deepEqual(away.filter((b) => b.members.some((i) => steps.reachedAt[i] < 0x7fffffff)), []);
+      const boxLine = (dot, b) => dot.split("\n").find((s) => s.trimStart().startsWith(`${b.id} [`));
+      for (const b of away) {
+        const line = boxLine(stepped, b);
+        const field = b.output !== null ? "grad" : "max \\|grad\\|"; // as the record label escapes it
+        assert.ok(line.includes(`| ${field} \u00b7\\l"`) || line.includes(`| ${field} \u00b7"`), `${b.id} at step ${k}: ${line}`);
+        assert.match(line, /class="mgw-fold mgw-unreached"/);
+        assert.match(line, /fillcolor="#ffffff"/, "white, as the picture paints it");
+        const bare = (text) => text.replace(/ (\u00b7|-?0\.0000)(\\l)?"/, ' #$2"').replace(" mgw-unreached", "")
+          .replace(/fillcolor="[^"]*"/, "");
+        assert.equal(bare(line), bare(boxLine(plain, b)),
+          "only the number, class and fill differ");
+      }
+      const isAway = (s) => away.some((b) => s.trimStart().startsWith(`${b.id} [`));
+      const others = (dot) => dot.split("\n").filter((s) => !unreached.some((i) => isLine(s, i)) && !isAway(s));
       assert.deepEqual(others(stepped), others(plain), `step ${k}: reached grads, boxes, edges, legend unchanged`);
     }
   }

@@ -94,3 +94,22 @@ test("largest |grad| per box matches a scan of each box's members on random pict
     assert.deepEqual(Array.from(largestGrad(nb, grad, output, new Int32Array(boxes))), expected, `trial ${trial}`);
   }
 });
+
+test("while stepping, a member not reached yet is left out of its box's largest |grad|, and a box none reached says so", () => {
+  // box 0 = {a, b, d}, box 1 = {c, e}; f (the output) reaches e at step 1, then d and c at step 2, a and b at step 3
+  const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 1, 0, 1, -1]), 2);
+  const reachedAt = Int32Array.from([3, 3, 2, 2, 1, 0]);
+  const grad = Float64Array.from([0, 0, 0, 0, 4, 1]); // the stepper's partial grads after step 1
+  const best = new Int32Array(2);
+  assert.deepEqual(Array.from(largestGrad(nb, grad, 5, best, reachedAt, 0)), [-1, -1]);
+  assert.deepEqual(Array.from(nb.reached), [0, 0], "step 0: no member of either box reached");
+  assert.deepEqual(Array.from(largestGrad(nb, grad, 5, best, reachedAt, 1)), [-1, 4]);
+  assert.deepEqual(Array.from(nb.reached), [0, 1]);
+  const later = Float64Array.from([0, 0, 4, -8, 4, 1]); // after step 2: d and c reached, a and b not yet (0)
+  assert.deepEqual(Array.from(largestGrad(nb, later, 5, best, reachedAt, 2)), [3, 2]);
+  assert.deepEqual(Array.from(nb.reached), [1, 1]);
+  const stale = Float64Array.from([9, 9, 4, -8, 4, 1]); // a number in an unreached member never wins
+  assert.deepEqual(Array.from(largestGrad(nb, stale, 5, best, reachedAt, 2)), [3, 2]);
+  assert.deepEqual(Array.from(largestGrad(nb, stale, 5, best)), [0, 2], "not stepping: every member counts");
+  assert.deepEqual(Array.from(nb.reached), [1, 1]);
+});

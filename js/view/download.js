@@ -13,9 +13,11 @@ export const PNG_SCALE = 2;
 const MAX_CANVAS_SIDE = 16384; // Chromium's and Firefox's limit for one side of a canvas
 const MAX_CANVAS_AREA = MAX_CANVAS_SIDE * MAX_CANVAS_SIDE / 4; // ~67 Mpx: memory, and within most browsers' limits
 // What the view's stylesheet (js/widget.css) draws that the SVG's own attributes do not: the outlines of the
-// stepper, search and trace marks (the theme's light accent for a path), so the file looks like the picture.
+// stepper, search and trace marks (the theme's light accent for a path) and the stepper's grey for a grad not
+// reached yet, so the file looks like the picture.
 const EXPORT_STYLE = [
   "g.mgw-unreached polygon, g.mgw-unreached path { stroke-dasharray: 4 3; }",
+  'text[data-reached="false"] { fill: #757575; font-weight: bold; }',
   "g.mgw-step-target polygon, g.mgw-step-target path { stroke: #8e24aa; stroke-width: 2.5px; }",
   "g.mgw-step-current polygon, g.mgw-step-current path, g.mgw-step-op ellipse { stroke: #d81b60; stroke-width: 3px; }",
   "g.mgw-step-edge path { stroke: #d81b60; stroke-width: 2px; }",

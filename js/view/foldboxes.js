@@ -5,8 +5,8 @@
 
 /**
  * Per closed box k (0..boxes-1) of a picture whose `foldOf[i]` is node i's box (-1: drawn): its members as a CSR
- * list (`start`, `members`) and its one output node (`single[k]`, -1 when it has none or several); `foldOf` and a
- * scratch row for largestGrad.
+ * list (`start`, `members`) and its one output node (`single[k]`, -1 when it has none or several); `foldOf` and
+ * scratch rows for largestGrad.
  */
 export function boxNumbers(tape, foldOf, boxes) {
   const n = tape.n;
@@ -38,20 +38,28 @@ export function boxNumbers(tape, foldOf, boxes) {
     }
     if (outputs[k] !== 1) single[k] = -1;
   }
-  return { start, members, single, foldOf, bestAbs: new Float64Array(boxes) };
+  return { start, members, single, foldOf, bestAbs: new Float64Array(boxes), reached: new Uint8Array(boxes) };
 }
 
 /** Per box: the member with the largest finite |grad| (the differentiated output left out; the first in node order
- * on a tie), or -1. One pass in node order (no member lists: the slider frame's cost is one read per node). */
-export function largestGrad(numbers, grad, output, into) {
-  const { foldOf, bestAbs } = numbers;
+ * on a tie), or -1. One pass in node order (no member lists: the slider frame's cost is one read per node).
+ * While stepping (`reachedAt`, `step`: the stepper's), a member the backward pass has not reached yet is left out, as
+ * from the picture's colour scale, and `numbers.reached[k]` says whether box k has a member (other than the output)
+ * reached at all (1 for every box when not stepping). */
+export function largestGrad(numbers, grad, output, into, reachedAt = null, step = 0) {
+  const { foldOf, bestAbs, reached } = numbers;
   into.fill(-1);
   bestAbs.fill(-1);
+  reached.fill(reachedAt === null ? 1 : 0);
   for (let i = 0; i < foldOf.length; i++) {
     const k = foldOf[i];
-    if (k < 0) continue;
+    if (k < 0 || i === output) continue;
+    if (reachedAt !== null) {
+      if (reachedAt[i] > step) continue;
+      reached[k] = 1;
+    }
     const a = Math.abs(grad[i]);
-    if (a > bestAbs[k] && a !== Infinity && i !== output) {
+    if (a > bestAbs[k] && a !== Infinity) {
       into[k] = i;
       bestAbs[k] = a;
     }

@@ -50,6 +50,8 @@ function bindNumber(text, attr, key, field) {
 }
 
 const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
+// What paintFolds last wrote per box: data, grad, max |grad|, fill, and whether its grads were reached (stepping).
+const FOLD_SLOTS = 5;
 
 /** The SVG bound once, as named parts; `view` is the kernel's description of what was drawn; `root`: the graph's
  * scroll box (numbers of boxes out of its sight are written lazily: view/visible.js). */
@@ -145,7 +147,7 @@ export class BoundPicture {
     const m = this.shown.length;
     this.painted = { data: new Array(m).fill(""), grad: new Array(m).fill(""), fill: new Array(m).fill(""),
       reached: new Array(m).fill(""), legend: new Array(5).fill(""),
-      folds: new Array(this.folds ? this.folds.list.length * 4 : 0).fill("") };
+      folds: new Array(this.folds ? this.folds.list.length * FOLD_SLOTS : 0).fill("") };
     // The floats behind the painted texts and fills: a number equal to last frame's (Object.is) is not formatted again.
     this.seen = { valid: false, precision: null, colored: false, scale: NaN, data: new Float64Array(m), grad: new Float64Array(m) };
   }
@@ -159,7 +161,7 @@ export class BoundPicture {
   paint({ data, grad, reachedAt, step, output, precision, colored }) {
     const { boxes, painted, shown, palette, folds, seen, lazy } = this;
     colored = colored && !!palette;
-    if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best);
+    if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best, reachedAt, step);
     let scale = 0;
     if (colored) { // gradScale over the drawn nodes (the output and unreached nodes left out) and the boxes' largest
       let largest = 0;
@@ -205,7 +207,7 @@ export class BoundPicture {
     }
     const legend = colored && this.legend.length === 5 && !sameScale;
     Object.assign(seen, { valid: true, precision, colored, scale });
-    if (folds.numbers) this.paintFolds(data, grad, precision, colored, scale);
+    if (folds.numbers) this.paintFolds(data, grad, reachedAt, step, precision, colored, scale);
     if (legend) {
       const marks = [-scale, -scale / 4, 0, scale / 4, scale];
       for (let k = 0; k < 5; k++) {
@@ -227,25 +229,46 @@ export class BoundPicture {
     this.lazy.release();
   }
 
-  /** The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|). */
-  paintFolds(data, grad, precision, colored, scale) {
+  /**
+   * The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|).
+   * While stepping, as the value nodes: a box's one output not reached yet shows "grad ·" (greyed), and a box's
+   * largest |grad| counts only the members reached (none yet: "max |grad| ·"); such a box is outlined mgw-unreached.
+   */
+  paintFolds(data, grad, reachedAt, step, precision, colored, scale) {
     const { folds, palette, lazy } = this;
     const painted = this.painted.folds;
+    const { single, reached } = folds.numbers;
     const write = (field, slot, text) => {
       if (field && text !== painted[slot]) lazy.write(field.node, field.caption + (painted[slot] = text));
     };
+    const mark = (field, state) => {
+      if (!field) return;
+      if (state) field.node.parentNode.setAttribute("data-reached", state);
+      else field.node.parentNode.removeAttribute("data-reached");
+    };
     for (let k = 0; k < folds.list.length; k++) {
       const fields = folds.fields[k];
-      const one = folds.numbers.single[k];
+      const one = single[k];
       const best = folds.best[k];
-      if (one >= 0) {
-        write(fields.data, 4 * k, formatNumber(data[one], precision));
-        write(fields.grad, 4 * k + 1, formatNumber(grad[one], precision));
+      const slot = FOLD_SLOTS * k;
+      const oneState = reachedAt === null || one < 0 ? "" : reachedAt[one] <= step ? "true" : "false";
+      const maxState = reachedAt === null ? "" : reached[k] ? "true" : "false";
+      if (oneState + maxState !== painted[slot + 4]) {
+        painted[slot + 4] = oneState + maxState;
+        mark(fields.grad, oneState);
+        mark(fields["max-grad"], maxState);
+        const g = this.outline.foldGroups[k];
+        if (g) g.classList.toggle("mgw-unreached", (one >= 0 ? oneState : maxState) === "false");
       }
-      write(fields["max-grad"], 4 * k + 2, formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
+      if (one >= 0) {
+        write(fields.data, slot, formatNumber(data[one], precision));
+        write(fields.grad, slot + 1, oneState === "false" ? NOT_REACHED : formatNumber(grad[one], precision));
+      }
+      write(fields["max-grad"], slot + 2, maxState === "false" ? NOT_REACHED
+        : formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
       if (colored && folds.shape[k]) {
         const fill = best >= 0 ? gradColor(grad[best], scale, palette) : palette.zero;
-        if (fill !== painted[4 * k + 3]) lazy.write(folds.shape[k], (painted[4 * k + 3] = fill));
+        if (fill !== painted[slot + 3]) lazy.write(folds.shape[k], (painted[slot + 3] = fill));
       }
     }
   }

@@ -5,19 +5,24 @@ Also the view fixes made alongside: boxes reachable by keyboard, wide pictures f
 
 from __future__ import annotations
 
+import math
+import re
 import shutil
+import xml.etree.ElementTree as ET
 
 import pytest
-from builders import fold_of
+from builders import fold_of, sum_of_squares
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import format_number
+from micrograd_widget.dot import format_number, grad_color, grad_scale
 from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.graphs import lecture_L, moons_loss
 from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
+from .test_folding import lecture_mlp_loss
+from .test_zoom_export import SVG, download
 
 pytestmark = pytest.mark.browser
 
@@ -198,6 +203,136 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
     paused = stepper.index()
     guarded.page.wait_for_timeout(200)
     assert stepper.index() == paused, "pause did not stop the stepper"
+
+
+# Every closed fold box as the picture shows it: id -> {"fields": {field: [number, data-reached]}, "unreached": its g
+# has class mgw-unreached, "fill": its shape's fill}.
+_READ_BOXES = """r => Object.fromEntries([...r.querySelectorAll('[data-role="graph"] g.node.mgw-fold')].map(g => {
+  const fields = {};
+  for (const t of g.querySelectorAll('text[data-field]')) {
+    const text = t.textContent;
+    fields[t.getAttribute('data-field')] = [text.slice(text.lastIndexOf(' ') + 1), t.getAttribute('data-reached')];
+  }
+  return [g.id, {fields, unreached: g.classList.contains('mgw-unreached'),
+                 fill: g.querySelector('polygon, path').getAttribute('fill').toLowerCase()}];
+}))"""
+
+
+def expected_boxes(tape: Tape, view: dict, output: int, reached: dict[int, float]) -> dict[str, dict]:
+    """What each closed box shows after some steps of the backward pass (``reached``: {node: partial grad} of the
+    nodes it has reached, from the engine's own pass replayed in Python), as a drawn node would show it: a box's one
+    output (a member used outside the box, or the root) shows its data and its grad, or the mark NOT_REACHED; a box of
+    several shows the largest finite |grad| among its members reached (the output left out), or NOT_REACHED while it
+    has none. Its fill is that largest member's grad on the picture's colour scale, which leaves out the output and
+    every node not reached (white: none reached)."""
+    boxes = fold_of(view)
+    used = set()
+    for i, ins in enumerate(tape.inputs):
+        used.update(c for c in ins if boxes[c] >= 0 and boxes[c] != boxes[i])
+    if boxes[tape.root] >= 0:
+        used.add(tape.root)
+    best: dict[int, int] = {}
+    for i, g in sorted(reached.items()):  # node order: the first member wins a tie, as in the view
+        k = boxes[i]
+        if k >= 0 and i != output and math.isfinite(g) and (k not in best or abs(g) > abs(reached[best[k]])):
+            best[k] = i
+    shown = view["shown"]
+    others = [reached[i] for i in shown if i != output and i in reached] + [reached[i] for i in best.values()]
+    scale = grad_scale(others, reached[output] if output in shown else None)
+    flag = {True: "true", False: "false"}
+    out = {}
+    for k, box in enumerate(view["folds"]):
+        members = [i for i in range(len(tape)) if boxes[i] == k]
+        outputs = [i for i in members if i in used]
+        if len(outputs) == 1:
+            (o,) = outputs
+            away = o not in reached
+            fields = {"data": [format_number(tape.data[o], 4), None],
+                      "grad": [NOT_REACHED if away else format_number(reached[o], 4), flag[not away]]}
+        else:
+            away = not any(i in reached for i in members if i != output)
+            largest = NOT_REACHED if away else format_number(abs(reached[best[k]]) if k in best else 0.0, 4)
+            fields = {"max-grad": [largest, flag[not away]]}
+        fill = grad_color(reached[best[k]], scale) if k in best else grad_color(0.0, scale)
+        out[box["id"]] = {"fields": fields, "unreached": away, "fill": fill.lower()}
+    return out
+
+
+def _boxes_in_dot(dot: str) -> dict[str, dict]:
+    """The closed boxes of a DOT as _READ_BOXES reads them from the picture (no data-reached: a DOT has none)."""
+    out = {}
+    for line in dot.split("\n"):
+        box = re.match(r'\s*(fold\d+) \[label="([^"]*)"', line)
+        if not box:
+            continue
+        fields = {}
+        for part in box[2].split(" | ")[2:]:
+            text = part.removesuffix("\\l")
+            field = "max-grad" if text.startswith("max ") else text.split(" ")[0]
+            fields[field] = [text.rsplit(" ", 1)[-1], None]
+        out[box[1]] = {"fields": fields, "unreached": "mgw-unreached" in re.search(r' class="([^"]*)"', line)[1],
+                       "fill": re.search(r' fillcolor="([^"]*)"', line)[1].lower()}
+    return out
+
+
+def _boxes_in_svg(svg: bytes) -> dict[str, dict]:
+    """The closed boxes of an exported SVG file, as _READ_BOXES reads them from the picture."""
+    out = {}
+    for g in ET.fromstring(svg).iter(f"{SVG}g"):
+        classes = (g.get("class") or "").split()
+        if "mgw-fold" not in classes or "node" not in classes:
+            continue
+        fields = {t.get("data-field"): [(t.text or "").rsplit(" ", 1)[-1], t.get("data-reached")]
+                  for t in g.iter(f"{SVG}text") if t.get("data-field")}
+        shape = next(e for e in g.iter() if e.tag in (f"{SVG}polygon", f"{SVG}path"))
+        out[g.get("id")] = {"fields": fields, "unreached": "mgw-unreached" in classes,
+                            "fill": shape.get("fill").lower()}
+    return out
+
+
+def _without_reached(boxes: dict[str, dict]) -> dict[str, dict]:
+    return {k: {**b, "fields": {f: [v[0], None] for f, v in b["fields"].items()}} for k, b in boxes.items()}
+
+
+@pytest.mark.parametrize(("build", "budget", "last", "files_at"), [
+    # a Σ box (one output: its total, reached at step 1) and a terms box (its members reached from step 23)
+    (lambda: sum_of_squares(20), 25, 40, (0, 1, 24)),
+    (lecture_mlp_loss, None, 12, (0, 6)),  # neuron boxes of several outputs, their first members reached at 3-39
+], ids=["sum-of-squares", "lecture-mlp"])
+def test_stepping_fold_boxes_show_what_their_nodes_show_and_the_files_agree(show, guarded, build, budget, last,
+                                                                              files_at):
+    """While stepping, a closed box's numbers are its nodes' as the engine's backward pass has them after k steps:
+    its one output's grad is the mark "·" (greyed, data-reached="false") until the pass reaches it, never the
+    stepper's partial 0, and a box's largest |grad| counts only the members reached; the DOT download and the
+    exported SVG show the same numbers, marks and fills."""
+    loss = build()
+    widget = GraphWidget(loss) if budget is None else GraphWidget(loss, node_budget=budget)
+    tape = Tape.from_value(loss)
+    tape.forward()
+    steps, states = engine_steps(tape)
+    assert widget.view["folds"], "the graph should be folded"
+    view = show(widget)
+    stepper = StepperDom(view)
+    stepper.open()
+    seen_away = seen_single_away = 0
+    for k in range(last + 1):
+        if k:
+            stepper.click("forward")
+        assert stepper.index() == (k, len(steps))
+        want = expected_boxes(tape, widget.view, tape.root, states[k])
+        got = poll(lambda: view.root.evaluate(_READ_BOXES), lambda b, want=want: b == want, f"the boxes at step {k}")
+        assert got == want
+        seen_away += sum(b["unreached"] for b in want.values())
+        seen_single_away += sum(b["unreached"] and "grad" in b["fields"] for b in want.values())
+        if k in files_at:
+            _, dot = download(guarded.page, view, "export-dot")
+            _, svg = download(guarded.page, view, "export-svg")
+            assert _boxes_in_dot(dot.decode()) == _without_reached(want), f"the DOT's boxes at step {k}"
+            assert _boxes_in_svg(svg) == want, f"the exported SVG's boxes at step {k}"
+            assert 'text[data-reached="false"]' in svg.decode(), "the file greys an unreached grad as the picture"
+    assert seen_away, "no box was unreached at any step checked"
+    if budget is not None:
+        assert seen_single_away, "no box's one output was unreached at any step checked"
 
 
 def test_the_exported_page_steps_the_backward_pass_without_a_kernel(guarded, static_server, widget_bundle, tmp_path):
