@@ -1,8 +1,14 @@
 // The one error model of both views: a box (role="alert") that shows every current problem, one per
-// source ("input", "replay", "kernel", "curve", ...), until that source clears it; and `fail`, for a view
-// that could not start at all.
+// source ("input", "replay", "kernel", "curve", ...), until that source clears it; `showFailure`, for a step that
+// failed while the view goes on (a new picture that could not be laid out: the root is data-state="error" until
+// `clearFailure`); and `fail`, for a view that could not start at all (data-state="error" for good).
 
 import { h } from "./dom.js";
+
+/** The words of an error (its message, or the thrown value itself). */
+export function errorText(err) {
+  return err && err.message ? err.message : String(err);
+}
 
 export class ErrorBox {
   /** `root` is the view's root element; `className` styles the box; `what` names the view in `fail`. */
@@ -10,6 +16,7 @@ export class ErrorBox {
     this.root = root;
     this.what = what;
     this.errors = new Map();
+    this.failures = new Set(); // the sources whose problem makes the root data-state="error"
     this.el = h("div", { className, "data-role": "error", role: "alert", hidden: true });
   }
 
@@ -24,14 +31,30 @@ export class ErrorBox {
     if (this.errors.delete(source)) this.sync();
   }
 
-  /** The view could not start (or, once shown, lay out a new picture): say why, and mark the root data-state="error". */
-  fail(err) {
-    const text = err && err.message ? err.message : String(err);
-    const started = this.root.getAttribute("data-state") === "ready";
+  /** True while `source` has a problem shown. */
+  has(source) {
+    return this.errors.has(source);
+  }
+
+  /** `source` failed (the view goes on, e.g. with its last picture): show `text` as its problem and mark the root
+   * data-state="error" until clearFailure(source). */
+  showFailure(source, text) {
+    this.failures.add(source);
     this.root.setAttribute("data-state", "error");
     if (!this.el.parentNode) this.root.append(this.el);
-    this.el.textContent = `The ${this.what} could not ${started ? "draw the new picture" : "start"}: ${text}`;
-    this.el.hidden = false;
+    this.showError(source, text);
+  }
+
+  /** `source`'s failure is over: its text goes, and the root is data-state="ready" again when no failure is left. */
+  clearFailure(source) {
+    if (!this.failures.delete(source)) return;
+    this.clearError(source);
+    if (this.failures.size === 0) this.root.setAttribute("data-state", "ready");
+  }
+
+  /** The view could not start: say why, and mark the root data-state="error" (for good: nothing clears it). */
+  fail(err) {
+    this.showFailure("start", `The ${this.what} could not start: ${errorText(err)}`);
   }
 
   sync() {

@@ -22,7 +22,7 @@
 
 import { backward, compileTape, forward, initialData, kernelNumbers, readBuffer } from "./tape.js";
 import { h } from "./dom.js";
-import { ErrorBox } from "./errors.js";
+import { ErrorBox, errorText } from "./errors.js";
 import { ModelListeners } from "./listen.js";
 import { Stepper, StepMarks, describeStep } from "./stepper.js";
 import { NodeNames } from "./view/names.js";
@@ -211,9 +211,12 @@ class GraphWidgetView {
       : action === "expand-all" ? folding.expandAll() : action === "collapse-all" ? folding.set([]) : false;
     if (!changed) {
       if (action === "expand") this.toolbar.setStatus("That box does not fit in the node budget beside what is open: collapse a box or raise node_budget.");
+      // back to the picture shown after a failed one (Collapse all once the open set went back): the error is over
+      else if (this.errors.has("layout") && (await this.layout())) this.errors.clearFailure("layout");
       return false;
     }
     if (!(await this.layout())) return false;
+    this.errors.clearFailure("layout"); // also when the user went back to the picture shown (nothing laid out)
     const bound = this.picture.bound;
     if (action === "expand" && bound.clusters.has(key)) {
       const g = bound.clusters.get(key);
@@ -283,10 +286,19 @@ class GraphWidgetView {
 
   /** Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). */
   async layout() {
+    const folding = this.folding;
+    const open = folding ? folding.open : null; // the open set this picture draws
     try {
       const { dot, view, text } = this.drawing();
-      if (this.picture.bound && dot === this.picture.dot) return true; // nothing to lay out again
+      if (this.picture.bound && dot === this.picture.dot) { // nothing to lay out again: the picture shown is current
+        // A layout still running (of another open set) is dropped. A failure shown stays: this is also Python's DOT
+        // coming back after the open set went back to the picture shown; fold() clears it when the user asked.
+        this.picture.keep();
+        if (folding) folding.drawn = open;
+        return true;
+      }
       if (!(await this.picture.layout(dot, view, text))) return false;
+      if (folding) folding.drawn = open;
       this.marks.show(this.stepper, this.picture.bound);
       markOutput(this.picture.bound, this.output);
       this.search.rebind();
@@ -294,6 +306,7 @@ class GraphWidgetView {
       this.leaves.showFirst(this.picture.bound.shownSet);
       this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
       this.paint();
+      this.errors.clearFailure("layout");
       this.root.setAttribute("data-state", "ready");
       if (!this.speculated && this.folding && this.tape.n >= SPECULATE_NODES) { // view/folding.js
         this.speculated = true;
@@ -301,9 +314,26 @@ class GraphWidgetView {
       }
       return true;
     } catch (err) {
-      if (!this.destroyed) this.errors.fail(err);
+      if (!this.destroyed) this.layoutFailed(err);
       return false;
     }
+  }
+
+  /**
+   * A new picture could not be laid out (a Graphviz error, the layout worker's watchdog, a picture too large): the
+   * picture shown stays, the open set goes back to the one it draws (the model is told, so Python agrees), and the
+   * error says what happened; the next picture laid out, or the user going back to the one shown (fold()), clears it.
+   * With no picture yet, the view could not start.
+   */
+  layoutFailed(err) {
+    if (!this.picture.bound) {
+      this.errors.showFailure("layout", `The widget could not start: ${errorText(err)}`);
+      return;
+    }
+    const folding = this.folding;
+    const back = folding && folding.drawn && folding.set(folding.drawn);
+    this.errors.showFailure("layout", `The widget could not draw the new picture: ${errorText(err).replace(/\.$/, "")}. `
+      + `It still shows the picture before${back ? ", and the boxes opened for the new one are closed again" : ""}.`);
   }
 
   // ------------------------------------------------------------------ one frame

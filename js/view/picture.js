@@ -339,6 +339,14 @@ export class Picture {
     return true;
   }
 
+  /** The picture shown is the one wanted after all: a layout still running (of another picture) is dropped when it
+   * ends, and the picture is no longer marked busy. */
+  keep() {
+    this.generation += 1;
+    clearTimeout(this.busyTimer);
+    this.el.removeAttribute("aria-busy");
+  }
+
   /** Tell `onPick(picked, action)` what was picked ({ node } | { fold } | { cluster }); action: "inspect"
    * (a click, Enter), "expand" (double-click, +) or "collapse" (-). */
   pick(target, action = "inspect") {

@@ -257,10 +257,15 @@ def test_a_layout_past_the_watchdog_limit_stops_the_worker_says_what_to_do_and_t
                                                                                                           guarded):
     """A layout running in the worker longer than layoutWorkerLimits' jobMs (60 s by default; 0.1 s here, for a
     picture that takes ~0.5-1 s) terminates the worker: the view says what happened and what to do, keeps its old
-    picture, and a layout queued behind the stopped one runs in a fresh worker, not on the main thread."""
+    picture, and a layout queued behind the stopped one runs in a fresh worker, not on the main thread. The user is
+    left where they were: the open set goes back to the picture shown (Python's `opened` too), and the next picture
+    shown, or Collapse all back to the one shown, clears the error (data-state="ready" again)."""
     page = guarded.page
     root, budget = lost_edge_moons()
-    view = show(root, node_budget=budget)
+    widget = GraphWidget(root, node_budget=budget)
+    tape = Tape.from_value(root)
+    view = show(widget)
+    default = drawn(view)
     assert view.root.evaluate(THREAD) == "worker" and workers(page) == 1
     after = page.evaluate(f"""async () => {{
       const views = {_VIEWS};
@@ -277,5 +282,51 @@ def test_a_layout_past_the_watchdog_limit_stops_the_worker_says_what_to_do_and_t
     assert text.startswith("The widget could not draw the new picture: Graphviz was stopped after laying out this "
                            "picture for 0.1 s"), text
     assert "close opened boxes, or lower the node budget" in text, text
+    assert text.endswith("It still shows the picture before, and the boxes opened for the new one are closed "
+                         "again."), text
+    assert view.root.get_attribute("data-state") == "error"
     poll(lambda: workers(page), lambda n: n == 1, "the stopped worker to end (one fresh worker runs)")
-    assert view.root.locator(f"{GRAPH} svg g.node").count() > 0 and view.root.locator(f"{GRAPH} g.cluster").count() == 0
+    assert drawn(view) == default, "the picture before stays"
+    _expect_python_opened(page, widget, tape, budget, default, [])
+    # Python, told the open set, sends its DOT of that picture (the one shown): the error stays until the user acts
+    page.evaluate("dot => window.__mgw.model.set('dot', dot)", widget.dot)
+    page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 100))")
+    assert view.error_text() == text and view.root.get_attribute("data-state") == "error"
+    # Collapse all, back to the picture shown: nothing to lay out, and the error is over
+    view.root.locator('[data-action="collapse-all"]').click()
+    poll(view.error_text, lambda t: t == "", "Collapse all to clear the error")
+    assert view.root.get_attribute("data-state") == "ready"
+
+    # fails again, then Expand of another box lays out (in time) and clears the error
+    page.evaluate(f"""async () => {{
+      const views = {_VIEWS};
+      views.layoutWorkerLimits({{ jobMs: 100 }});
+      document.querySelector('[data-action="expand-all"]').click();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      views.layoutWorkerLimits({{ jobMs: 60000 }});
+    }}""")
+    poll(view.error_text, lambda t: "Graphviz was stopped" in t, "the second stopped layout")
+    assert view.root.get_attribute("data-state") == "error"
+    _expect_python_opened(page, widget, tape, budget, default, [])
+    key = "layers.2"
+    view.root.locator(f'{GRAPH} g.mgw-fold[data-fold="{key}"]').dblclick()
+    opened = poll(lambda: drawn(view, settle=False), lambda d: key in d["clusters"] and not d["busy"], "Expand")
+    assert view.error_text() == ""
+    assert view.root.get_attribute("data-state") == "ready"
+    _expect_python_opened(page, widget, tape, budget, opened, None)
+    assert key in widget.opened
+
+
+def _expect_python_opened(page, widget: GraphWidget, tape: Tape, budget: int, shown: dict, want) -> None:
+    """Python's `opened`, after the view's saves reach it, is the open set of the picture `shown` (drawn()): Python's
+    picture for it draws the same nodes and closed boxes (and, when `want` is given, it is `want`)."""
+    for save in page.evaluate("() => window.__mgw.log.save"):
+        if "opened" in save:
+            widget._handle_msg({"content": {"data": {"method": "update", "state": {"opened": save["opened"]},
+                                                     "buffer_paths": []}}, "buffers": []})
+    assert sorted(page.evaluate("() => window.__mgw.model.get('opened')")) == sorted(widget.opened)
+    if want is not None:
+        assert sorted(widget.opened) == want
+    static = graph_view(tape, node_budget=budget, open_keys=widget.opened)
+    assert sorted(static.shown) == sorted(shown["nodes"])
+    assert sorted(f.key for f in static.folds) == sorted(shown["boxes"])
