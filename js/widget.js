@@ -221,7 +221,9 @@ class GraphWidgetView {
     if (action === "expand" && bound.clusters.has(key)) {
       const g = bound.clusters.get(key);
       this.inspector.inspectCluster(bound.targets.get(g).cluster);
-      const first = g.querySelector("g.node[tabindex]");
+      // Graphviz draws a cluster's frame apart from its nodes: the first node or closed box drawn inside it
+      const first = [...this.picture.el.querySelectorAll("svg g.node[tabindex]")]
+        .find((el) => folding.holds(key, bound.targets.get(el)));
       if (first) first.focus({ preventScroll: true });
     } else if (action === "collapse") {
       const fold = bound.folds.list.find((f) => f.key === key);
@@ -284,12 +286,34 @@ class GraphWidgetView {
       : unfoldedDot(this.tape, this.model.get("folds"), options) ?? this.picture.dot;
   }
 
-  /** Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). */
-  async layout() {
+  /**
+   * Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). A layout
+   * of the same DOT already running is not started again but answered by it: in a kernel session Python answers
+   * each change of `opened` with that DOT (trait `dot`, for the static picture), which arrives while the view lays
+   * it out, and a second layout would replace the first (twice the Graphviz time, and Expand's focus move lost).
+   */
+  layout() {
+    let drawn;
+    try {
+      drawn = this.drawing();
+    } catch (err) {
+      if (!this.destroyed) this.layoutFailed(err);
+      return Promise.resolve(false);
+    }
+    if (this.laying && this.laying.dot === drawn.dot) return this.laying.done;
+    const done = this.showDrawing(drawn);
+    const laying = { dot: drawn.dot, done };
+    this.laying = laying;
+    const over = () => { if (this.laying === laying) this.laying = null; };
+    done.then(over, over);
+    return done;
+  }
+
+  /** layout()'s work once the picture is drawn (js/fold.js's { dot, view, text }). */
+  async showDrawing({ dot, view, text }) {
     const folding = this.folding;
     const open = folding ? folding.open : null; // the open set this picture draws
     try {
-      const { dot, view, text } = this.drawing();
       if (this.picture.bound && dot === this.picture.dot) { // nothing to lay out again: the picture shown is current
         // A layout still running (of another open set) is dropped. A failure shown stays: this is also Python's DOT
         // coming back after the open set went back to the picture shown; fold() clears it when the user asked.

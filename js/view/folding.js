@@ -214,6 +214,14 @@ export class Folding {
     return this.set(open);
   }
 
+  /** True when the picked `target` (BoundPicture's { node } or { fold }) is drawn inside the opened group `key`. */
+  holds(key, target) {
+    const { groups, groupOf } = this.tree;
+    let g = !target ? -1 : target.node !== undefined ? groupOf[target.node] : target.fold ? groups[target.fold.group].parent : -1;
+    for (; g >= 0; g = groups[g].parent) if (groups[g].key === key) return true;
+    return false;
+  }
+
   /** The key of the innermost opened group holding node i (what Collapse closes), or null. */
   openGroupOfNode(i) {
     return this.innermostOpen(this.tree.groupOf[i]);

@@ -296,3 +296,33 @@ def test_jupyterlab_opens_a_neuron_and_the_kernel_knows_what_is_shown(jupyterlab
                   timeout_s=30, interval_s=0.5)
     assert sorted(kernel["shown"]) == sorted(after["nodes"])
     assert sorted(kernel["boxes"]) == sorted(after["boxes"])
+
+
+def test_pythons_dot_arriving_while_expand_lays_out_does_not_lay_it_out_again(show, guarded):
+    """In a kernel session Python answers the view's new `opened` with its DOT of that picture (trait `dot`) while
+    the view lays the same picture out: the view keeps its layout (a second one replaced the first, and Expand then
+    never moved the inspector and the focus to the opened box)."""
+    loss = lecture_mlp_loss()
+    view = show(GraphWidget(loss))
+    kernel = GraphWidget(loss)  # the kernel's widget, told the open set the view will save
+    kernel.opened = [NEURON]
+    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{NEURON}"]').click()
+    threads = guarded.page.evaluate("""([key, dot]) => {
+      const root = document.querySelector('.mgw-root');
+      root.querySelector(`[data-role="inspector"][data-fold="${key}"] [data-action="expand"]`).click();
+      const graph = root.querySelector('[data-role="graph"]');
+      const busy = graph.hasAttribute('aria-busy') || graph.querySelector('g.mgw-cluster') === null;
+      window.__mgw.model.set('dot', dot);  // the kernel's answer, before the view's layout is done
+      return busy;
+    }""", [NEURON, kernel.dot])
+    assert threads, "the view's layout was done before Python's DOT arrived: the test shows nothing"
+    after = poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "opened")
+    assert saved_open(guarded.page) == [NEURON]
+    assert sorted(graph_view(Tape.from_value(loss), open_keys=[NEURON]).shown) == sorted(after["nodes"])
+    inspector = view.root.locator('[data-role="inspector"]')
+    poll(lambda: inspector.get_attribute("data-fold"), lambda k: k == NEURON, "the inspector to show the opened box")
+    assert inspector.locator('[data-action="collapse"]').count() == 1
+    # the focus moves to the first node drawn inside the opened box (Graphviz draws the frame apart from its nodes)
+    focused = guarded.page.evaluate("() => document.activeElement.closest('g.node')?.id ?? null")
+    assert focused is not None and focused.startswith("n"), f"the focus is on {focused!r}, not a node of the box"
+    assert Tape.from_value(loss).scopes[int(focused[1:].removesuffix("_op"))].startswith(NEURON), focused
