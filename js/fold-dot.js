@@ -69,18 +69,18 @@ function nodeLine(name, label, attrs, indent, htmlLabel = false) {
 // ---------------------------------------------------------------- what a closed box shows
 
 /**
- * The member of a fold box with the largest |grad| (a non-finite grad counts as largest; the first in tape order
- * wins a tie), `out` (the differentiated output) left out, or null: what a closed box's colour and its
- * "max |grad|" show (dot.py's box_max).
+ * The member of a fold box with the largest |grad|, `out` (the differentiated output) left out, or null: what a
+ * closed box's "max |grad|" and colour show (dot.py's box_max). A NaN grad is the largest (as Math.max says), then an
+ * infinite one, then the largest finite |grad|; the first in tape order wins a tie. view/foldboxes.js largestGrad is
+ * the same rule, per frame.
  */
 export function boxMax(grad, members, out) {
   let best = null;
   let bestAbs = -1;
   for (const i of members) {
     if (i === out) continue;
-    const g = grad[i];
-    const a = Number.isFinite(g) ? Math.abs(g) : Infinity;
-    if (a > bestAbs) { best = i; bestAbs = a; }
+    const a = Math.abs(grad[i]);
+    if (a > bestAbs || (Number.isNaN(a) && !Number.isNaN(bestAbs))) { best = i; bestAbs = a; } // NaN: beaten by none
   }
   return best;
 }

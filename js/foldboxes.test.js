@@ -3,8 +3,12 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 
-import { compileTape } from "./tape.js";
+import { compileTape, decodeNumber } from "./tape.js";
+import { PALETTE, boxMax } from "./fold-dot.js";
+import { formatNumber, gradColor, gradScale } from "./format.js";
 import { boxNumbers, largestGrad } from "./view/foldboxes.js";
 
 const OPS = [
@@ -52,11 +56,25 @@ test("the root inside a box is its output", () => {
   assert.deepEqual(Array.from(nb.single), [5]);
 });
 
-test("largest |grad| per box keeps the sign's member, skips the output and infinities", () => {
+test("largest |grad| per box keeps the sign's member and skips the output", () => {
   const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 1, 0, 1, 1]), 2);
-  const grad = Float64Array.from([0.5, -3, 2, Infinity, 7, 1]);
+  const grad = Float64Array.from([0.5, -3, 2, 1, 7, 1]);
   const best = largestGrad(nb, grad, 4, new Int32Array(2));
-  assert.deepEqual(Array.from(best), [1, 2]); // box 0: b (-3; d's Infinity skipped); box 1: c (2; e is the output)
+  assert.deepEqual(Array.from(best), [1, 2]); // box 0: b (-3); box 1: c (2; e is the output)
+});
+
+test("largest |grad| per box: an infinite grad is the largest, a NaN larger still (dot.py's box_max)", () => {
+  // A box holding an infinite grad truly has max |grad| = inf, and says so; before, the live picture skipped it and
+  // showed a finite max where the DOT download and Python's picture showed inf.
+  const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 1, 0, 1, 1]), 2);
+  const best = new Int32Array(2);
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([0.5, -3, 2, -Infinity, 7, 1]), 4, best)), [3, 2]);
+  // box 0 = {a, b, d}: inf at a, then NaN at d (later in node order): NaN wins, wherever it is
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([Infinity, -3, 2, NaN, 7, 1]), 4, best)), [3, 2]);
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([NaN, Infinity, 2, NaN, 7, 1]), 4, best)), [0, 2]);
+  // a box whose every member's grad is infinite: its first member, not "none" (which the picture painted white, 0)
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([Infinity, -Infinity, 2, Infinity, 7, 1]), 4, best)),
+    [0, 2]);
 });
 
 test("an empty box has no largest member", () => {
@@ -64,15 +82,16 @@ test("an empty box has no largest member", () => {
   assert.deepEqual(Array.from(largestGrad(nb, new Float64Array(6), 5, new Int32Array(1))), [-1]);
 });
 
-test("largest |grad| per box: ties go to the first member in node order, NaN never wins", () => {
+test("largest |grad| per box: ties go to the first member in node order", () => {
   const nb = boxNumbers(TAPE, Int32Array.from([0, 0, 0, 1, 1, -1]), 2);
-  const grad = Float64Array.from([NaN, -2, 2, 0, -0, 9]);
+  const grad = Float64Array.from([1, -2, 2, 0, -0, 9]);
   assert.deepEqual(Array.from(largestGrad(nb, grad, 5, new Int32Array(2))), [1, 3]);
   // called again on other grads, nothing of the last frame is left over
-  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([1, 0, 0, NaN, NaN, 0]), 5, new Int32Array(2))), [0, -1]);
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([1, 0, 0, NaN, NaN, 0]), 5, new Int32Array(2))), [0, 3]);
+  assert.deepEqual(Array.from(largestGrad(nb, Float64Array.from([5, 0, 0, 1, 2, 0]), 5, new Int32Array(2))), [0, 4]);
 });
 
-test("largest |grad| per box matches a scan of each box's members on random pictures", () => {
+test("largest |grad| per box is boxMax of each box's members (the DOT's rule) on random pictures", () => {
   let seed = 7;
   const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
   for (let trial = 0; trial < 200; trial++) {
@@ -83,12 +102,8 @@ test("largest |grad| per box matches a scan of each box's members on random pict
     const output = Math.floor(rand() * 6);
     const expected = [];
     for (let k = 0; k < boxes; k++) {
-      let best = -1;
-      for (let i = 0; i < 6; i++) {
-        if (foldOf[i] !== k || i === output || !Number.isFinite(grad[i])) continue;
-        if (best < 0 || Math.abs(grad[i]) > Math.abs(grad[best])) best = i;
-      }
-      expected.push(best);
+      const members = [0, 1, 2, 3, 4, 5].filter((i) => foldOf[i] === k);
+      expected.push(boxMax(grad, members, output) ?? -1);
     }
     const nb = boxNumbers(TAPE, foldOf, boxes);
     assert.deepEqual(Array.from(largestGrad(nb, grad, output, new Int32Array(boxes))), expected, `trial ${trial}`);
@@ -112,4 +127,40 @@ test("while stepping, a member not reached yet is left out of its box's largest 
   assert.deepEqual(Array.from(largestGrad(nb, stale, 5, best, reachedAt, 2)), [3, 2]);
   assert.deepEqual(Array.from(largestGrad(nb, stale, 5, best)), [0, 2], "not stepping: every member counts");
   assert.deepEqual(Array.from(nb.reached), [1, 1]);
+});
+
+test("the live picture's box numbers and fills are Python's, grads inf and nan included (tests/vectors/folds/nonfinite.json)", () => {
+  // Python's static picture (dot.py) wrote each case's DOT; the picture paints a box from largestGrad's member: the
+  // same "max |grad|" text and the same fill, on the same scale (the drawn nodes' and the boxes' maxima).
+  const v = JSON.parse(readFileSync(fileURLToPath(new URL("../tests/vectors/folds/nonfinite.json", import.meta.url)), "utf-8"));
+  const spec = {};
+  for (const [key, value] of Object.entries(v.spec)) {
+    const typed = value && typeof value === "object" && !Array.isArray(value);
+    spec[key] = typed && "int32" in value ? Int32Array.from(value.int32)
+      : typed && "float64" in value ? Float64Array.from(value.float64.map(decodeNumber)) : value;
+  }
+  const tape = compileTape(spec);
+  const grad = Float64Array.from(v.grad.map(decodeNumber));
+  assert.ok(grad.some(Number.isNaN) && grad.some((g) => Math.abs(g) === Infinity), "the vector holds nan and inf grads");
+  const seen = new Set();
+  for (const c of v.cases) {
+    const foldOf = new Int32Array(tape.n).fill(-1);
+    c.boxes.forEach((b, k) => { for (const i of b.members) foldOf[i] = k; });
+    const nb = boxNumbers(tape, foldOf, c.boxes.length);
+    const best = largestGrad(nb, grad, tape.root, new Int32Array(c.boxes.length));
+    const others = c.shown.filter((i) => i !== tape.root).map((i) => grad[i]);
+    const scale = gradScale([...others, ...Array.from(best).filter((i) => i >= 0).map((i) => grad[i])],
+      c.shown.includes(tape.root) ? grad[tape.root] : null);
+    const lines = c.dot[0].split("\n");
+    c.boxes.forEach((b, k) => {
+      const line = lines.find((s) => s.trimStart().startsWith(`${b.id} [`));
+      const fill = best[k] >= 0 ? gradColor(grad[best[k]], scale, PALETTE) : PALETTE.zero; // as view/picture.js paints
+      assert.equal(line.match(/fillcolor="([^"]*)"/)[1], fill, `${b.id}: ${line}`);
+      if (nb.single[k] >= 0) return;
+      const shown = line.match(/max \\\|grad\\\| (\S+?)(\\l)?"/)[1];
+      assert.equal(formatNumber(Math.abs(grad[best[k]]), 4), shown, `${b.id}: ${line}`);
+      seen.add(shown);
+    });
+  }
+  assert.ok(seen.has("nan") && seen.has("inf"), `boxes showing nan and inf were checked: ${[...seen]}`);
 });

@@ -13,7 +13,6 @@ them, its public names unchanged.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -114,15 +113,17 @@ def _scale(tape: Tape, shown: Iterable[int], out: int, boxes: Iterable[Sequence[
 
 
 def box_max(grad: Sequence[float], members: Iterable[int], out: int) -> int | None:
-    """The member of a fold box with the largest |grad| (a non-finite grad counts as largest, the first one
-    in tape order wins a tie), ``out`` (the differentiated output) left out: what the box's colour and its
-    "max |grad|" show. js/fold-dot.js boxMax is the same rule."""
+    """The member of a fold box with the largest |grad|, ``out`` (the differentiated output) left out: what the
+    box's "max |grad|" and its colour show (js/svg-contract.md "Live fold box"). A nan grad is the largest (the
+    max of numbers one of which is not a number is nan, as numpy's max and JavaScript's Math.max say), then an
+    infinite one (the box truly holds max |grad| = inf), then the largest finite |grad|; the first in tape order
+    wins a tie. None when no member is counted. js/fold-dot.js boxMax and js/view/foldboxes.js largestGrad
+    (the live picture) are the same rule."""
     best, best_abs = None, -1.0
     for i in members:
         if i != out:
-            g = grad[i]
-            a = abs(g) if math.isfinite(g) else math.inf
-            if a > best_abs:
+            a = abs(grad[i])
+            if a > best_abs or (a != a and best_abs == best_abs):     # a != a: a is nan, and beats all but nan
                 best, best_abs = i, a
     return best
 

@@ -94,3 +94,30 @@ def lost_edge_moons() -> tuple[Value, int]:
     budget (120) at which Expand all that fits opens 5 boxes whose clusters make Graphviz's default ranking drop
     an edge ("lost fold24 n861_op edge": an error in Debian's dot 2.43, a silently missing edge in @viz-js/viz)."""
     return small_moons(8), 120
+
+
+def nonfinite_grads() -> Value:
+    """A loss whose data are all finite but some grads are not, each inside a fold box at a small node budget (10):
+    d sqrt(x)/dx = 0.5 / sqrt(x) overflows to inf at x = 0, and a weight of 0 makes it 0 * inf = nan. The boxes: 8
+    leaves x_i = 0 feeding module 'roots' (every grad inf), module 'mixed' (two outputs; an inf grad, then a nan one
+    later in tape order), module 'steep' (two outputs; a -inf grad among finite ones) and module 'finite'."""
+    from micrograd_widget.engine import scope
+
+    xs = [Value(0.0, label=f"x{i}") for i in range(8)]
+    parts = []
+    with scope("roots"):
+        parts += [x**0.5 for x in xs]
+    with scope("mixed"):
+        parts.append(Value(0.0, label="a") ** 0.5 * Value(1.0, label="one"))    # d/da = inf
+        parts.append(Value(0.0, label="b") ** 0.5 * Value(0.0, label="zero"))   # d/db = 0 * inf = nan
+    with scope("steep"):
+        parts.append(Value(0.0, label="c") ** 0.5 * Value(-1.0, label="minus"))  # d/dc = -inf
+        d = Value(2.0, label="d")
+        parts.append(d * d)
+    with scope("finite"):
+        e = Value(1.5, label="e")
+        parts.append((e * e).tanh() * Value(-3.0, label="k"))
+    total = sum(parts, Value(0.0, label="start"))
+    total.label = "total"
+    total.backward()
+    return total

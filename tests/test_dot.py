@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
-from builders import lecture_L
+from builders import lecture_L, nonfinite_grads
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +28,7 @@ from micrograd_widget.dot import (
     NONFINITE_COLOR,
     POSITIVE_COLOR,
     ZERO_COLOR,
+    Fold,
     GraphView,
     check_option,
     clean_text,
@@ -227,6 +228,40 @@ def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
     w._backward()
     fills = {el.get("fill") for el in svg_groups(render(graph_view(w)))["n0"].iter() if el.tag == f"{SVG}path"}
     assert fills == {NONFINITE_COLOR}
+
+
+def test_box_max_ranks_nan_over_inf_over_finite() -> None:
+    """A fold box's largest |grad| (js/svg-contract.md "Live fold box"): a nan grad is the largest, then an infinite
+    one, then the largest finite |grad|, wherever they are in tape order; the first wins a tie; the output is left
+    out. js/fold-dot.js boxMax and js/view/foldboxes.js largestGrad follow the same rule (tests/vectors/folds/)."""
+    box_max, inf, nan = dot_module.box_max, math.inf, math.nan
+    assert box_max([1.0, -3.0, 2.0], [0, 1, 2], 9) == 1
+    assert box_max([1.0, -inf, 3.0], [0, 1, 2], 9) == 1
+    assert box_max([inf, 1.0, nan, -inf], [0, 1, 2, 3], 9) == 2      # before: the first non-finite one, inf
+    assert box_max([nan, inf, nan], [0, 1, 2], 9) == 0
+    assert box_max([-inf, inf, 2.0], [0, 1, 2], 9) == 0
+    assert box_max([nan, 1.0], [0, 1], 0) == 1                        # the differentiated output left out
+    assert box_max([nan], [0], 0) is None
+
+
+def test_a_fold_box_holding_a_non_finite_grad_shows_it_greyed_off_the_colour_scale(dot_program: str) -> None:
+    tape = Tape.from_value(nonfinite_grads())
+    view = graph_view(tape, node_budget=10)
+    groups = svg_groups(render(view))
+    by_title = {f.title if f.kind != "leaves" else "leaves": f for f in view.folds}
+    assert set(by_title) >= {"mixed", "steep", "leaves", "finite"}, view.message
+
+    def fill(fold: Fold) -> str | None:
+        return next(el.get("fill") for el in groups[fold.id].iter() if el.tag == f"{SVG}polygon")
+    # an inf grad, then a nan one later in tape order: nan; a -inf among finite grads: inf; every grad inf: inf
+    for title, number in (("mixed", "nan"), ("steep", "inf"), ("leaves", "inf")):
+        assert texts(groups[by_title[title].id])[2:] == [f"max |grad| {number}"], title
+        assert fill(by_title[title]) == NONFINITE_COLOR, title
+    # the colour scale stays finite: the largest finite |grad| drawn or shown by a box (the 'finite' module's -3)
+    assert view.scale == 3.0
+    assert texts(groups["mgw-legend"])[1:] == ["-3.0000", "-0.7500", "0.0000", "0.7500", "3.0000"]
+    assert fill(by_title["finite"]) == grad_color(tape.grad[dot_module.box_max(tape.grad, by_title["finite"].members,
+                                                                              tape.root)], 3.0)
 
 
 def test_rankdir_tb_keeps_three_fields(dot_program: str) -> None:

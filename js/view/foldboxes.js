@@ -41,8 +41,9 @@ export function boxNumbers(tape, foldOf, boxes) {
   return { start, members, single, foldOf, bestAbs: new Float64Array(boxes), reached: new Uint8Array(boxes) };
 }
 
-/** Per box: the member with the largest finite |grad| (the differentiated output left out; the first in node order
- * on a tie), or -1. One pass in node order (no member lists: the slider frame's cost is one read per node).
+/** Per box: the member with the largest |grad| (the differentiated output left out), or -1: fold-dot.js boxMax's rule
+ * (dot.py's box_max): a NaN grad is the largest, then an infinite one, then the largest finite |grad|; the first in
+ * node order on a tie. One pass in node order (no member lists: the slider frame's cost is one read per node).
  * While stepping (`reachedAt`, `step`: the stepper's), a member the backward pass has not reached yet is left out, as
  * from the picture's colour scale, and `numbers.reached[k]` says whether box k has a member (other than the output)
  * reached at all (1 for every box when not stepping). */
@@ -59,7 +60,7 @@ export function largestGrad(numbers, grad, output, into, reachedAt = null, step 
       reached[k] = 1;
     }
     const a = Math.abs(grad[i]);
-    if (a > bestAbs[k] && a !== Infinity) {
+    if (a > bestAbs[k] || (Number.isNaN(a) && !Number.isNaN(bestAbs[k]))) {
       into[k] = i;
       bestAbs[k] = a;
     }

@@ -6,11 +6,12 @@ Every expected number and colour comes from Python's tape for the value the cont
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
-from builders import fold_of, sum_of_squares
+from builders import fold_of, nonfinite_grads, sum_of_squares
 
-from micrograd_widget.dot import grad_color, grad_scale, graph_view
+from micrograd_widget.dot import box_max, grad_color, grad_scale, graph_view
 from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
@@ -38,21 +39,15 @@ def lecture_mlp_loss():
 def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
     """The fill of every drawn value node and closed fold box, as the view paints them (js/svg-contract.md "Live
     fold box"): a box by its largest-|grad| member (the output left out), on a scale that counts those boxes."""
-    grad, n = tape.grad, len(tape)
-    best: dict[int, int] = {}
+    grad = tape.grad
     boxes = fold_of(view)
-    for i in range(n):
-        k = boxes[i] if boxes else -1
-        if k < 0 or i == output or not abs(grad[i]) < float("inf"):
-            continue
-        if k not in best or abs(grad[i]) > abs(grad[best[k]]):
-            best[k] = i
+    best = [box_max(grad, [i for i, b in enumerate(boxes) if b == k], output) for k in range(len(view["folds"]))]
     shown = view["shown"]
-    others = [grad[i] for i in shown if i != output] + [grad[i] for i in best.values()]
+    others = [grad[i] for i in shown if i != output] + [grad[m] for m in best if m is not None]
     scale = grad_scale(others, grad[output] if output in shown else None)
     fills = {f"n{i}": grad_color(grad[i], scale) for i in shown}
     for k, fold in enumerate(view["folds"]):
-        fills[fold["id"]] = grad_color(grad[best[k]], scale) if k in best else grad_color(0.0, scale)
+        fills[fold["id"]] = grad_color(grad[best[k]], scale) if best[k] is not None else grad_color(0.0, scale)
     return fills
 
 
@@ -94,8 +89,8 @@ _READ_BOX_NUMBERS = """r => {
 
 def expected_box_numbers(tape: Tape, view: dict, output: int) -> dict[str, dict[str, str]]:
     """What each closed box shows, worked out from Python's tape: its one output node's data and grad (a member
-    used by a node outside the box, or the root), else the largest finite |grad| among its members (the output
-    left out), with the picture's precision (4)."""
+    used by a node outside the box, or the root), else the largest |grad| among its members (the output left out;
+    nan, then inf, beat any finite one: dot.box_max), with the picture's precision (4)."""
     boxes = fold_of(view)
     used = set()
     for i, ins in enumerate(tape.inputs):
@@ -106,12 +101,12 @@ def expected_box_numbers(tape: Tape, view: dict, output: int) -> dict[str, dict[
     for k, box in enumerate(view["folds"]):
         members = [i for i in range(len(tape)) if boxes[i] == k]
         outputs = [i for i in members if i in used]
-        finite = [abs(tape.grad[i]) for i in members if i != output and abs(tape.grad[i]) < float("inf")]
+        best = box_max(tape.grad, members, output)
         if len(outputs) == 1:
             out[box["key"]] = {"data": format_number(tape.data[outputs[0]], 4),
                                "grad": format_number(tape.grad[outputs[0]], 4)}
         else:
-            out[box["key"]] = {"max-grad": format_number(max(finite, default=0.0), 4)}
+            out[box["key"]] = {"max-grad": format_number(abs(tape.grad[best]) if best is not None else 0.0, 4)}
     return out
 
 
@@ -143,6 +138,60 @@ def test_closed_boxes_show_live_numbers_that_follow_a_slider(show, build, fields
     view.type_number(key_of(tape, leaf), -2.5)
     got = poll(lambda: view.root.evaluate(_READ_BOX_NUMBERS), lambda n: n == moved, "the boxes' numbers after the move")
     assert got == moved
+
+
+_READ_PICTURE = """r => {
+  const g = r.querySelector('[data-role="graph"]');
+  const boxes = {};
+  for (const box of g.querySelectorAll('g.node.mgw-value, g.node.mgw-fold')) {
+    const fields = {};
+    for (const t of box.querySelectorAll('text[data-field]')) {
+      fields[t.getAttribute('data-field')] = t.textContent.slice(t.textContent.lastIndexOf(' ') + 1);
+    }
+    boxes[box.id] = { fill: box.querySelector('polygon, path').getAttribute('fill').toLowerCase(), fields };
+  }
+  const legend = [...g.querySelectorAll('#mgw-legend text')].slice(1).map(t => t.textContent);
+  return { boxes, legend };
+}"""
+_FIELD = {"data": "data", "grad": "grad", "max |grad|": "max-grad"}
+
+
+def static_picture(tape: Tape, budget: int) -> dict:
+    """What Python's static picture (dot.py's DOT for the same tape and budget, nothing opened) shows: every value
+    node's and closed box's fill and numbers, and the legend's five marks, read from the DOT text."""
+    dot = graph_view(tape, node_budget=budget).dot
+    boxes = {}
+    for line in dot.splitlines():
+        head = re.match(r'\t(n\d+|fold\d+) \[label="(.*?)(?<!\\)" .*fillcolor="(#[0-9a-f]{6})"', line)
+        if not head:
+            continue
+        name, label, fill = head.groups()
+        fields = {}
+        for part in label.split(" | ")[1:]:
+            text = part.replace("\\l", "").replace("\\|", "|")
+            caption, _, number = text.rpartition(" ")
+            if caption in _FIELD:
+                fields[_FIELD[caption]] = number
+        boxes[name] = {"fill": fill, "fields": fields}
+    legend = re.findall(r"<TD BGCOLOR=\"[^\"]*\">([^<]*)</TD>", dot)
+    return {"boxes": boxes, "legend": legend}
+
+
+def test_boxes_holding_inf_and_nan_grads_show_what_pythons_static_picture_shows(show):
+    # d sqrt(x)/dx = inf at x = 0 and 0 * inf = nan, inside modules folded at budget 10 (builders.nonfinite_grads):
+    # a box holding an infinite grad says max |grad| inf, one holding a nan says nan, both grey, and the colour
+    # scale stays finite. Before, the live picture skipped the infinite grads (a finite max, another colour scale,
+    # and a box whose every grad is inf painted white with "max |grad| 0.0000") where the static picture said inf.
+    loss = nonfinite_grads()
+    tape = Tape.from_value(loss)
+    widget = GraphWidget(loss, node_budget=10)
+    want = static_picture(tape, 10)
+    shown = {b["fields"].get("max-grad") for b in want["boxes"].values()}
+    assert {"nan", "inf"} <= shown, f"the static picture should have boxes showing nan and inf: {want}"
+    assert {f["id"] for f in widget.view["folds"]} <= set(want["boxes"]), "the widget draws the static picture's boxes"
+    view = show(widget)
+    got = poll(lambda: view.root.evaluate(_READ_PICTURE), lambda p: p == want, "the live picture = the static one")
+    assert got == want
 
 
 def key_of(tape: Tape, i: int) -> str:

@@ -98,9 +98,15 @@ def hostile() -> Value:
     return total
 
 
+def nonfinite() -> Value:
+    """Fold boxes holding inf and nan grads (and one whose every grad is inf): what "max |grad|" and the fill show,
+    the colour scale staying finite (dot.py's box_max)."""
+    return builders.nonfinite_grads()
+
+
 GRAPHS: dict[str, tuple[Callable[[], Value], int]] = {
     "lecture_L": (lecture_L, 10), "lecture_mlp": (lecture_mlp, 60), "long_sum": (long_sum, 60),
-    "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10),
+    "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10), "nonfinite": (nonfinite, 10),
 }
 OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False}]
 
