@@ -12,6 +12,7 @@
 // Without them the DOT is dot.py's, byte for byte.
 //   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n)
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
+//   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 import { cleanText } from "./text.js";
@@ -83,6 +84,18 @@ export function boxMax(grad, members, out) {
     if (a > bestAbs || (Number.isNaN(a) && !Number.isNaN(bestAbs))) { best = i; bestAbs = a; } // NaN: beaten by none
   }
   return best;
+}
+
+/**
+ * A closed box's fill (dot.py's _fold_line): its largest-|grad| member `big`'s colour on `scale` (gradColor: grey for
+ * NaN or inf); FOLD_COLOR when colouring is off (`scale` null) or no member is counted (`big` null or -1), except while
+ * `stepping`, where a box none of whose members is reached yet is white, as an unreached node. The DOT (writeDot) and
+ * the live picture (view/picture.js) both fill boxes with it.
+ */
+export function boxFill(grad, big, scale, palette, stepping = false) {
+  if (scale === null) return FOLD_COLOR;
+  if (big !== null && big >= 0) return gradColor(grad[big], scale, palette);
+  return stepping ? palette.zero : FOLD_COLOR;
 }
 
 // ---------------------------------------------------------------- DOT (dot.py's write_dot)
@@ -186,8 +199,7 @@ export function writeDot(tape, tree, pic, options = {}) {
     const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), `${thousands(b.count)} nodes`,
       ...numbers.map((x) => escape(x) + end)], rankdir, true);
     const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
-    const fill = scale === null ? FOLD_COLOR : big !== null ? gradColor(grad[big], scale, palette)
-      : reachedAt !== null ? palette.zero : FOLD_COLOR;
+    const fill = boxFill(grad, big, scale, palette, reachedAt !== null);
     held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
       style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
   }

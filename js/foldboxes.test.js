@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { compileTape, decodeNumber } from "./tape.js";
-import { PALETTE, boxMax } from "./fold-dot.js";
-import { formatNumber, gradColor, gradScale } from "./format.js";
+import { PALETTE, boxFill, boxMax } from "./fold-dot.js";
+import { formatNumber, gradScale } from "./format.js";
 import { boxNumbers, largestGrad } from "./view/foldboxes.js";
 
 const OPS = [
@@ -131,7 +131,7 @@ test("while stepping, a member not reached yet is left out of its box's largest 
 
 test("the live picture's box numbers and fills are Python's, grads inf and nan included (tests/vectors/folds/nonfinite.json)", () => {
   // Python's static picture (dot.py) wrote each case's DOT; the picture paints a box from largestGrad's member: the
-  // same "max |grad|" text and the same fill, on the same scale (the drawn nodes' and the boxes' maxima).
+  // same "max |grad|" text and the same fill (boxFill), on the same scale (the drawn nodes' and the boxes' maxima).
   const v = JSON.parse(readFileSync(fileURLToPath(new URL("../tests/vectors/folds/nonfinite.json", import.meta.url)), "utf-8"));
   const spec = {};
   for (const [key, value] of Object.entries(v.spec)) {
@@ -154,8 +154,7 @@ test("the live picture's box numbers and fills are Python's, grads inf and nan i
     const lines = c.dot[0].split("\n");
     c.boxes.forEach((b, k) => {
       const line = lines.find((s) => s.trimStart().startsWith(`${b.id} [`));
-      const fill = best[k] >= 0 ? gradColor(grad[best[k]], scale, PALETTE) : PALETTE.zero; // as view/picture.js paints
-      assert.equal(line.match(/fillcolor="([^"]*)"/)[1], fill, `${b.id}: ${line}`);
+      assert.equal(line.match(/fillcolor="([^"]*)"/)[1], boxFill(grad, best[k], scale, PALETTE), `${b.id}: ${line}`);
       if (nb.single[k] >= 0) return;
       const shown = line.match(/max \\\|grad\\\| (\S+?)(\\l)?"/)[1];
       assert.equal(formatNumber(Math.abs(grad[best[k]]), 4), shown, `${b.id}: ${line}`);
@@ -163,4 +162,20 @@ test("the live picture's box numbers and fills are Python's, grads inf and nan i
     });
   }
   assert.ok(seen.has("nan") && seen.has("inf"), `boxes showing nan and inf were checked: ${[...seen]}`);
+});
+
+test("a box's fill: its largest member's colour; grey #eeeeee with colouring off or no member counted, white while stepping", () => {
+  // dot.py's _fold_line (FOLD_COLOR: "nothing to colour it by"); the live picture painted such a box white, the zero
+  // grad's colour, though it shows no grad. While stepping, a box none of whose members is reached yet is white as an
+  // unreached node is (class mgw-unreached).
+  const grad = Float64Array.from([-2, Infinity, NaN, 0]);
+  assert.equal(boxFill(grad, 0, 2, PALETTE), PALETTE.negative);
+  assert.equal(boxFill(grad, 1, 2, PALETTE), PALETTE.nonfinite);
+  assert.equal(boxFill(grad, 2, 2, PALETTE), PALETTE.nonfinite);
+  assert.equal(boxFill(grad, 3, 2, PALETTE), PALETTE.zero);
+  assert.equal(boxFill(grad, 0, null, PALETTE), "#eeeeee");
+  for (const none of [-1, null]) {
+    assert.equal(boxFill(grad, none, 2, PALETTE), "#eeeeee");
+    assert.equal(boxFill(grad, none, 2, PALETTE, true), PALETTE.zero);
+  }
 });

@@ -5,7 +5,7 @@
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { formatNumber, gradColor, scaleOf } from "../format.js";
-import { NOT_REACHED } from "../fold-dot.js";
+import { NOT_REACHED, boxFill } from "../fold-dot.js";
 import { boxNumbers, largestGrad } from "./foldboxes.js";
 import { h } from "../dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
@@ -267,7 +267,7 @@ export class BoundPicture {
       write(fields["max-grad"], slot + 2, maxState === "false" ? NOT_REACHED
         : formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
       if (colored && folds.shape[k]) {
-        const fill = best >= 0 ? gradColor(grad[best], scale, palette) : palette.zero;
+        const fill = boxFill(grad, best, scale, palette, reachedAt !== null);
         if (fill !== painted[slot + 3]) lazy.write(folds.shape[k], (painted[slot + 3] = fill));
       }
     }

@@ -11,6 +11,7 @@ import re
 import pytest
 from builders import fold_of, nonfinite_grads, sum_of_squares
 
+from micrograd_widget.colors import FOLD_COLOR
 from micrograd_widget.dot import box_max, grad_color, grad_scale, graph_view
 from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
@@ -47,7 +48,7 @@ def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
     scale = grad_scale(others, grad[output] if output in shown else None)
     fills = {f"n{i}": grad_color(grad[i], scale) for i in shown}
     for k, fold in enumerate(view["folds"]):
-        fills[fold["id"]] = grad_color(grad[best[k]], scale) if best[k] is not None else grad_color(0.0, scale)
+        fills[fold["id"]] = grad_color(grad[best[k]], scale) if best[k] is not None else FOLD_COLOR
     return fills
 
 
