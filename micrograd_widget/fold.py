@@ -40,6 +40,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import eq, not_
 
 from .fold_boxes import (
     MIN_LEAF_GROUP,
@@ -107,8 +109,10 @@ def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None)
     built: list[list[Box]] = []          # structure()'s boxes on each level, in that order
     chosen = _module_level(tape, uses, trees, levels, budget, edge_budget, built)
     if chosen is not None:
-        boxes = _unfold_terms(tape, chosen, units_of(n, chosen), budget)
-        unit = units_of(n, boxes)
+        boxes, unit, edges = chosen
+        boxes = _unfold_terms(tape, boxes, unit, edges, budget)
+        if len(boxes) < len(chosen[0]):     # a terms box drawn whole is gone: the boxes after it are renumbered
+            unit = units_of(n, boxes)
         kept = set(unit)
     else:
         # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
@@ -120,35 +124,37 @@ def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None)
 
 
 def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], levels: list[list[Box]], budget: int,
-                  edge_budget: int, built: list[list[Box]]) -> list[Box] | None:
+                  edge_budget: int, built: list[list[Box]]) -> tuple[list[Box], list[int], int] | None:
     """The boxes (module boxes and ``structure``'s) of the deepest scope depth giving at most ``budget``
     boxes and at most ``budget`` edges between them: dense wiring (every neuron of a layer feeding every
     neuron of the next) is what makes a picture unreadable, and one box per layer reads better. Failing
     that, the deepest depth within the edge budget that Graphviz lays out quickly; None if none fits
-    (then every level's boxes are in ``built``, for the caller's fallback)."""
+    (then every level's boxes are in ``built``, for the caller's fallback). With the boxes, what choosing
+    them measured and the caller needs again: each node's unit (``units_of``) and the edges between units."""
     n = len(tape)
-    fallback: list[Box] | None = None
+    fallback: tuple[list[Box], list[int], int] | None = None
     for scope_boxes in levels:
         boxes = structure(tape, uses, trees, scope_boxes)
         built.append(boxes)
         if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
             continue
-        edges = len(contract(tape, units_of(n, boxes)))
+        unit = units_of(n, boxes)
+        edges = len(contract(tape, unit))
         if edges <= budget:
-            return boxes
+            return boxes, unit, edges
         if edges <= edge_budget and fallback is None:
-            fallback = boxes
+            fallback = boxes, unit, edges
     return fallback
 
 
 def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int]) -> Plan:
     """The plan drawing the ``kept`` units: nodes and boxes kept, every other node in one last box."""
     n = len(tape)
-    shown = [i for i in range(n) if unit[i] == i and i in kept]
+    shown = [i for i in compress(range(n), map(eq, unit, range(n))) if i in kept]     # the nodes drawn as themselves
     drawn = [b for j, b in enumerate(boxes) if n + j in kept]
     folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total)
              for k, b in enumerate(drawn)]
-    rest = tuple(i for i in range(n) if unit[i] not in kept)
+    rest = tuple(compress(range(n), map(not_, map(kept.__contains__, unit))))
     if rest:
         folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance",
                           f"{len(rest):,} nodes farther from the output, folded"))
@@ -227,14 +233,14 @@ def _first_use(inputs: Sequence[Sequence[int]], terms: list[int]) -> dict[int, i
     return rank
 
 
-def _unfold_terms(tape: Tape, boxes: list[Box], unit: list[int], budget: int) -> list[Box]:
-    """Spend what the folded picture leaves of ``budget`` on the terms of its long sums: per terms box
-    (largest first) that takes no input from outside itself, the most terms nearest the output whose
-    nodes fit in the boxes left and keep the edges within ``max(budget, edges now)``; the others stay
-    one box. The boxes afterwards (a terms box drawn in full is gone); ``unit`` follows."""
+def _unfold_terms(tape: Tape, boxes: list[Box], unit: list[int], edges: int, budget: int) -> list[Box]:
+    """Spend what the folded picture (``unit``: each node's unit, ``edges`` between units) leaves of ``budget``
+    on the terms of its long sums: per terms box (largest first) that takes no input from outside itself, the
+    most terms nearest the output whose nodes fit in the boxes left and keep the edges within
+    ``max(budget, edges now)``; the others stay one box. The boxes afterwards (a terms box drawn in full is
+    gone); ``unit`` follows, but for the numbering of the boxes after a box gone."""
     inputs = tape.inputs
     units = len(set(unit))
-    edges = len(contract(tape, unit))
     limit = max(budget, edges)
     sums = {b.total: b for b in boxes if b.kind == "sum"}
     for box in sorted((b for b in boxes if b.kind == "terms"), key=lambda b: -len(b.members)):

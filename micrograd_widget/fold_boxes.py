@@ -5,9 +5,10 @@ nodes only a sum's terms use, and leaves that feed the same boxes. fold.py's pla
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain, compress
 from typing import Literal, NamedTuple
 
 from .ops import OPS_BY_NAME
@@ -52,18 +53,25 @@ def scope_levels(tape: Tape) -> list[tuple[int, list[Box]]]:
     """Per scope depth, deepest first, the module boxes at that depth: [(depth, boxes)], only depths
     giving at least two boxes (one box for everything would show nothing). The root is never boxed;
     a box of one node is drawn as that node."""
-    distinct = {s for s in tape.scopes if s}
+    scopes, n = tape.scopes, len(tape)
+    distinct = set(scopes)
+    distinct.discard("")
     if not distinct:
         return []
+    # Every node but the root by its scope, ascending, in one pass; each depth merges the lists of the scopes that
+    # share a prefix (sorted() merges ascending runs), instead of walking every node once per depth.
+    by_scope: defaultdict[str, list[int]] = defaultdict(list)
+    for i, s in zip(range(n - 1), scopes):
+        by_scope[s].append(i)
+    by_scope.pop("", None)
     levels = []
     for depth in range(max(s.count(".") + 1 for s in distinct), 0, -1):
-        prefix = {s: _prefix(s, depth) for s in distinct}
-        groups: dict[str, list[int]] = {}
-        for i, s in enumerate(tape.scopes):
-            if s and i != tape.root:
-                groups.setdefault(prefix[s], []).append(i)
+        runs: dict[str, list[list[int]]] = {}
+        for s, members in by_scope.items():
+            runs.setdefault(_prefix(s, depth), []).append(members)
+        groups = sorted(((p, sorted(chain.from_iterable(r))) for p, r in runs.items()), key=lambda pm: pm[1][0])
         boxes = [Box(title, members, "scope", f"{title}: {len(members):,} nodes made inside this module, folded")
-                 for title, members in groups.items() if len(members) >= 2]
+                 for title, members in groups if len(members) >= 2]       # in order of first node, as found
         if len(boxes) >= 2:
             levels.append((depth, boxes))
     # Nested groupings with as many boxes are the same boxes: keep the shorter titles ('layers.0').
@@ -83,18 +91,18 @@ def sum_trees(tape: Tape, uses: list[int]) -> list[SumTree]:
     """The long sums: maximal trees of '+' nodes in one scope where every node but the top feeds only
     the next '+' (what ``sum()`` and a neuron's ``b + w0*x0 + ...`` build), with at least
     ``MIN_SUM_TERMS`` terms."""
-    inputs, scopes = tape.inputs, tape.scopes
+    inputs, scopes, n = tape.inputs, tape.scopes, len(tape)
     add_op = OPS_BY_NAME["add"]                # the table's row, not a user-defined op that is also named 'add'
     add = [op is add_op for op in tape.ops]
-    inner = [False] * len(tape)
-    for i, ins in enumerate(inputs):
-        if add[i]:
-            for c in ins:
-                if add[c] and uses[c] == 1 and scopes[c] == scopes[i]:
-                    inner[c] = True
+    adds = list(compress(range(n), add))       # the '+' nodes: the only ones walked below
+    inner = [False] * n
+    for i in adds:
+        for c in inputs[i]:
+            if add[c] and uses[c] == 1 and scopes[c] == scopes[i]:
+                inner[c] = True
     trees = []
-    for top in range(len(tape)):
-        if not add[top] or inner[top] or not any(inner[c] for c in inputs[top]):
+    for top in adds:
+        if inner[top] or not any(map(inner.__getitem__, inputs[top])):
             continue
         members, stack, terms = [], [top], 0
         while stack:
@@ -110,16 +118,16 @@ def sum_trees(tape: Tape, uses: list[int]) -> list[SumTree]:
 
 
 def only_used_by(inputs: Sequence[Sequence[int]], uses: Sequence[int], tree: list[int],
-                 blocked: Callable[[int], bool]) -> list[int]:
+                 free: Container[int]) -> list[int]:
     """The nodes only ``tree`` uses (a sum's terms and, through each other, their inputs whose every use is
-    inside the sum or already collected), skipping the ``blocked`` ones (held by another box). Ascending."""
+    inside the sum or already collected), among the ``free`` ones (not held by another box). Ascending."""
     left: dict[int, int] = {}
     found: list[int] = []
     stack = list(tree)
     inside = set(tree)
     while stack:
         for c in inputs[stack.pop()]:
-            if blocked(c) or c in inside:
+            if c not in free or c in inside:
                 continue
             r = left.get(c, uses[c]) - 1
             left[c] = r
@@ -159,6 +167,18 @@ def kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
     return text + (", \u2026" if len(ranked) > 3 else "")
 
 
+class _Untaken(Container[int]):
+    """The nodes not ``taken`` (a list of flags, read as it changes), as a container for ``only_used_by``."""
+
+    __slots__ = ("taken",)
+
+    def __init__(self, taken: list[bool]) -> None:
+        self.taken = taken
+
+    def __contains__(self, i: object) -> bool:
+        return not self.taken[i]  # type: ignore[call-overload]  # only node ids are asked
+
+
 def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: list[Box]) -> list[Box]:
     """Fold boxes that keep a large graph's shape readable, on top of ``scope_boxes``: each long sum
     outside them as a Σ box (its partial sums; the total stays a drawn node), the nodes only its terms
@@ -177,10 +197,11 @@ def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: li
             taken[i] = True
     boxes = list(scope_boxes)
     term_boxes = []
+    free = _Untaken(taken)
     for top, members, terms in sums:
         boxes.append(Box(sum_title(terms), members, "sum", sum_note(terms, len(members)), terms, top))
         tree = [*members, top]
-        found = only_used_by(tape.inputs, uses, tree, taken.__getitem__)
+        found = only_used_by(tape.inputs, uses, tree, free)
         if len(found) >= 2:
             for i in found:
                 taken[i] = True
@@ -231,9 +252,9 @@ def units_of(n: int, boxes: list[Box]) -> list[int]:
 def contract(tape: Tape, unit: list[int]) -> dict[tuple[int, int], None]:
     """The edges between units (input unit, consumer unit), once each, in a deterministic order."""
     pairs: dict[tuple[int, int], None] = {}
-    for i, ins in enumerate(tape.inputs):
-        u = unit[i]
+    for u, ins in zip(unit, tape.inputs):
         for c in ins:
-            if unit[c] != u:
-                pairs[(unit[c], u)] = None
+            v = unit[c]
+            if v != u:
+                pairs[v, u] = None
     return pairs

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import gt
 from typing import Any
 
 from .fold_boxes import (
@@ -47,6 +48,7 @@ class Context:
         self.tape = tape
         self.inputs = inputs
         self.uses: list[int] = found["uses"] if "uses" in found else uses_of(tape)
+        self.leaf = [not ins for ins in inputs]
         trees: list[SumTree] = found["trees"] if "trees" in found else sum_trees(tape, self.uses)
         self.sum_at = {t.top: t for t in trees}
         self.prefixes: dict[tuple[str, int], str] = {}
@@ -59,12 +61,18 @@ class Context:
         return p
 
 
-def child_units(ctx: Context, members: list[int], depth: int) -> list[int | Spec]:
+def child_units(ctx: Context, members: list[int], depth: int, cap: int) -> list[int | Spec]:
     """The units a group of ``members`` (a module of scope depth ``depth``, else 0) opens into, nearest its
     output first: its sub-modules, then long sums,
     their terms and leaf groups among the rest (the rules of fold_boxes.structure, applied to its members
-    alone), then single nodes. A grouping that would hold every member is no grouping: its nodes are used."""
+    alone), then single nodes. A grouping that would hold every member is no grouping: its nodes are used.
+    Single nodes only, and at most ``cap`` of them (the units a group shows), come in any order: the order
+    decides only which units a "farther" group takes, and the numbering of child groups (most groups of a
+    large graph are such, e.g. the moons loss's 3,400 Σ and terms boxes of one neuron and one sample)."""
     specs = _sub_modules(ctx, members, depth)
+    if (not specs and len(members) <= cap and ctx.sum_at.keys().isdisjoint(members)
+            and sum(map(ctx.leaf.__getitem__, members)) < MIN_LEAF_GROUP):
+        return list(members)        # no long sum, too few leaves for a group: what child_units finds below
     inside = set(members)
     rest = set(inside)
     for s in specs:
@@ -85,9 +93,9 @@ def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
     scopes = ctx.tape.scopes
     # Which level splits is decided on the members' distinct scopes (a few), not on every member at every level:
     # a 'farther' group inside a moons neuron walked its 3,000 members three times to find no split.
+    if len(set(map(scopes.__getitem__, members))) < 2:   # one scope: every level has one prefix holding every
+        return []                                         # member, no split (most groups: counted without a Counter)
     count = Counter(map(scopes.__getitem__, members))
-    if len(count) < 2:          # one scope: every level has one prefix holding every member, no split
-        return []
     levels = {s: s.count(".") + 1 for s in count if s}
     for d in range(depth + 1, max(levels.values(), default=0) + 1):
         prefix_of = {s: ctx.prefix(s, d) for s, k in levels.items() if k >= d}   # the scopes this level splits
@@ -115,14 +123,12 @@ def _sums_within(ctx: Context, rest: list[int], free: set[int]) -> list[Spec]:
             continue
         members, terms = tree.members, tree.terms
         out.append(Spec("sum", sum_title(terms), sum_note(terms, len(members)), list(members), top))
-        for i in members:
-            free.discard(i)
+        free.difference_update(members)
         free.discard(top)
-        found = only_used_by(inputs, ctx.uses, [*members, top], lambda c: c not in free)
+        found = only_used_by(inputs, ctx.uses, [*members, top], free)
         free.add(top)
         if len(found) >= 2:
-            for i in found:
-                free.discard(i)
+            free.difference_update(found)
             collected = set(found)
             direct = [c for i in (*members, top) for c in inputs[i] if c in collected]
             title, note = terms_title_and_note(tape, direct, terms, found)
@@ -134,22 +140,24 @@ def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set
                    specs: list[Spec]) -> list[Spec]:
     """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group (a use outside
     it counts as one unit, "outside"), as one group each."""
-    inputs, uses = ctx.inputs, ctx.uses
-    if sum(1 for c in free if not inputs[c]) < MIN_LEAF_GROUP:     # too few leaves for any group: no walk
+    inputs, uses, is_leaf = ctx.inputs, ctx.uses, ctx.leaf
+    free_leaves = set(compress(free, map(is_leaf.__getitem__, free)))
+    if len(free_leaves) < MIN_LEAF_GROUP:     # too few leaves for any group: no walk
         return []
     unit: dict[int, int] = {}
     for k, s in enumerate(specs):
-        for i in s.members:
-            unit[i] = -2 - k
+        unit.update(zip(s.members, repeat(-2 - k)))
     single: dict[int, int] = {}             # leaves used once: the unit they feed
     shared: dict[int, list[int]] = {}       # leaves used more than once: the units they feed here
-    for i in members:
-        for c in inputs[i]:
-            if not inputs[c] and c in free:
-                if uses[c] == 1:
-                    single[c] = unit.get(i, i)
-                else:
-                    shared.setdefault(c, []).append(unit.get(i, i))
+    # Every (member, input) pair in order, in one pass of C calls; only those whose input is a free leaf are walked.
+    ins = list(map(inputs.__getitem__, members))
+    flat = list(chain.from_iterable(ins))
+    users = chain.from_iterable(map(repeat, members, map(len, ins)))
+    for i, c in compress(zip(users, flat), map(free_leaves.__contains__, flat)):
+        if uses[c] == 1:
+            single[c] = unit.get(i, i)
+        else:
+            shared.setdefault(c, []).append(unit.get(i, i))
     counts = Counter(single.values())
     groups: dict[tuple[int, ...], list[int]] = {}
     for leaf, u in single.items():
@@ -174,7 +182,9 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
     walk stops once every unit is met (a layer's outputs meet all its neurons at once)."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
     inner = Counter(chain.from_iterable(map(inputs.__getitem__, members))).get   # uses from inside, for members
-    queue = [i for i in reversed(members) if i == root or uses[i] > inner(i, 0)]
+    backwards = members[::-1]               # members ascend: the root (the last node), if here, comes first
+    outputs = compress(backwards, map(gt, map(uses.__getitem__, backwards), map(inner, backwards, repeat(0))))
+    queue = [root, *outputs] if backwards and backwards[0] == root else list(outputs)
     pending = inside.difference(queue)      # members not met yet
     order: list[int | Spec] = []
     met: set[int] = set()

@@ -139,7 +139,7 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
             else:
                 assert item.members is not None
                 depth = item.depth if tree.groups[item.index].kind == "scope" else 0
-                units = child_units(ctx, item.members, depth)
+                units = child_units(ctx, item.members, depth, cap)
             _fill(tree, item.index, units, item.start, cap, queue, tails)
     _count(tree)
     return tree
