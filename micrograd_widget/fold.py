@@ -40,8 +40,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
-from operator import eq, not_
 
 from .fold_boxes import (
     MIN_LEAF_GROUP,
@@ -51,6 +49,7 @@ from .fold_boxes import (
     SumTree,
     contract,
     kinds_of,
+    leaf_users,
     scope_levels,
     structure,
     sum_trees,
@@ -96,18 +95,20 @@ class Plan:
 def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None) -> Plan:
     """Which nodes to draw in full and which to fold (the rules are in the module docstring): at most
     ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms.
-    ``found``, if given, receives what the fold hierarchy needs again: ``uses`` and the long sums (``trees``)."""
+    ``found``, if given, receives what the fold hierarchy needs again: ``uses``, the long sums (``trees``) and
+    ``leaf_users``."""
     n = len(tape)
     if budget is None or n <= budget:
         return Plan(list(range(n)), [], "")
     edge_budget = EDGES_PER_BOX * budget
     uses = uses_of(tape)
     trees = sum_trees(tape, uses)
+    users = leaf_users(tape)
     if found is not None:
-        found.update(uses=uses, trees=trees)
+        found.update(uses=uses, trees=trees, leaf_users=users)
     levels = [boxes for _, boxes in scope_levels(tape)] or [[]]     # module boxes per depth, deepest first
     built: list[list[Box]] = []          # structure()'s boxes on each level, in that order
-    chosen = _module_level(tape, uses, trees, levels, budget, edge_budget, built)
+    chosen = _module_level(tape, uses, trees, users, levels, budget, edge_budget, built)
     if chosen is not None:
         boxes, unit, edges = chosen
         boxes = _unfold_terms(tape, boxes, unit, edges, budget)
@@ -123,8 +124,9 @@ def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None)
     return _plan_of(tape, boxes, unit, kept)
 
 
-def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], levels: list[list[Box]], budget: int,
-                  edge_budget: int, built: list[list[Box]]) -> tuple[list[Box], list[int], int] | None:
+def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], users: dict[int, list[int]],
+                  levels: list[list[Box]], budget: int, edge_budget: int,
+                  built: list[list[Box]]) -> tuple[list[Box], list[int], int] | None:
     """The boxes (module boxes and ``structure``'s) of the deepest scope depth giving at most ``budget``
     boxes and at most ``budget`` edges between them: dense wiring (every neuron of a layer feeding every
     neuron of the next) is what makes a picture unreadable, and one box per layer reads better. Failing
@@ -134,7 +136,7 @@ def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], levels: lis
     n = len(tape)
     fallback: tuple[list[Box], list[int], int] | None = None
     for scope_boxes in levels:
-        boxes = structure(tape, uses, trees, scope_boxes)
+        boxes = structure(tape, uses, trees, scope_boxes, users)
         built.append(boxes)
         if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
             continue
@@ -150,11 +152,11 @@ def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], levels: lis
 def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int]) -> Plan:
     """The plan drawing the ``kept`` units: nodes and boxes kept, every other node in one last box."""
     n = len(tape)
-    shown = [i for i in compress(range(n), map(eq, unit, range(n))) if i in kept]     # the nodes drawn as themselves
+    shown = [i for i in range(n) if unit[i] == i and i in kept]
     drawn = [b for j, b in enumerate(boxes) if n + j in kept]
     folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total)
              for k, b in enumerate(drawn)]
-    rest = tuple(compress(range(n), map(not_, map(kept.__contains__, unit))))
+    rest = tuple(i for i in range(n) if unit[i] not in kept)
     if rest:
         folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance",
                           f"{len(rest):,} nodes farther from the output, folded"))

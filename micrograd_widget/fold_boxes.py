@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress
+from itertools import chain, compress, filterfalse
 from typing import Literal, NamedTuple
 
 from .ops import OPS_BY_NAME
 from .tape import Tape
 
 __all__ = ["Box", "FoldKind", "SumTree", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels", "uses_of", "sum_trees",
-           "structure", "units_of", "contract", "kinds_of"]
+           "structure", "units_of", "contract", "kinds_of", "leaf_users"]
 
 MIN_SUM_TERMS = 8          # beyond the budget, a sum of this many terms or more is drawn as one Σ box
 MIN_LEAF_GROUP = 8         # beyond the budget, this many leaves feeding the same boxes are drawn as one box
@@ -120,20 +120,25 @@ def sum_trees(tape: Tape, uses: list[int]) -> list[SumTree]:
 def only_used_by(inputs: Sequence[Sequence[int]], uses: Sequence[int], tree: list[int],
                  free: Container[int]) -> list[int]:
     """The nodes only ``tree`` uses (a sum's terms and, through each other, their inputs whose every use is
-    inside the sum or already collected), among the ``free`` ones (not held by another box). Ascending."""
+    inside the sum or already collected), among the ``free`` ones (not held by another box). Ascending.
+    Level by level from ``tree`` (the order in which the uses of a node are met does not change what is found),
+    each level's inputs outside ``tree`` and free filtered in C."""
     left: dict[int, int] = {}
     found: list[int] = []
-    stack = list(tree)
     inside = set(tree)
-    while stack:
-        for c in inputs[stack.pop()]:
-            if c not in free or c in inside:
-                continue
-            r = left.get(c, uses[c]) - 1
-            left[c] = r
+    level = tree
+    while level:
+        reached = []
+        for c in filter(free.__contains__,
+                        filterfalse(inside.__contains__, chain.from_iterable(map(inputs.__getitem__, level)))):
+            r = uses[c] - 1
+            if r:                       # used more than once: counted down over the uses met
+                r = left.get(c, r + 1) - 1
+                left[c] = r
             if r == 0:
-                found.append(c)
-                stack.append(c)
+                reached.append(c)
+        found += reached
+        level = reached
     return sorted(found)
 
 
@@ -179,7 +184,8 @@ class _Untaken(Container[int]):
         return not self.taken[i]  # type: ignore[call-overload]  # only node ids are asked
 
 
-def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: list[Box]) -> list[Box]:
+def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: list[Box],
+              users: dict[int, list[int]]) -> list[Box]:
     """Fold boxes that keep a large graph's shape readable, on top of ``scope_boxes``: each long sum
     outside them as a Σ box (its partial sums; the total stays a drawn node), the nodes only its terms
     use as one box, and every ``MIN_LEAF_GROUP`` or more leaves feeding the same units as one (in the
@@ -210,25 +216,14 @@ def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: li
             title, note = terms_title_and_note(tape, direct, terms, found)
             term_boxes.append(Box(title, found, "terms", note, len(direct), of_sum=top))
     boxes += term_boxes
-    return boxes + _leaf_boxes(tape, units_of(n, boxes), taken)
+    return boxes + _leaf_boxes(units_of(n, boxes), taken, users)
 
 
-def _leaf_boxes(tape: Tape, unit: list[int], taken: list[bool]) -> list[Box]:
-    """One box per ``MIN_LEAF_GROUP`` or more leaves (not ``taken`` by another box) that feed the same units."""
-    inputs = tape.inputs
-    free_leaf = [not ins and not taken[i] for i, ins in enumerate(inputs)]
-    consumers: dict[int, int | list[int]] = {}      # a leaf used once: its consumer's unit, without a list
-    for i, ins in enumerate(inputs):
-        for c in ins:
-            if free_leaf[c]:
-                seen = consumers.get(c)
-                if seen is None:
-                    consumers[c] = unit[i]
-                elif isinstance(seen, list):
-                    seen.append(unit[i])
-                else:
-                    consumers[c] = [seen, unit[i]]
-    keys = [(units,) if isinstance(units, int) else tuple(sorted(set(units))) for units in consumers.values()]
+def _leaf_boxes(unit: list[int], taken: list[bool], users: dict[int, list[int]]) -> list[Box]:
+    """One box per ``MIN_LEAF_GROUP`` or more leaves (not ``taken`` by another box) that feed the same units;
+    ``users``: ``leaf_users(tape)``."""
+    consumers = {c: [unit[i] for i in used_by] for c, used_by in users.items() if not taken[c]}
+    keys = [(units[0],) if len(units) == 1 else tuple(sorted(set(units))) for units in consumers.values()]
     counts = Counter(keys)
     groups: dict[tuple[int, ...], list[int]] = {}      # only the groups big enough, in order of first leaf
     for leaf, key in zip(consumers, keys, strict=True):
@@ -238,6 +233,20 @@ def _leaf_boxes(tape: Tape, unit: list[int], taken: list[bool]) -> list[Box]:
                 f"{len(leaves):,} leaves (inputs or constants) that all feed the same "
                 f"{'box or node' if len(key) == 1 else f'{len(key):,} boxes and nodes'}, folded")
             for key, leaves in groups.items() if len(leaves) >= MIN_LEAF_GROUP]
+
+
+def leaf_users(tape: Tape) -> dict[int, list[int]]:
+    """Per leaf that some node uses, those nodes (once per use, ascending), the leaves in the order the tape's
+    edges first meet them (consumers ascending, inputs in order): one pass over the edges, read again by the
+    leaf boxes of every scope depth the planner tries and by the leaf groups of the fold hierarchy."""
+    inputs = tape.inputs
+    leaf = [not ins for ins in inputs]
+    users: defaultdict[int, list[int]] = defaultdict(list)
+    for i, ins in enumerate(inputs):
+        for c in ins:
+            if leaf[c]:
+                users[c].append(i)
+    return users
 
 
 def units_of(n: int, boxes: list[Box]) -> list[int]:

@@ -8,14 +8,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, repeat
-from operator import gt
+from itertools import chain, compress
 from typing import Any
 
 from .fold_boxes import (
     MIN_LEAF_GROUP,
     FoldKind,
     SumTree,
+    leaf_users,
     only_used_by,
     sum_note,
     sum_title,
@@ -25,7 +25,7 @@ from .fold_boxes import (
 )
 from .tape import Tape
 
-__all__ = ["Spec", "Context", "child_units"]
+__all__ = ["Spec", "Context", "child_units", "nodes_only"]
 
 
 @dataclass
@@ -52,6 +52,14 @@ class Context:
         trees: list[SumTree] = found["trees"] if "trees" in found else sum_trees(tape, self.uses)
         self.sum_at = {t.top: t for t in trees}
         self.prefixes: dict[tuple[str, int], str] = {}
+        self._leaf_users: dict[int, list[int]] | None = found.get("leaf_users")
+
+    def leaf_users(self) -> dict[int, list[int]]:
+        """``fold_boxes.leaf_users``: the planner's, else found on first need. The leaf groups of a box read the
+        users of its few free leaves instead of walking the inputs of all its members."""
+        if self._leaf_users is None:
+            self._leaf_users = leaf_users(self.tape)
+        return self._leaf_users
 
     def prefix(self, scope: str, depth: int) -> str:
         key = (scope, depth)
@@ -70,21 +78,37 @@ def child_units(ctx: Context, members: list[int], depth: int, cap: int) -> list[
     decides only which units a "farther" group takes, and the numbering of child groups (most groups of a
     large graph are such, e.g. the moons loss's 3,400 Σ and terms boxes of one neuron and one sample)."""
     specs = _sub_modules(ctx, members, depth)
-    if (not specs and len(members) <= cap and ctx.sum_at.keys().isdisjoint(members)
-            and sum(map(ctx.leaf.__getitem__, members)) < MIN_LEAF_GROUP):
-        return list(members)        # no long sum, too few leaves for a group: what child_units finds below
+    if not specs and _no_sums_or_leaf_groups(ctx, members, cap):
+        return list(members)
     inside = set(members)
     rest = set(inside)
     for s in specs:
         rest.difference_update(s.members)
     specs += _sums_within(ctx, sorted(rest), rest)      # takes its groups' members out of ``rest``
-    specs += _leaves_within(ctx, members, rest, inside, specs)
-    specs = [s for s in specs if len(s.members) < len(members)]
-    grouped: dict[int, Spec] = {}
+    grouped: dict[int, Spec] = {}           # member -> the group holding it (the groups do not overlap)
     for s in specs:
         for i in s.members:
             grouped[i] = s
-    return _nearest_output_first(ctx, members, inside, grouped)
+    # Only a leaf group can hold every member (a module leaves out the group's other nodes, a sum its total).
+    for s in _leaves_within(ctx, rest, inside, specs, grouped):
+        if len(s.members) < len(members):
+            specs.append(s)
+            for i in s.members:
+                grouped[i] = s
+    return _nearest_output_first(ctx, members, inside, grouped, len(specs))
+
+
+def nodes_only(ctx: Context, members: list[int], depth: int, cap: int) -> bool:
+    """True when a group of ``members`` (scope depth ``depth``) opens into at most ``cap`` units, all of them
+    its own nodes: ``child_units`` would find no sub-module, no long sum and no leaf group in it."""
+    return _no_sums_or_leaf_groups(ctx, members, cap) and not _sub_modules(ctx, members, depth)
+
+
+def _no_sums_or_leaf_groups(ctx: Context, members: list[int], cap: int) -> bool:
+    """At most ``cap`` members, no long sum's top among them and too few leaves for a leaf group: then
+    ``_sums_within`` and ``_leaves_within`` find nothing in them, whatever else is taken out."""
+    return (len(members) <= cap and ctx.sum_at.keys().isdisjoint(members)
+            and sum(map(ctx.leaf.__getitem__, members)) < MIN_LEAF_GROUP)
 
 
 def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
@@ -136,28 +160,26 @@ def _sums_within(ctx: Context, rest: list[int], free: set[int]) -> list[Spec]:
     return out + terms_specs
 
 
-def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set[int],
-                   specs: list[Spec]) -> list[Spec]:
-    """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group (a use outside
-    it counts as one unit, "outside"), as one group each."""
-    inputs, uses, is_leaf = ctx.inputs, ctx.uses, ctx.leaf
+def _leaves_within(ctx: Context, free: set[int], inside: set[int], specs: list[Spec],
+                   grouped: dict[int, Spec]) -> list[Spec]:
+    """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group ``inside`` (a
+    node, or one of the groups ``specs``, which ``grouped`` gives per member; a use outside the group counts
+    as one unit, "outside"), as one group each."""
+    uses, is_leaf = ctx.uses, ctx.leaf
     free_leaves = set(compress(free, map(is_leaf.__getitem__, free)))
     if len(free_leaves) < MIN_LEAF_GROUP:     # too few leaves for any group: no walk
         return []
-    unit: dict[int, int] = {}
-    for k, s in enumerate(specs):
-        unit.update(zip(s.members, repeat(-2 - k)))
+    number = {id(s): -2 - k for k, s in enumerate(specs)}       # a group's unit: -2, -3, ... (-1 is "outside")
     single: dict[int, int] = {}             # leaves used once: the unit they feed
     shared: dict[int, list[int]] = {}       # leaves used more than once: the units they feed here
-    # Every (member, input) pair in order, in one pass of C calls; only those whose input is a free leaf are walked.
-    ins = list(map(inputs.__getitem__, members))
-    flat = list(chain.from_iterable(ins))
-    users = chain.from_iterable(map(repeat, members, map(len, ins)))
-    for i, c in compress(zip(users, flat), map(free_leaves.__contains__, flat)):
-        if uses[c] == 1:
-            single[c] = unit.get(i, i)
-        else:
-            shared.setdefault(c, []).append(unit.get(i, i))
+    users = ctx.leaf_users()
+    for c in sorted(free_leaves):           # what is found below does not depend on the order
+        fed = [i if (s := grouped.get(i)) is None else number[id(s)] for i in users.get(c, ()) if i in inside]
+        if fed:
+            if uses[c] == 1:
+                single[c] = fed[0]
+            else:
+                shared[c] = fed
     counts = Counter(single.values())
     groups: dict[tuple[int, ...], list[int]] = {}
     for leaf, u in single.items():
@@ -174,21 +196,19 @@ def _leaves_within(ctx: Context, members: list[int], free: set[int], inside: set
             for key, leaves in sorted(found, key=lambda kv: kv[1][0])]
 
 
-def _nearest_output_first(ctx: Context, members: list[int], inside: set[int],
-                          grouped: dict[int, Spec]) -> list[int | Spec]:
+def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], grouped: dict[int, Spec],
+                          groups: int) -> list[int | Spec]:
     """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
     outside it, or the root; largest id first) over inputs inside it. Every member is met: one used only
     inside the group feeds a member, and following consumers ends at an output (a tape ends at its root). The
     walk stops once every unit is met (a layer's outputs meet all its neurons at once)."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
     inner = Counter(chain.from_iterable(map(inputs.__getitem__, members))).get   # uses from inside, for members
-    backwards = members[::-1]               # members ascend: the root (the last node), if here, comes first
-    outputs = compress(backwards, map(gt, map(uses.__getitem__, backwards), map(inner, backwards, repeat(0))))
-    queue = [root, *outputs] if backwards and backwards[0] == root else list(outputs)
+    queue = [i for i in reversed(members) if i == root or uses[i] > inner(i, 0)]
     pending = inside.difference(queue)      # members not met yet
     order: list[int | Spec] = []
     met: set[int] = set()
-    left = len(set(map(id, grouped.values()))) + len(members) - len(grouped)    # units not met yet
+    left = groups + len(members) - len(grouped)     # units not met yet (``groups``: how many ``grouped`` holds)
     for i in queue:                         # breadth first: the loop reads what it appends
         u = grouped.get(i)
         if u is None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
 from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
-from .fold_groups import Context, Spec, child_units
+from .fold_groups import Context, Spec, child_units, nodes_only
 from .tape import Tape, json_safe, to_buffer
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
@@ -140,7 +140,7 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
                 assert item.members is not None
                 depth = item.depth if tree.groups[item.index].kind == "scope" else 0
                 units = child_units(ctx, item.members, depth, cap)
-            _fill(tree, item.index, units, item.start, cap, queue, tails)
+            _fill(tree, item.index, units, item.start, cap, queue, tails, ctx)
     _count(tree)
     return tree
 
@@ -161,9 +161,11 @@ def _add(tree: FoldTree, spec: Spec, parent: int) -> int:
 
 
 def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int, queue: deque[_Pending],
-          tails: dict[int, tuple[list[int | Spec], list[int], list[int]]]) -> None:
+          tails: dict[int, tuple[list[int | Spec], list[int], list[int]]], ctx: Context) -> None:
     """Give group ``g`` the units ``units[start:]`` (nearest the output first): at most ``cap`` of them, the
-    rest folded into a "farther from the output" group that holds them in the same order."""
+    rest folded into a "farther from the output" group that holds them in the same order. A child group that
+    opens into its own nodes only (``nodes_only``: most groups of a large graph) is filled at once; the others
+    wait in ``queue`` for their units. Either way it is numbered here, so the numbering is breadth first."""
     end = len(units) if len(units) - start <= cap else start + cap - 1
     group_of, nodes = tree.group_of, 0
     for u in units[start:end]:
@@ -171,7 +173,13 @@ def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int,
             group_of[u] = g
             nodes += 1
         else:
-            queue.append(_Pending(_add(tree, u, g), u.members, depth=u.depth))
+            child = _add(tree, u, g)
+            if nodes_only(ctx, u.members, u.depth, cap):
+                for i in u.members:
+                    group_of[i] = child
+                tree.groups[child].nodes = len(u.members)
+            else:
+                queue.append(_Pending(child, u.members, depth=u.depth))
     tree.groups[g].nodes += nodes
     if end < len(units):
         if id(units) not in tails:       # per suffix of ``units``: how many nodes it holds and its largest
@@ -227,8 +235,9 @@ def picture(tape: Tape, tree: FoldTree, open_keys: Iterable[str] = ()) -> Pictur
     for g, group in enumerate(tree.groups):
         above = box[group.parent] if group.parent >= 0 else -1
         box[g] = above if above >= 0 else (-1 if is_open[g] else g)
-    group_of = tree.group_of
-    unit = [i if group_of[i] < 0 or box[group_of[i]] < 0 else n + box[group_of[i]] for i in range(n)]
+    unit_of_group = [n + b if b >= 0 else -1 for b in box]     # a group's unit (-1: drawn open)
+    unit_of_group.append(-1)                                    # group_of -1 (no group) reads it
+    unit = [i if u < 0 else u for i, u in enumerate(map(unit_of_group.__getitem__, tree.group_of))]
     shown = [i for i in range(n) if unit[i] == i]
     boxes = [g for g in range(len(tree.groups)) if box[g] == g]
     clusters = [g for g in range(len(tree.groups)) if is_open[g]]
