@@ -106,9 +106,14 @@ class GraphView:
 
 def _scale(tape: Tape, shown: Iterable[int], out: int, boxes: Iterable[Sequence[int]] = ()) -> float:
     """``grad_scale`` over the drawn nodes and the boxes' largest-|grad| members (``out`` left out)."""
+    return _scale_of(tape, shown, out, [box_max(tape.grad, members, out) for members in boxes])
+
+
+def _scale_of(tape: Tape, shown: Iterable[int], out: int, biggest: Iterable[int | None]) -> float:
+    """``_scale`` with each box's largest-|grad| member (``box_max``) already found."""
     grad = tape.grad
     shown = list(shown)
-    maxima = [grad[m] for m in (box_max(grad, members, out) for members in boxes) if m is not None]
+    maxima = [grad[m] for m in biggest if m is not None]
     return grad_scale([*(grad[i] for i in shown if i != out), *maxima], grad[out] if out in set(shown) else None)
 
 
@@ -205,15 +210,16 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
     for i, u in enumerate(pic.unit):
         if u >= n:
             members[u - n].append(i)
-    name = [f"n{i}" if u == i else box_id[u - n] for i, u in enumerate(pic.unit)]
     totals = {groups[g].total: box_id[g] for g in pic.boxes
               if groups[g].kind == "sum" and groups[g].total >= 0 and pic.unit[groups[g].total] == groups[g].total}
     outputs: dict[int, int | None] = {}
-    edges = _edges(tape, pic.shown, [(box_id[g], members[g]) for g in pic.boxes], name, totals, pic.unit, outputs)
+    edges = _edges(tape, pic.shown, [(box_id[g], n + g, members[g]) for g in pic.boxes], box_id, totals, pic.unit,
+                   outputs)
     folds = tuple(Fold(box_id[g], groups[g].title, tuple(members[g]), groups[g].kind, groups[g].note,
                        groups[g].total if groups[g].total >= 0 else None, groups[g].key, outputs.get(n + g))
                   for g in pic.boxes)
-    scale = _scale(tape, pic.shown, out, members.values()) if options["color"] else None
+    biggest = [box_max(tape.grad, members[g], out) for g in pic.boxes]    # each box's colour and max |grad|
+    scale = _scale_of(tape, pic.shown, out, biggest) if options["color"] else None
     graph_attrs = {"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11", "rankdir": rankdir,
                    **({"ranksep": "0.25", "nodesep": "0.2"} if folded else {})}
     lines = ["digraph micrograd {\n",
@@ -230,8 +236,8 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
         held[where].append(_value_line(tape, i, out, scale, precision, rankdir, folded))
         if tape.symbols[i] and i not in totals:
             held[where].append(_op_line(i, tape.symbols[i], op_labels))
-    for f, g in zip(folds, pic.boxes, strict=True):
-        held[groups[g].parent].append(_fold_line(tape, f, groups[g].count, out, scale, precision, rankdir))
+    for f, g, big in zip(folds, pic.boxes, biggest, strict=True):
+        held[groups[g].parent].append(_fold_line(tape, f, groups[g].count, big, scale, precision, rankdir))
     children: dict[int, list[int]] = {-1: [], **{g: [] for g in pic.clusters}}
     for g in pic.clusters:
         children[groups[g].parent].append(g)
@@ -301,13 +307,14 @@ def _op_line(i: int, symbol: str, labels: dict[str, tuple[str, str]]) -> str:
                                      "tooltip": tip}, "\t")
 
 
-def _fold_line(tape: Tape, f: Fold, count: int, out: int, scale: float | None, precision: int, rankdir: str) -> str:
+def _fold_line(tape: Tape, f: Fold, count: int, big: int | None, scale: float | None, precision: int,
+               rankdir: str) -> str:
     """A closed fold box, stacked across the flow: its title, its node count and its live numbers (its one
-    output node's data and grad, or the largest |grad| among its members), filled by that largest |grad| on
-    ``scale`` (None: colouring off; the box stays grey); its note as the tooltip (js/svg-contract.md)."""
+    output node's data and grad, or the largest |grad| among its members: ``big``, its ``box_max``), filled by
+    that largest |grad| on ``scale`` (None: colouring off; the box stays grey); its note as the tooltip
+    (js/svg-contract.md)."""
     end = "\\l" if rankdir == "LR" else ""
     grad = tape.grad
-    big = box_max(grad, f.members, out)
     if f.output is not None:
         numbers = [f"data {format_number(tape.data[f.output], precision)}",
                    f"grad {format_number(grad[f.output], precision)}"]
@@ -322,38 +329,48 @@ def _fold_line(tape: Tape, f: Fold, count: int, out: int, scale: float | None, p
                  "\t")
 
 
-def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, list[int]]], name: Sequence[str],
+def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, list[int]]], box_id: dict[int, str],
            totals: dict[int, str], unit: Sequence[int], outputs: dict[int, int | None]) -> dict[tuple[str, str], None]:
     """The picture's edges (tail, head), once each: into a node's op ellipse (or its Σ box), from the
-    ellipse to the node, and into fold boxes (id, members) from what feeds their members. Every tape edge
+    ellipse to the node, and into fold boxes (id, unit, members) from what feeds their members. Every tape edge
     is looked at once, so ``outputs`` learns on the way each box's one output node (the only
-    member used by a unit outside it; None when there are several)."""
+    member used by a unit outside it; None when there are several). A node's name is ``n<id>`` when it is
+    drawn, else its box's id."""
     inputs, symbols, n = tape.inputs, tape.symbols, len(tape)
 
-    def used_outside(c: int) -> None:
-        b = unit[c]
-        if b >= n:
-            if b not in outputs:
-                outputs[b] = c
-            elif outputs[b] != c:
-                outputs[b] = None
+    def name(u: int) -> str:
+        return f"n{u}" if u < n else box_id[u - n]
+
+    def used_outside(c: int, b: int) -> None:
+        if b not in outputs:
+            outputs[b] = c
+        elif outputs[b] != c:
+            outputs[b] = None
     edges: dict[tuple[str, str], None] = {}
     for i in shown:
-        head = totals.get(i) or (f"n{i}_op" if symbols[i] else name[i])
+        head = totals.get(i) or (f"n{i}_op" if symbols[i] else name(i))
         for c in inputs[i]:
             if unit[c] >= n:
-                used_outside(c)
-            if name[c] != head:
-                edges[(name[c], head)] = None
-        if head != name[i]:
-            edges[(head, name[i])] = None
-    for box, members in boxes:
+                used_outside(c, unit[c])
+            if name(unit[c]) != head:
+                edges[(name(unit[c]), head)] = None
+        if head != name(i):
+            edges[(head, name(i))] = None
+    for box, ub, members in boxes:
+        tails: dict[int, None] = {}         # the units feeding this box, in the order they are met
         for i in members:
             for c in inputs[i]:
-                if name[c] != box:
-                    edges[(name[c], box)] = None
-                    if unit[c] >= n:
-                        used_outside(c)
+                u = unit[c]
+                if u != ub:
+                    tails[u] = None
+                    if u >= n:              # used_outside, inline: it runs for every edge between boxes
+                        seen = outputs.get(u, -1)
+                        if seen == -1:
+                            outputs[u] = c
+                        elif seen != c:
+                            outputs[u] = None
+        for u in tails:
+            edges[(name(u), box)] = None
     return edges
 
 
