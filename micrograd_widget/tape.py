@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import islice, repeat
 from typing import Any, TypeAlias, overload
 
 from . import freeze
@@ -94,8 +94,8 @@ class _Inputs(Sequence[tuple[int, ...]]):
         tape = self._tape
         tuples = tape._tuples() if tape._tuples is not None else None
         if tuples is None:
-            s, flat = tape.starts.tolist(), tape.flat.tolist()
-            tuples = _Tuples(map(tuple, map(flat.__getitem__, map(slice, s, s[1:]))))
+            s, flat = tape.starts.tolist(), tuple(tape.flat.tolist())     # a slice of a tuple is a tuple, made once
+            tuples = _Tuples([flat[a:b] for a, b in zip(s, islice(s, 1, None))])
             tape._tuples = weakref.ref(tuples)
         self._tuples = tuples
         return tuples

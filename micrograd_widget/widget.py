@@ -104,8 +104,7 @@ class GraphWidget(anywidget.AnyWidget):
         out = tape.root if output is None else writes.node_id(tape, output, "output")
         replayable = not tape.opaque
         if replayable:
-            tape.forward()
-            tape.backward(out)
+            tape.replay(output=out)     # forward and backward on one list of the data
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
         with tape.shared_inputs():  # the fold hierarchy and the picture read every node's inputs: one list for both
