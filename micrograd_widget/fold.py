@@ -114,7 +114,7 @@ def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None)
         boxes = _unfold_terms(tape, boxes, unit, edges, budget)
         if len(boxes) < len(chosen[0]):     # a terms box drawn whole is gone: the boxes after it are renumbered
             unit = units_of(n, boxes)
-        kept = set(unit)
+        kept = None                         # every unit
     else:
         # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
         # at most half the budget in boxes, then the units nearest the root; fold the rest in one box.
@@ -136,11 +136,10 @@ def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], users: dict
     n = len(tape)
     fallback: tuple[list[Box], list[int], int] | None = None
     for scope_boxes in levels:
-        boxes = structure(tape, uses, trees, scope_boxes, users)
+        boxes, unit = structure(tape, uses, trees, scope_boxes, users)
         built.append(boxes)
         if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
             continue
-        unit = units_of(n, boxes)
         edges = len(contract(tape, unit))
         if edges <= budget:
             return boxes, unit, edges
@@ -149,14 +148,19 @@ def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], users: dict
     return fallback
 
 
-def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int]) -> Plan:
-    """The plan drawing the ``kept`` units: nodes and boxes kept, every other node in one last box."""
+def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int] | None) -> Plan:
+    """The plan drawing the ``kept`` units (None: every unit): nodes and boxes kept, every other node in one
+    last box."""
     n = len(tape)
-    shown = [i for i in range(n) if unit[i] == i and i in kept]
-    drawn = [b for j, b in enumerate(boxes) if n + j in kept]
+    rest: tuple[int, ...] = ()
+    if kept is None:
+        shown, drawn = [i for i in range(n) if unit[i] == i], boxes
+    else:
+        shown = [i for i in range(n) if unit[i] == i and i in kept]
+        drawn = [b for j, b in enumerate(boxes) if n + j in kept]
+        rest = tuple(i for i in range(n) if unit[i] not in kept)
     folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total)
              for k, b in enumerate(drawn)]
-    rest = tuple(i for i in range(n) if unit[i] not in kept)
     if rest:
         folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance",
                           f"{len(rest):,} nodes farther from the output, folded"))

@@ -185,11 +185,12 @@ class _Untaken(Container[int]):
 
 
 def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: list[Box],
-              users: dict[int, list[int]]) -> list[Box]:
+              users: dict[int, list[int]]) -> tuple[list[Box], list[int]]:
     """Fold boxes that keep a large graph's shape readable, on top of ``scope_boxes``: each long sum
     outside them as a Σ box (its partial sums; the total stays a drawn node), the nodes only its terms
     use as one box, and every ``MIN_LEAF_GROUP`` or more leaves feeding the same units as one (in the
-    picture they are interchangeable: a column of boxes with the same arrows)."""
+    picture they are interchangeable: a column of boxes with the same arrows). With the boxes, the unit each
+    node is drawn as (``units_of`` of them), which finding the leaf boxes needs on the way."""
     n, inputs = len(tape), tape.inputs
     taken = [False] * n
     taken[tape.root] = True
@@ -216,7 +217,12 @@ def structure(tape: Tape, uses: list[int], trees: list[SumTree], scope_boxes: li
             title, note = terms_title_and_note(tape, direct, terms, found)
             term_boxes.append(Box(title, found, "terms", note, len(direct), of_sum=top))
     boxes += term_boxes
-    return boxes + _leaf_boxes(units_of(n, boxes), taken, users)
+    unit = units_of(n, boxes)
+    leaf_boxes = _leaf_boxes(unit, taken, users)
+    for j, box in enumerate(leaf_boxes, len(boxes)):
+        for i in box.members:
+            unit[i] = n + j
+    return boxes + leaf_boxes, unit
 
 
 def _leaf_boxes(unit: list[int], taken: list[bool], users: dict[int, list[int]]) -> list[Box]:

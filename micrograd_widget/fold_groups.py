@@ -5,10 +5,10 @@ ordered nearest its output first. fold_tree.py builds the hierarchy from them.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, compress
+from itertools import chain, compress, islice
 from typing import Any
 
 from .fold_boxes import (
@@ -98,9 +98,13 @@ def child_units(ctx: Context, members: list[int], depth: int, cap: int) -> list[
     return _nearest_output_first(ctx, members, inside, grouped, len(specs))
 
 
-def nodes_only(ctx: Context, members: list[int], depth: int, cap: int) -> bool:
-    """True when a group of ``members`` (scope depth ``depth``) opens into at most ``cap`` units, all of them
-    its own nodes: ``child_units`` would find no sub-module, no long sum and no leaf group in it."""
+def nodes_only(ctx: Context, kind: FoldKind, members: list[int], depth: int, cap: int) -> bool:
+    """True when a group of ``kind`` and ``members`` (scope depth ``depth``) opens into at most ``cap`` units, all
+    of them its own nodes: ``child_units`` would find no sub-module, no long sum and no leaf group in it. So is
+    every Σ group that small: its members are the partial sums of one long sum, '+' nodes of one scope (a
+    partial sum has its total's scope), none the total of a long sum."""
+    if kind == "sum":
+        return len(members) <= cap
     return _no_sums_or_leaf_groups(ctx, members, cap) and not _sub_modules(ctx, members, depth)
 
 
@@ -117,19 +121,20 @@ def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
     scopes = ctx.tape.scopes
     # Which level splits is decided on the members' distinct scopes (a few), not on every member at every level:
     # a 'farther' group inside a moons neuron walked its 3,000 members three times to find no split.
-    if len(set(map(scopes.__getitem__, members))) < 2:   # one scope: every level has one prefix holding every
-        return []                                         # member, no split (most groups: counted without a Counter)
-    count = Counter(map(scopes.__getitem__, members))
-    levels = {s: s.count(".") + 1 for s in count if s}
+    distinct = set(map(scopes.__getitem__, members))
+    if len(distinct) < 2:       # one scope: every level has one prefix holding every member, no split
+        return []
+    levels = {s: s.count(".") + 1 for s in distinct if s}
     for d in range(depth + 1, max(levels.values(), default=0) + 1):
         prefix_of = {s: ctx.prefix(s, d) for s, k in levels.items() if k >= d}   # the scopes this level splits
         prefixes = set(prefix_of.values())
-        if len(prefixes) >= 2 or (len(prefixes) == 1 and sum(map(count.__getitem__, prefix_of)) < len(members)):
-            groups: dict[str, list[int]] = {}
+        # Split: two prefixes or more, or one that leaves out a scope of the group (and so its members).
+        if len(prefixes) >= 2 or (len(prefixes) == 1 and len(prefix_of) < len(distinct)):
+            groups: defaultdict[str, list[int]] = defaultdict(list)
             for i in members:
                 p = prefix_of.get(scopes[i])
                 if p is not None:
-                    groups.setdefault(p, []).append(i)
+                    groups[p].append(i)
             return [Spec("scope", p, f"{p}: {len(m):,} nodes made inside this module, folded", m, depth=d, key=p)
                     for p, m in groups.items() if len(m) >= 2]
     return []
@@ -201,15 +206,44 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], gr
     """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
     outside it, or the root; largest id first) over inputs inside it. Every member is met: one used only
     inside the group feeds a member, and following consumers ends at an output (a tape ends at its root). The
-    walk stops once every unit is met (a layer's outputs meet all its neurons at once)."""
+    walk stops once every unit is met (a layer's outputs meet all its neurons at once).
+
+    The outputs are found from the largest member down, a growing chunk at a time: a member's users come after
+    it, so once the chunks have counted the inputs of every member from it up, its uses inside the group are
+    known. A walk that meets every unit among the first outputs (a layer's) never counts the rest of the group."""
     inputs, uses, root = ctx.inputs, ctx.uses, ctx.tape.root
-    inner = Counter(chain.from_iterable(map(inputs.__getitem__, members))).get   # uses from inside, for members
-    queue = [i for i in reversed(members) if i == root or uses[i] > inner(i, 0)]
-    pending = inside.difference(queue)      # members not met yet
     order: list[int | Spec] = []
     met: set[int] = set()
     left = groups + len(members) - len(grouped)     # units not met yet (``groups``: how many ``grouped`` holds)
-    for i in queue:                         # breadth first: the loop reads what it appends
+    outputs: list[int] = []
+    inner: Counter[int] = Counter()                 # uses from inside the group, of the members counted so far
+    end, size = len(members), 64
+    while end > 0:
+        chunk = members[max(0, end - size):end][::-1]
+        end, size = end - size, size * 2
+        inner.update(chain.from_iterable(map(inputs.__getitem__, chunk)))
+        for i in chunk:
+            if i == root or uses[i] > inner.get(i, 0):
+                outputs.append(i)
+                u = grouped.get(i)
+                if u is None:
+                    order.append(i)
+                    left -= 1
+                elif id(u) not in met:
+                    met.add(id(u))
+                    order.append(u)
+                    left -= 1
+                if not left:                # every unit met: the rest of the walk adds nothing
+                    return order
+    # Every output met and units left: on breadth first, from the outputs over inputs inside the group.
+    pending = inside.difference(outputs)    # members not met yet
+    queue, met_first = outputs, len(outputs)
+    for i in outputs[:met_first]:
+        for c in inputs[i]:
+            if c in pending:
+                pending.remove(c)
+                queue.append(c)
+    for i in islice(queue, met_first, None):    # the loop reads what it appends
         u = grouped.get(i)
         if u is None:
             order.append(i)
@@ -218,7 +252,7 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], gr
             met.add(id(u))
             order.append(u)
             left -= 1
-        if not left:                        # every unit met: the rest of the walk adds nothing
+        if not left:
             break
         for c in inputs[i]:
             if c in pending:

@@ -174,7 +174,7 @@ def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int,
             nodes += 1
         else:
             child = _add(tree, u, g)
-            if nodes_only(ctx, u.members, u.depth, cap):
+            if nodes_only(ctx, u.kind, u.members, u.depth, cap):
                 for i in u.members:
                     group_of[i] = child
                 tree.groups[child].nodes = len(u.members)

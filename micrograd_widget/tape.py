@@ -189,14 +189,16 @@ class Tape:
         return f"Tape({len(self)} nodes, {len(self.leaves)} leaves)"
 
     @property
-    def inputs(self) -> _Inputs:
-        """Per node, its input ids as a tuple (a view of ``starts``/``flat``; fast loops can read those)."""
-        return _Inputs(self)
+    def inputs(self) -> Sequence[tuple[int, ...]]:
+        """Per node, its input ids as a tuple (a view of ``starts``/``flat``; fast loops can read those). While a
+        list of them is alive (``shared_inputs``), that list itself: indexed in C, not through a view's method."""
+        tuples = self._tuples() if self._tuples is not None else None
+        return _Inputs(self) if tuples is None else tuples
 
     @contextmanager
     def shared_inputs(self) -> Iterator[list[tuple[int, ...]]]:
-        """Within the block, every ``inputs`` view reads one list of tuples, made once: for passes that read
-        the inputs of every node many times (folding); the list goes after the block."""
+        """Within the block, ``inputs`` is one list of tuples, made once: for passes that read the inputs of every
+        node many times (folding); the list goes after the block."""
         held = _Inputs(self)._as_tuples()
         yield held
 

@@ -431,7 +431,7 @@ def test_inputs_views_read_alike_one_by_one_in_loops_and_in_a_shared_pass() -> N
     assert [looped[i % len(tape)] for i in range(200)] == [expected[i % len(tape)] for i in range(200)]
     assert looped[-1] == expected[-1] and looped[1:3] == expected[1:3] and list(tape.inputs) == expected
     with tape.shared_inputs() as held:
-        assert held == expected and tape.inputs._tuples is held, "views inside the block share one list"
+        assert held == expected and tape.inputs is held, "inside the block, inputs is the one list"
     del held, looped, first
     assert tape._tuples is not None and tape._tuples() is None, "the list goes with the last view and the block"
 
