@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from . import dot as _dot
@@ -57,8 +58,11 @@ def fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
     if tree is None:
         return {}
     spec = tree.spec()
-    spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
-                      for key, kind, title, note, parent, total in spec["groups"]]
+    try:    # every string safe already (the rule, a learner's labels aside): checked in one pass, rows kept
+        "".join(chain.from_iterable((key, title, note) for key, _, title, note, _, _ in spec["groups"])).encode()
+    except UnicodeEncodeError:
+        spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
+                          for key, kind, title, note, parent, total in spec["groups"]]
     return spec
 
 
