@@ -246,11 +246,10 @@ def leaf_users(tape: Tape) -> dict[int, list[int]]:
     edges first meet them (consumers ascending, inputs in order): one pass over the edges, read again by the
     leaf boxes of every scope depth the planner tries and by the leaf groups of the fold hierarchy."""
     inputs = tape.inputs
-    leaf = [not ins for ins in inputs]
     users: defaultdict[int, list[int]] = defaultdict(list)
     for i, ins in enumerate(inputs):
         for c in ins:
-            if leaf[c]:
+            if not inputs[c]:
                 users[c].append(i)
     return users
 

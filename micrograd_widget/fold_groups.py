@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, islice
+from itertools import chain, islice
+from operator import not_
 from typing import Any
 
 from .fold_boxes import (
@@ -48,7 +49,6 @@ class Context:
         self.tape = tape
         self.inputs = inputs
         self.uses: list[int] = found["uses"] if "uses" in found else uses_of(tape)
-        self.leaf = [not ins for ins in inputs]
         trees: list[SumTree] = found["trees"] if "trees" in found else sum_trees(tape, self.uses)
         self.sum_at = {t.top: t for t in trees}
         self.prefixes: dict[tuple[str, int], str] = {}
@@ -112,7 +112,7 @@ def _no_sums_or_leaf_groups(ctx: Context, members: list[int], cap: int) -> bool:
     """At most ``cap`` members, no long sum's top among them and too few leaves for a leaf group: then
     ``_sums_within`` and ``_leaves_within`` find nothing in them, whatever else is taken out."""
     return (len(members) <= cap and ctx.sum_at.keys().isdisjoint(members)
-            and sum(map(ctx.leaf.__getitem__, members)) < MIN_LEAF_GROUP)
+            and sum(map(not_, map(ctx.inputs.__getitem__, members))) < MIN_LEAF_GROUP)
 
 
 def _sub_modules(ctx: Context, members: list[int], depth: int) -> list[Spec]:
@@ -170,8 +170,8 @@ def _leaves_within(ctx: Context, free: set[int], inside: set[int], specs: list[S
     """``MIN_LEAF_GROUP`` or more leaves among ``free`` that feed the same units of the group ``inside`` (a
     node, or one of the groups ``specs``, which ``grouped`` gives per member; a use outside the group counts
     as one unit, "outside"), as one group each."""
-    uses, is_leaf = ctx.uses, ctx.leaf
-    free_leaves = set(compress(free, map(is_leaf.__getitem__, free)))
+    uses, inputs = ctx.uses, ctx.inputs
+    free_leaves = {c for c in free if not inputs[c]}
     if len(free_leaves) < MIN_LEAF_GROUP:     # too few leaves for any group: no walk
         return []
     number = {id(s): -2 - k for k, s in enumerate(specs)}       # a group's unit: -2, -3, ... (-1 is "outside")
@@ -219,10 +219,9 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], gr
     inner: Counter[int] = Counter()                 # uses from inside the group, of the members counted so far
     end, size = len(members), 64
     while end > 0:
-        chunk = members[max(0, end - size):end][::-1]
-        end, size = end - size, size * 2
-        inner.update(chain.from_iterable(map(inputs.__getitem__, chunk)))
-        for i in chunk:
+        start = max(0, end - size)
+        inner.update(chain.from_iterable(map(inputs.__getitem__, islice(members, start, end))))
+        for i in map(members.__getitem__, range(end - 1, start - 1, -1)):
             if i == root or uses[i] > inner.get(i, 0):
                 outputs.append(i)
                 u = grouped.get(i)
@@ -235,6 +234,7 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], gr
                     left -= 1
                 if not left:                # every unit met: the rest of the walk adds nothing
                     return order
+        end, size = start, size * 2
     # Every output met and units left: on breadth first, from the outputs over inputs inside the group.
     pending = inside.difference(outputs)    # members not met yet
     queue, met_first = outputs, len(outputs)

@@ -94,7 +94,7 @@ class _Inputs(Sequence[tuple[int, ...]]):
         tape = self._tape
         tuples = tape._tuples() if tape._tuples is not None else None
         if tuples is None:
-            s, flat = tape.starts.tolist(), tuple(tape.flat.tolist())     # a slice of a tuple is a tuple, made once
+            s, flat = tape.starts.tolist(), tuple(tape.flat)     # a slice of a tuple is a tuple, made once
             tuples = _Tuples([flat[a:b] for a, b in zip(s, islice(s, 1, None))])
             tape._tuples = weakref.ref(tuples)
         self._tuples = tuples
