@@ -5,7 +5,7 @@ pytest; scripts such as tests/vectors/generate.py put it there)."""
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from micrograd_widget.engine import Value
@@ -62,6 +62,15 @@ def fold_of(view: Mapping[str, Any]) -> list[int]:
     raw = bytes(view["fold_of"])
     assert len(raw) % 4 == 0, f"fold_of is {len(raw)} bytes, not whole Int32s"
     return list(struct.unpack(f"<{len(raw) // 4}i", raw))
+
+
+def box_outputs(inputs: Sequence[Sequence[int]], root: int, boxes: Sequence[int]) -> set[int]:
+    """The nodes inside closed boxes that a node outside their box uses, and the root when it is inside one (per
+    node ``boxes``: its closed box, -1 drawn): what makes a box's "one output"."""
+    used = {c for i, ins in enumerate(inputs) for c in ins if boxes[c] >= 0 and boxes[c] != boxes[i]}
+    if boxes[root] >= 0:
+        used.add(root)
+    return used
 
 
 def small_moons(hidden: int = 16, points: int = 3) -> Value:

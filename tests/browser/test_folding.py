@@ -9,7 +9,7 @@ import random
 import re
 
 import pytest
-from builders import fold_of, nonfinite_grads, sum_of_squares
+from builders import box_outputs, fold_of, nonfinite_grads, sum_of_squares
 
 from micrograd_widget.colors import FOLD_COLOR
 from micrograd_widget.dot import box_max, grad_color, grad_scale, graph_view
@@ -93,11 +93,7 @@ def expected_box_numbers(tape: Tape, view: dict, output: int) -> dict[str, dict[
     used by a node outside the box, or the root), else the largest |grad| among its members (the output left out;
     nan, then inf, beat any finite one: dot.box_max), with the picture's precision (4)."""
     boxes = fold_of(view)
-    used = set()
-    for i, ins in enumerate(tape.inputs):
-        used.update(c for c in ins if boxes[c] >= 0 and boxes[c] != boxes[i])
-    if boxes[tape.root] >= 0:
-        used.add(tape.root)
+    used = box_outputs(tape.inputs, tape.root, boxes)
     out: dict[str, dict[str, str]] = {}
     for k, box in enumerate(view["folds"]):
         members = [i for i in range(len(tape)) if boxes[i] == k]

@@ -11,7 +11,7 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
-from builders import fold_of, sum_of_squares
+from builders import box_outputs, fold_of, sum_of_squares
 from playwright.sync_api import expect
 
 from micrograd_widget.dot import format_number, grad_color, grad_scale
@@ -226,11 +226,7 @@ def expected_boxes(tape: Tape, view: dict, output: int, reached: dict[int, float
     has none. Its fill is that largest member's grad on the picture's colour scale, which leaves out the output and
     every node not reached (white: none reached)."""
     boxes = fold_of(view)
-    used = set()
-    for i, ins in enumerate(tape.inputs):
-        used.update(c for c in ins if boxes[c] >= 0 and boxes[c] != boxes[i])
-    if boxes[tape.root] >= 0:
-        used.add(tape.root)
+    used = box_outputs(tape.inputs, tape.root, boxes)
     best: dict[int, int] = {}
     for i, g in sorted(reached.items()):  # node order: the first member wins a tie, as in the view
         k = boxes[i]
