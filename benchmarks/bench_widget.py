@@ -9,6 +9,12 @@ measured in the same page, is what the widget avoids doing per slider frame: a f
 graph (Graphviz layout of the same DOT, SVG insertion, sliders) until the new view is ready and painted.
 Targets (issue 4): 1,000 nodes under one frame (16 ms), folded moons under 100 ms.
 
+Construction, without a browser: ``GraphWidget(root)`` on micrograd's moons loss (65,818 nodes; what a learner
+waits for each time such a graph is displayed, explore() and %load_ext included), as a ratio to
+``Tape.from_value(root)`` + ``backward()`` on the same graph, timed in alternating blocks of the same run: the
+least any live picture of the graph does (freeze it, differentiate it once), and the baseline of the 1,000,000-op
+rows below. Printed with it, for where the time goes: the fold hierarchy alone (fold_tree.build_tree).
+
 Memory (issue 12), measured first and without a browser: the bytes an open widget costs beyond its graph
 (tracemalloc around GraphWidget(root) after a full GC) on the Decisions' graph (20,000 leaves, sum(x*x),
 60,001 nodes) and on the moons loss, per node (target <= ~150 B), and the size of its saved state as
@@ -37,16 +43,19 @@ from browser.mgw_browser.fake_model import open_view  # noqa: E402
 from browser.mgw_browser.graphs import chain_graph, moons_loss  # noqa: E402
 from browser.mgw_browser.http import STATIC_DIR, StaticServer  # noqa: E402
 from chain_scale import measure, row  # noqa: E402
-from common import traced_bytes  # noqa: E402
+from common import ms, summary, time_runs, traced_bytes  # noqa: E402
 from ipywidgets.widgets.widget import _remove_buffers  # noqa: E402
 
 from micrograd_widget.engine import Value  # noqa: E402
+from micrograd_widget.fold_tree import build_tree  # noqa: E402
 from micrograd_widget.tape import Tape  # noqa: E402
 from micrograd_widget.widget import GraphWidget  # noqa: E402
 
 SLIDER_FRAMES = 40
 RERENDERS = 5
 RERENDERS_LARGE = 3
+CONSTRUCTION_ROUNDS = 3      # alternating blocks of the widget and the baseline
+CONSTRUCTION_REPEATS = 3     # runs per block
 
 # Times `n` slider 'input' events on leaf `leaf`, alternating between the slider's ends, in ms: until the output
 # node's shown data changes (dom), and until the frame showing it has been painted (frame). Each input is
@@ -183,10 +192,31 @@ def _memory(name: str, root: Value) -> None:
     widget.close()
 
 
+def construction(name: str, root: Value) -> None:
+    """``GraphWidget(root)``'s construction time against ``Tape.from_value(root)`` + ``backward()`` (blocks of each
+    in turn, GC on), and the fold hierarchy's share."""
+    t_widget: list[float] = []
+    t_base: list[float] = []
+    for _ in range(CONSTRUCTION_ROUNDS):
+        t_base += time_runs(lambda: Tape.from_value(root).backward(), CONSTRUCTION_REPEATS)
+        t_widget += time_runs(lambda: GraphWidget(root).close(), CONSTRUCTION_REPEATS)
+    tape = Tape.from_value(root)
+    with tape.shared_inputs():      # as the widget builds it: every node's inputs made into tuples once, before
+        mt = summary(time_runs(lambda: build_tree(tape, 250), CONSTRUCTION_REPEATS))[0]
+    (mw, lw), (mb, lb) = summary(t_widget), summary(t_base)
+    print(f"{name}: {len(tape):,} nodes")
+    print(f"  GraphWidget(root)               median {ms(mw)}   min {ms(lw)}")
+    print(f"  Tape.from_value + backward      median {ms(mb)}   min {ms(lb)}   (baseline, same run)")
+    print(f"  construction / baseline         median x{mw / mb:.2f}   min vs min x{lw / lb:.2f}")
+    print(f"  of which the fold hierarchy     median {ms(mt)}   ({mt / mw:.0%} of the construction)")
+
+
 def main() -> None:
     GraphWidget(_sum_of_squares(10)).close()  # first-use costs (imports, caches) are not a widget's
+    moons = moons_loss()
+    construction("construction, moons loss", moons)
     _memory("memory, sum(x*x) of 20,000 leaves", _sum_of_squares())
-    _memory("memory, moons loss", moons_loss())
+    _memory("memory, moons loss", moons)
     widget = measure("widget")  # issue 12: within 3x of Tape.from_value + backward on the same chain
     print(row(widget))
     print(f"        synced/saved state {(widget['state_json'] + widget['state_buffers']) / 1e6:.1f} MB (JSON "
