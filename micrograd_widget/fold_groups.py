@@ -218,21 +218,28 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], gr
     outputs: list[int] = []
     inner: Counter[int] = Counter()                 # uses from inside the group, of the members counted so far
     end, size = len(members), 64
+
+    def meet(i: int) -> bool:
+        """Put member i's unit in the order unless it was met; True once every unit is met."""
+        nonlocal left
+        u = grouped.get(i)
+        if u is None:
+            order.append(i)
+        elif id(u) not in met:
+            met.add(id(u))
+            order.append(u)
+        else:
+            return False
+        left -= 1
+        return not left
+
     while end > 0:
         start = max(0, end - size)
         inner.update(chain.from_iterable(map(inputs.__getitem__, islice(members, start, end))))
         for i in map(members.__getitem__, range(end - 1, start - 1, -1)):
             if i == root or uses[i] > inner.get(i, 0):
                 outputs.append(i)
-                u = grouped.get(i)
-                if u is None:
-                    order.append(i)
-                    left -= 1
-                elif id(u) not in met:
-                    met.add(id(u))
-                    order.append(u)
-                    left -= 1
-                if not left:                # every unit met: the rest of the walk adds nothing
+                if meet(i):                 # every unit met: the rest of the walk adds nothing
                     return order
         end, size = start, size * 2
     # Every output met and units left: on breadth first, from the outputs over inputs inside the group.
@@ -244,15 +251,7 @@ def _nearest_output_first(ctx: Context, members: list[int], inside: set[int], gr
                 pending.remove(c)
                 queue.append(c)
     for i in islice(queue, met_first, None):    # the loop reads what it appends
-        u = grouped.get(i)
-        if u is None:
-            order.append(i)
-            left -= 1
-        elif id(u) not in met:
-            met.add(id(u))
-            order.append(u)
-            left -= 1
-        if not left:
+        if meet(i):
             break
         for c in inputs[i]:
             if c in pending:
