@@ -127,21 +127,28 @@ class GraphWidgetView {
     on("change:data", () => this.onKernelNumbers());
     on("change:grad", () => this.onKernelNumbers());
     on("change:error", () => this.onKernelError());
-    on("change:precision", () => this.repaint());
+    // A folded picture is the view's own (js/fold.js writes its DOT from the open set and drawOptions()): it is laid
+    // out again when one of those traits changes. The kernel's `dot` (Python redraws it on every change of `opened`
+    // and of a drawing option, for the static picture) is drawn only when the graph does not fold; there a new one
+    // follows each option. The output is marked in place (markOutput), as without folding.
+    const folded = () => this.folding && this.relayout();
+    on("change:precision", () => {
+      this.repaint();
+      folded();
+    });
     on("change:color", () => {
       this.fillLegend();
       this.repaint();
+      folded();
     });
-    on("change:dot", () => this.layout());
-    on("change:rankdir", () => this.folding && this.layout()); // without folding, the kernel's new dot follows
-    on("change:opened", () => {
-      if (this.folding && this.folding.receive()) this.layout();
-    });
+    on("change:rankdir", folded);
+    on("change:dot", () => this.folding || this.layout());
+    on("change:opened", () => this.folding && this.folding.receive() && this.relayout());
     on("change:folds", () => {
       if (this.folding) this.folding.stopEarly(); // its early layouts are of the old hierarchy
       this.folding = Folding.of(this.model, this.tape);
       this.foldControls.hidden = !this.folding;
-      this.layout();
+      this.relayout();
     });
     on("msg:custom", (msg, buffers) => {
       const gradcheck = this.inspector.gradcheck;
@@ -287,10 +294,23 @@ class GraphWidgetView {
   }
 
   /**
+   * A trait the picture is drawn from changed: lay it out again once the model has taken the whole update (one
+   * message from the kernel may change several: `folds` and `opened` for a new node budget, or two options), so the
+   * picture is planned once.
+   */
+  relayout() {
+    if (this.relayoutDue) return;
+    this.relayoutDue = true;
+    queueMicrotask(() => {
+      this.relayoutDue = false;
+      if (!this.destroyed) this.layout();
+    });
+  }
+
+  /**
    * Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). A layout
-   * of the same DOT already running is not started again but answered by it: in a kernel session Python answers
-   * each change of `opened` with that DOT (trait `dot`, for the static picture), which arrives while the view lays
-   * it out, and a second layout would replace the first (twice the Graphviz time, and Expand's focus move lost).
+   * of the same DOT already running is not started again but answered by it: a second layout would replace the
+   * first (twice the Graphviz time, and Expand's focus move lost).
    */
   layout() {
     let drawn;
@@ -315,8 +335,8 @@ class GraphWidgetView {
     const open = folding ? folding.open : null; // the open set this picture draws
     try {
       if (this.picture.bound && dot === this.picture.dot) { // nothing to lay out again: the picture shown is current
-        // A layout still running (of another open set) is dropped. A failure shown stays: this is also Python's DOT
-        // coming back after the open set went back to the picture shown; fold() clears it when the user asked.
+        // A layout still running (of another open set) is dropped. A failure shown stays: this is also Python (or
+        // another view) setting the open set back to the picture shown; fold() clears it when the user asked.
         this.picture.keep();
         if (folding) folding.drawn = open;
         return true;

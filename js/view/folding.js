@@ -17,6 +17,7 @@ const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG te
 // Graphviz up for whatever box is opened first. Smaller graphs open fast enough without it.
 export const SPECULATE_NODES = 10_000;
 const SPECULATE_IDLE = [2000, 1000]; // whenIdle's timeout, and its timer where the browser has no idle callbacks
+const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's User Timing name
 
 /** The open set as a sorted list of unique strings (order never matters to fold.js; equal sets compare equal). */
 export function canonicalOpen(open) {
@@ -53,8 +54,10 @@ export class Folding {
     return Number.isInteger(b) ? b : this.tree.budget;
   }
 
-  /** The DOT and the picture description (BoundPicture's `view`) of the open set. */
+  /** The DOT and the picture description (BoundPicture's `view`) of the open set; each is a User Timing measure
+   * PLAN_MEASURE on the page (the browser's profiler shows the main thread's time planning pictures). */
   draw(options, open = this.open) {
+    const start = performance.now();
     const { tape, tree } = this;
     const pic = fold.pictureFor(tape, tree, open);
     const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic }); // not folded twice (~100 ms on the moons loss)
@@ -66,6 +69,7 @@ export class Folding {
       const u = pic.unitOf[i];
       if (u >= n) foldOf[i] = boxOfGroup[u - n];
     }
+    performance.measure(PLAN_MEASURE, { start });
     return {
       dot,
       view: {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 
 import pytest
 from builders import box_outputs, fold_of, nonfinite_grads, sum_of_squares
@@ -19,6 +20,7 @@ from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
+from .mgw_browser.fake_model import kernel_message
 from .mgw_browser.jupyter import write_notebook
 from .mgw_browser.lab import cell_locator, marked_json, open_notebook, run_all, run_cell
 
@@ -372,3 +374,128 @@ def test_pythons_dot_arriving_while_expand_lays_out_does_not_lay_it_out_again(sh
     focused = guarded.page.evaluate("() => document.activeElement.closest('g.node')?.id ?? null")
     assert focused is not None and focused.startswith("n"), f"the focus is on {focused!r}, not a node of the box"
     assert Tape.from_value(loss).scopes[int(focused[1:].removesuffix("_op"))].startswith(NEURON), focused
+
+
+# ---------------------------------------------------------------- the folded picture is the view's own
+
+PLAN_MEASURE = "micrograd-widget: fold and write DOT"  # js/view/folding.js: each picture planned is one such measure
+# From now on, count the pictures the view plans (js/fold.js folds the open set and writes its DOT) and the layouts
+# it shows (a new <svg> in the graph box); window.__counted() reads both.
+_COUNT_FROM_NOW = f"""r => {{
+  const plans = () => performance.getEntriesByName({PLAN_MEASURE!r}).length;
+  const counted = {{ start: plans(), shown: 0 }};
+  new MutationObserver((records) => {{
+    for (const m of records) for (const n of m.addedNodes) if (n.nodeName === 'svg') counted.shown += 1;
+  }}).observe(r.querySelector('[data-role="graph"]'), {{ childList: true }});
+  window.__counted = () => ({{ plans: plans() - counted.start, shown: counted.shown }});
+  window.__deliver = async (messages) => {{  // the kernel's messages, one task apart (as a front end takes them)
+    for (const m of messages) {{
+      window.__mgw.model._receive(m);
+      await new Promise((ok) => setTimeout(ok, 0));
+    }}
+  }};
+}}"""
+_DELIVER = "messages => window.__deliver(messages)"
+
+
+def counted(view: WidgetDom, shown: int) -> dict:
+    """Plans and shown layouts since _COUNT_FROM_NOW, once `shown` layouts are shown and nothing more comes (a plan
+    or layout a change still caused would be counted within the wait)."""
+    poll(lambda: view.root.evaluate("r => [window.__counted().shown, r.querySelector('[data-role=\"graph\"]')"
+                                    ".hasAttribute('aria-busy')]"), lambda s: s[0] >= shown and not s[1],
+         f"{shown} layouts shown")
+    time.sleep(0.5)
+    return view.root.evaluate("() => window.__counted()")
+
+
+def pythons_answer(kernel: GraphWidget, *changed: str) -> list[dict]:
+    """What a kernel sends when `changed` traits of its widget changed: those traits (ipywidgets sends a trait before
+    its observers run), then the observer's new picture for the static output (`dot`, `view`)."""
+    return [kernel_message(kernel, list(changed)), kernel_message(kernel, ["dot", "view"])]
+
+
+@pytest.mark.parametrize("thread", ["worker", "main"])
+def test_pythons_dot_of_a_folded_picture_is_neither_planned_nor_laid_out(show, guarded, thread):
+    """In a kernel session Python answers each new `opened` with its DOT of that picture (traits `dot` and `view`, for
+    the static picture). A folded picture is the view's own: one Expand, or Collapse all, plans it once and shows
+    one layout, and Python's answer, arriving while the view lays out or after, plans and lays out nothing. With the
+    layout worker, the Expand's plan is the early layout's (the box pressed first); with none (`main`), its own."""
+    page = guarded.page
+    if thread == "main":
+        page.add_init_script("delete window.Worker;")
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    view = show(GraphWidget(loss))
+    kernel = GraphWidget(loss)
+    view.root.evaluate(_COUNT_FROM_NOW)
+    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{NEURON}"]').click()
+    kernel.opened = [NEURON]
+    in_flight = page.evaluate("""async ([key, messages]) => {
+      const root = document.querySelector('.mgw-root');
+      root.querySelector(`[data-role="inspector"][data-fold="${key}"] [data-action="expand"]`).click();
+      const laying = root.querySelector('[data-role="graph"] g.mgw-cluster') === null;
+      await window.__deliver(messages);  // the kernel's answer, while the view lays out
+      return laying;
+    }""", [NEURON, pythons_answer(kernel, "opened")])
+    assert in_flight, "the view's layout was done before Python's answer arrived: the test shows nothing"
+    assert counted(view, 1) == {"plans": 1, "shown": 1}
+    after = drawn(view)
+    assert sorted(after["nodes"]) == sorted(graph_view(tape, open_keys=[NEURON]).shown)
+    assert after["clusters"] == [NEURON]
+    view.root.locator('[data-action="collapse-all"]').click()
+    poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "collapse all")
+    kernel.opened = []
+    page.evaluate(_DELIVER, pythons_answer(kernel, "opened"))  # the kernel's answer, after the layout
+    assert counted(view, 2) == {"plans": 2, "shown": 2}
+    assert sorted(drawn(view)["nodes"]) == sorted(graph_view(tape).shown)
+
+
+# The SVG of the picture shown: where each edge starts and ends (its path's first and last point), the widest box of a
+# value node, the value nodes' data numbers as shown, and whether it has the colour legend.
+_PICTURE = """r => {
+  const svg = r.querySelector('[data-role="graph"] svg');
+  const ends = [...svg.querySelectorAll('g.edge path')].map((p) => {
+    const xy = p.getAttribute('d').match(/-?[0-9.]+,-?[0-9.]+/g).map((s) => s.split(',').map(Number));
+    return [xy[0], xy[xy.length - 1]];
+  });
+  const width = Math.max(...[...svg.querySelectorAll('g.node.mgw-value polygon')].map((p) => p.getBBox().width));
+  const data = Object.fromEntries([...svg.querySelectorAll('g.node.mgw-value')].map((g) =>
+    [g.id.slice(1), g.querySelector('[data-field="data"]').textContent]));
+  return { ends, width, data, legend: svg.querySelector('g#mgw-legend') !== null };
+}"""
+
+
+def flow(ends: list) -> str:
+    """Which way every edge runs in the SVG (y grows downwards): "LR" when each ends right of its start, "TB" when
+    each ends below it, else "mixed"."""
+    if all(end[0] > start[0] for start, end in ends):
+        return "LR"
+    return "TB" if all(end[1] > start[1] for start, end in ends) else "mixed"
+
+
+@pytest.mark.parametrize("changes", [{"precision": 7}, {"rankdir": "TB"}, {"color": False},
+                                     {"precision": 2, "rankdir": "TB", "color": False}],
+                         ids=["precision", "rankdir", "color", "all-in-one-message"])
+def test_a_drawing_option_set_in_python_lays_the_folded_picture_out_once_with_it(show, guarded, changes):
+    """Python sets drawing options (one message, as `with w.hold_sync():` sends them; then its own new DOT, which the
+    view does not draw): the folded picture is planned once and laid out once, with the new options, as Python's
+    static picture has them: the rank direction of the edges, the digits of the numbers, the colour legend."""
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    view = show(GraphWidget(loss))
+    kernel = GraphWidget(loss)
+    before = view.root.evaluate(_PICTURE)
+    assert flow(before["ends"]) == "LR" and before["legend"]
+    view.root.evaluate(_COUNT_FROM_NOW)
+    with kernel.hold_sync():
+        for name, value in changes.items():
+            setattr(kernel, name, value)
+    guarded.page.evaluate(_DELIVER, pythons_answer(kernel, *changes))
+    assert counted(view, 1) == {"plans": 1, "shown": 1}
+    after = view.root.evaluate(_PICTURE)
+    assert flow(after["ends"]) == kernel.rankdir
+    assert after["legend"] == ("mgw-legend" in kernel.dot)
+    assert after["data"] == {str(i): f"data {format_number(tape.data[i], kernel.precision)}" for i in
+                             graph_view(tape).shown}
+    if changes == {"precision": 7}:  # longer numbers, wider boxes
+        assert after["width"] > before["width"]

@@ -20,15 +20,25 @@ _counter = itertools.count()
 def widget_payload(root_or_widget: Any, **options: Any) -> dict[str, Any]:
     """The synced state of ``GraphWidget(root, **options)`` (or of a given widget) as the page loads it:
     JSON state with binary buffers split out (base64) at their paths, as a widget manager would deliver them."""
-    from ipywidgets.widgets.widget import _remove_buffers
-
     from micrograd_widget.widget import GraphWidget
 
     widget = root_or_widget if isinstance(root_or_widget, GraphWidget) else GraphWidget(root_or_widget, **options)
-    state = {k: v for k, v in widget.get_state().items() if k not in ("_esm", "_css")}
+    return _encoded({k: v for k, v in widget.get_state().items() if k not in ("_esm", "_css")})
+
+
+def _encoded(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` as the page reads it: JSON with its binary buffers split out (base64) at their paths."""
+    from ipywidgets.widgets.widget import _remove_buffers
+
     state, buffer_paths, buffers = _remove_buffers(state)
     return {"state": state, "buffer_paths": buffer_paths,
             "buffers": [base64.b64encode(bytes(b)).decode("ascii") for b in buffers]}
+
+
+def kernel_message(widget: Any, names: list[str]) -> dict[str, Any]:
+    """One update message from the kernel's ``widget`` holding its traits ``names``, for the page's model to take as
+    a widget manager does: ``window.__mgw.model._receive(message)`` (pages/fake_model.html)."""
+    return _encoded(widget.get_state(names))
 
 
 _assets_cache: dict[str, bytes] = {}
