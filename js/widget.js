@@ -6,6 +6,7 @@
 // other node has it, else its node id.
 //
 // The parts, one job each:
+//   view/drawing.js    what the picture draws (folded or the kernel's DOT), laid out once per picture; fold actions
 //   view/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place
 //   view/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout)
 //   view/download.js   export the picture as shown: SVG, PNG (2x), DOT
@@ -20,24 +21,22 @@
 //   stepper.js         the backprop stepper panel, its outlines and words
 // js/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
-import { backward, compileTape, forward, initialData, kernelNumbers, readBuffer } from "./tape.js";
+import { backward, compileTape, forward, initialData, kernelNumbers } from "./tape.js";
 import { h } from "./dom.js";
-import { ErrorBox, errorText } from "./errors.js";
+import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";
 import { Stepper, StepMarks, describeStep } from "./stepper.js";
 import { NodeNames } from "./view/names.js";
 import { Picture } from "./view/picture.js";
 import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
-import { Folding, SPECULATE_NODES } from "./view/folding.js";
+import { Folding } from "./view/folding.js";
+import { Drawing } from "./view/drawing.js";
 import { Search } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
-import { Download, unfoldedDot } from "./view/download.js";
+import { Download } from "./view/download.js";
 import { markOutput } from "./view/output-mark.js";
-
-// A fold box selected this long (its Expand button showing) has its expanded picture laid out early (worker only).
-const PREFETCH_MS = 150;
 
 function capitalize(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : text;
@@ -83,11 +82,11 @@ class GraphWidgetView {
     });
     this.folding = Folding.of(model, this.tape);
     this.picture = new Picture(this.root, this.names, (picked, action) => this.onPick(picked, action));
-    this.markPrefetched = (key) => this.picture.el.setAttribute("data-prefetched", key); // an early layout is in
+    this.drawing = new Drawing(this);
     this.inspector = new Inspector(this);
     this.download = new Download({
       svg: () => (this.picture.bound ? this.picture.bound.flushNumbers() : null), // out-of-sight numbers too
-      dot: () => this.exportDot(),
+      dot: () => this.drawing.exportDot(),
       label: () => this.tape.labels[this.output],
       errors: this.errors,
     });
@@ -117,7 +116,7 @@ class GraphWidgetView {
     if (this.mode === "kernel") this.toolbar.setStatus(`${this.tape.reason}.`);
     if (this.mode === "browser") this.recompute();
     this.listen();
-    this.layout();
+    this.drawing.layout();
   }
 
   listen() {
@@ -127,11 +126,11 @@ class GraphWidgetView {
     on("change:data", () => this.onKernelNumbers());
     on("change:grad", () => this.onKernelNumbers());
     on("change:error", () => this.onKernelError());
-    // A folded picture is the view's own (js/fold.js writes its DOT from the open set and drawOptions()): it is laid
-    // out again when one of those traits changes. The kernel's `dot` (Python redraws it on every change of `opened`
-    // and of a drawing option, for the static picture) is drawn only when the graph does not fold; there a new one
-    // follows each option. The output is marked in place (markOutput), as without folding.
-    const folded = () => this.folding && this.relayout();
+    // A folded picture is the view's own (js/fold.js writes its DOT from the open set and view/drawing.js's
+    // drawOptions()): it is laid out again when one of those traits changes. The kernel's `dot` (Python redraws it on
+    // every change of `opened` and of a drawing option, for the static picture) is drawn only when the graph does not
+    // fold; there a new one follows each option. The output is marked in place (markOutput), as without folding.
+    const folded = () => this.folding && this.drawing.relayout();
     on("change:precision", () => {
       this.repaint();
       folded();
@@ -142,13 +141,13 @@ class GraphWidgetView {
       folded();
     });
     on("change:rankdir", folded);
-    on("change:dot", () => this.folding || this.layout());
-    on("change:opened", () => this.folding && this.folding.receive() && this.relayout());
+    on("change:dot", () => this.folding || this.drawing.layout());
+    on("change:opened", () => this.folding && this.folding.receive() && this.drawing.relayout());
     on("change:folds", () => {
       if (this.folding) this.folding.stopEarly(); // its early layouts are of the old hierarchy
       this.folding = Folding.of(this.model, this.tape);
       this.foldControls.hidden = !this.folding;
-      this.relayout();
+      this.drawing.relayout();
     });
     on("msg:custom", (msg, buffers) => {
       const gradcheck = this.inspector.gradcheck;
@@ -181,7 +180,7 @@ class GraphWidgetView {
    */
   async reveal(i) {
     if (!this.folding || !this.folding.reveal(i)) return false;
-    return this.layout();
+    return this.drawing.layout();
   }
 
   // ------------------------------------------------------------------ fold boxes (view/folding.js)
@@ -190,61 +189,27 @@ class GraphWidgetView {
   onPick(picked, action) {
     const folding = this.folding;
     if (action === "intent") { // opening it is likely next: lay its opened picture out early (at once)
-      if (picked.fold && picked.fold.key) this.prefetchExpand(picked.fold.key, 0);
+      if (picked.fold && picked.fold.key) this.drawing.prefetchExpand(picked.fold.key, 0);
       return;
     }
     if (picked.fold) {
       const around = folding ? folding.openGroupOfGroup(picked.fold.group) : null;
-      if (action === "expand" && folding && picked.fold.key) this.fold("expand", picked.fold.key);
-      else if (action === "collapse" && around !== null) this.fold("collapse", around);
+      if (action === "expand" && folding && picked.fold.key) this.drawing.fold("expand", picked.fold.key);
+      else if (action === "collapse" && around !== null) this.drawing.fold("collapse", around);
       else if (action !== "collapse") this.inspector.inspectFold(picked.fold);
     } else if (picked.cluster) {
-      if (action === "collapse") this.fold("collapse", picked.cluster.key);
+      if (action === "collapse") this.drawing.fold("collapse", picked.cluster.key);
       else if (action === "inspect") this.inspector.inspectCluster(picked.cluster);
     } else if (action === "collapse") {
       const around = folding ? folding.openGroupOfNode(picked.node) : null;
-      if (around !== null) this.fold("collapse", around);
+      if (around !== null) this.drawing.fold("collapse", around);
     } else if (action === "inspect") this.inspector.inspect(picked.node);
-  }
-
-  /**
-   * Change the open set ("expand" / "collapse" `key`, "expand-all", "collapse-all"), tell the model, lay out the
-   * new picture (the old one stays until it is ready), then inspect and focus what the action made.
-   */
-  async fold(action, key) {
-    const folding = this.folding;
-    if (!folding) return false;
-    const changed = action === "expand" ? folding.expand(key) : action === "collapse" ? folding.collapse(key)
-      : action === "expand-all" ? folding.expandAll() : action === "collapse-all" ? folding.set([]) : false;
-    if (!changed) {
-      if (action === "expand") this.toolbar.setStatus("That box does not fit in the node budget beside what is open: collapse a box or raise node_budget.");
-      // back to the picture shown after a failed one (Collapse all once the open set went back): the error is over
-      else if (this.errors.has("layout") && (await this.layout())) this.errors.clearFailure("layout");
-      return false;
-    }
-    if (!(await this.layout())) return false;
-    this.errors.clearFailure("layout"); // also when the user went back to the picture shown (nothing laid out)
-    const bound = this.picture.bound;
-    if (action === "expand" && bound.clusters.has(key)) {
-      const g = bound.clusters.get(key);
-      this.inspector.inspectCluster(bound.targets.get(g).cluster);
-      // Graphviz draws a cluster's frame apart from its nodes: the first node or closed box drawn inside it
-      const first = [...this.picture.el.querySelectorAll("svg g.node[tabindex]")]
-        .find((el) => folding.holds(key, bound.targets.get(el)));
-      if (first) first.focus({ preventScroll: true });
-    } else if (action === "collapse") {
-      const fold = bound.folds.list.find((f) => f.key === key);
-      const k = fold ? bound.folds.list.indexOf(fold) : -1;
-      if (fold) this.inspector.inspectFold(fold);
-      if (k >= 0 && bound.outline.foldGroups[k]) bound.outline.foldGroups[k].focus({ preventScroll: true });
-    }
-    return true;
   }
 
   foldToolbarButton(action, text, title) {
     const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
     b.title = title;
-    b.addEventListener("click", () => this.fold(action, null));
+    b.addEventListener("click", () => this.drawing.fold(action, null));
     return b;
   }
 
@@ -260,124 +225,16 @@ class GraphWidgetView {
     }
   }
 
-  /** What to draw: js/fold.js's picture of the open set when the graph folds, else the kernel's DOT. */
-  drawing() {
-    const view = this.model.get("view") || {};
-    if (!this.folding) { // the kernel's picture; its fold_of (an Int32 buffer) read once per picture, for BoundPicture
-      return { dot: this.model.get("dot"), view: { ...view, fold_of: readBuffer(view.fold_of ?? new Int32Array(0), "int32", "view.fold_of") } };
-    }
-    return this.folding.drawing(this.drawOptions());
-  }
-
-  /** The inspector shows fold box `key` with its Expand button (or the box was pressed or kept the focus): lay out
-   * its expanded picture early (after `delay` ms, debounced; in the layout worker only), so Expand (button,
-   * double-click, +) need not wait for Graphviz. */
-  prefetchExpand(key, delay = PREFETCH_MS) {
-    if (this.folding) this.folding.prefetchSoon(key, delay, () => this.drawOptions(), this.markPrefetched);
-  }
-
-  /** js/fold.js's DOT options for the numbers held now (`grad`: every node's grad, default this.grad). */
-  drawOptions(grad = this.grad) {
-    return {
-      precision: this.model.get("precision"), rankdir: this.model.get("rankdir"), color: this.model.get("color") !== false,
-      output: this.output, palette: (this.model.get("view") || {}).palette, data: this.data, grad,
-    };
-  }
-
-  /** The DOT download: the picture shown, written for the numbers painted now (stepping: the stepper's partial
-   * grads, a grad not reached yet written as the picture shows it). */
-  exportDot() {
-    const st = this.stepper;
-    const options = st ? { ...this.drawOptions(st.grad), reachedAt: st.steps.reachedAt, step: st.k } : this.drawOptions();
-    return !this.picture.bound ? "" : this.folding ? this.folding.draw(options).dot
-      : unfoldedDot(this.tape, this.model.get("folds"), options) ?? this.picture.dot;
-  }
-
-  /**
-   * A trait the picture is drawn from changed: lay it out again once the model has taken the whole update (one
-   * message from the kernel may change several: `folds` and `opened` for a new node budget, or two options), so the
-   * picture is planned once.
-   */
-  relayout() {
-    if (this.relayoutDue) return;
-    this.relayoutDue = true;
-    queueMicrotask(() => {
-      this.relayoutDue = false;
-      if (!this.destroyed) this.layout();
-    });
-  }
-
-  /**
-   * Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). A layout
-   * of the same DOT already running is not started again but answered by it: a second layout would replace the
-   * first (twice the Graphviz time, and Expand's focus move lost).
-   */
-  layout() {
-    let drawn;
-    try {
-      drawn = this.drawing();
-    } catch (err) {
-      if (!this.destroyed) this.layoutFailed(err);
-      return Promise.resolve(false);
-    }
-    if (this.laying && this.laying.dot === drawn.dot) return this.laying.done;
-    const done = this.showDrawing(drawn);
-    const laying = { dot: drawn.dot, done };
-    this.laying = laying;
-    const over = () => { if (this.laying === laying) this.laying = null; };
-    done.then(over, over);
-    return done;
-  }
-
-  /** layout()'s work once the picture is drawn (js/fold.js's { dot, view, text }). */
-  async showDrawing({ dot, view, text }) {
-    const folding = this.folding;
-    const open = folding ? folding.open : null; // the open set this picture draws
-    try {
-      if (this.picture.bound && dot === this.picture.dot) { // nothing to lay out again: the picture shown is current
-        // A layout still running (of another open set) is dropped. A failure shown stays: this is also Python (or
-        // another view) setting the open set back to the picture shown; fold() clears it when the user asked.
-        this.picture.keep();
-        if (folding) folding.drawn = open;
-        return true;
-      }
-      if (!(await this.picture.layout(dot, view, text))) return false;
-      if (folding) folding.drawn = open;
-      this.marks.show(this.stepper, this.picture.bound);
-      markOutput(this.picture.bound, this.output);
-      this.search.rebind();
-      this.toolbar.fillOutputOptions(this.picture.bound.shown, this.tape.root, this.output);
-      this.leaves.showFirst(this.picture.bound.shownSet);
-      this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
-      this.paint();
-      this.errors.clearFailure("layout");
-      this.root.setAttribute("data-state", "ready");
-      if (!this.speculated && this.folding && this.tape.n >= SPECULATE_NODES) { // view/folding.js
-        this.speculated = true;
-        this.folding.prefetchLikeliest(this.root, this.picture.bound.folds.list, () => this.drawOptions(), this.markPrefetched);
-      }
-      return true;
-    } catch (err) {
-      if (!this.destroyed) this.layoutFailed(err);
-      return false;
-    }
-  }
-
-  /**
-   * A new picture could not be laid out (a Graphviz error, the layout worker's watchdog, a picture too large): the
-   * picture shown stays, the open set goes back to the one it draws (the model is told, so Python agrees), and the
-   * error says what happened; the next picture laid out, or the user going back to the one shown (fold()), clears it.
-   * With no picture yet, the view could not start.
-   */
-  layoutFailed(err) {
-    if (!this.picture.bound) {
-      this.errors.showFailure("layout", `The widget could not start: ${errorText(err)}`);
-      return;
-    }
-    const folding = this.folding;
-    const back = folding && folding.drawn && folding.set(folding.drawn);
-    this.errors.showFailure("layout", `The widget could not draw the new picture: ${errorText(err).replace(/\.$/, "")}. `
-      + `It still shows the picture before${back ? ", and the boxes opened for the new one are closed again" : ""}.`);
+  /** A new picture is shown (view/drawing.js): its marks, output mark, leaves and numbers; `view` describes it. */
+  pictureShown(view) {
+    const bound = this.picture.bound;
+    this.marks.show(this.stepper, bound);
+    markOutput(bound, this.output);
+    this.search.rebind();
+    this.toolbar.fillOutputOptions(bound.shown, this.tape.root, this.output);
+    this.leaves.showFirst(bound.shownSet);
+    this.toolbar.setStatus(view.message ? capitalize(view.message) + "." : this.mode === "kernel" ? `${this.tape.reason}.` : "");
+    this.paint();
   }
 
   // ------------------------------------------------------------------ one frame

@@ -43,7 +43,7 @@ export class Folding {
     this.tape = tape;
     this.tree = tree;
     this.open = canonicalOpen(model.get("opened"));
-    this.drawn = null; // the open set of the picture shown (widget.js sets it), where a failed layout goes back to
+    this.drawn = null; // the open set of the picture shown (view/drawing.js sets it), where a failed layout goes back to
     this.early = []; // pictures laid out before they were asked for: { id, drawn: { dot, view }, text, signal }
     this.soon = null; // the prefetch scheduled by prefetchSoon: { key, at, timer }
     this.stopLikeliest = null; // cancels prefetchLikeliest's wait

@@ -7,7 +7,8 @@ import { GradcheckPanel } from "../gradcheck.js";
 import { inputsOf, opOf } from "../tape.js";
 
 export class Inspector {
-  /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `chooseOutput(i)`. */
+  /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `folding`, `chooseOutput(i)`,
+   * `trace(direction, i)`, and `drawing` (view/drawing.js: `fold(action, key)`, `prefetchExpand(key)`). */
   constructor(view) {
     this.view = view;
     this.node = null; // the node shown, or null
@@ -117,7 +118,7 @@ export class Inspector {
       const around = folding.openGroupOfGroup(fold.group);
       if (around !== null) actions.append(this.foldButton("collapse", "Collapse", around));
       parts.push(actions);
-      if (!folding.isOpen(fold.key)) this.view.prefetchExpand(fold.key); // Expand is likely next: lay it out early
+      if (!folding.isOpen(fold.key)) this.view.drawing.prefetchExpand(fold.key); // Expand is likely next: lay it out early
     }
     this.el.replaceChildren(...parts);
     this.el.removeAttribute("data-node");
@@ -146,7 +147,7 @@ export class Inspector {
     };
     const b = h("button", { type: "button", className: "mgw-button", "data-action": action, "data-lm-suppress-shortcuts": "true", text });
     b.title = titles[action];
-    b.addEventListener("click", () => this.view.fold(action, key));
+    b.addEventListener("click", () => this.view.drawing.fold(action, key));
     return b;
   }
 
