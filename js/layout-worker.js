@@ -8,7 +8,8 @@
 // a picture too deep for it on the main thread. Views hold it (holdLayoutWorker); unheld, it closes when idle.
 // A watchdog stops a layout that runs too long (jobMs): Graphviz cannot be interrupted, so the worker is terminated,
 // that job fails with what to do, and the jobs queued behind it go to a fresh worker (never to the main thread,
-// which a pathological layout would freeze).
+// which a pathological layout would freeze). A layout a view waits for is held at most YIELD_MS by one nobody
+// waits for any more (an early layout, or a picture replaced since it was sent): that one is dropped the same way.
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
 
@@ -19,6 +20,11 @@ const IDLE_MS = 10_000; // a worker with no view left is closed after this long
 // by a message (fold more) than by a page whose every later layout, of every view, waits behind this one.
 const JOB_MS = 60_000;
 const limits = { idleMs: IDLE_MS, jobMs: JOB_MS };
+// A view's layout waits this long at most behind one nobody waits for. An early layout of a large picture can take
+// tens of seconds (the moons loss at node_budget=2000: its largest box opened runs past the watchdog), and opening a
+// small box meanwhile waited for all of it; a fresh worker costs a compile of Graphviz (~0.1-0.3 s), so a short
+// early layout is let finish.
+const YIELD_MS = 500;
 
 /**
  * The worker's time limits, for hosts and tests: `idleMs`, how long a worker no view holds stays open (default
@@ -71,6 +77,7 @@ let nextId = 0;
 let users = 0;
 let idleTimer = 0;
 let last = "main"; // where the last finished layout ran
+let yielding = null; // the running job nobody waits for, due to be dropped for a waiting one: { job, timer }
 
 /** Where the last layout ran: "worker" or "main". */
 export function lastLayoutThread() {
@@ -199,13 +206,48 @@ function pump() {
 /** The watchdog: `job` has run past limits.jobMs. Stop the worker, fail the job, start a fresh one for the rest. */
 function tooLong(job) {
   if (job !== running) return;
+  stopRunning();
+  job.reject(Object.assign(new Error(`Graphviz was stopped after laying out this picture for ${job.limitMs / 1000} s `
+    + "(a picture within the node budget takes a few seconds); draw fewer boxes: close opened boxes, or lower the "
+    + "node budget (explore(root, node_budget=100))"), { name: "LayoutTimeout" }));
+  startForTheRest();
+}
+
+/** Nobody waits for the running job (an early layout, or a picture replaced since it was sent; `signal.cancelled`)
+ * while a view waits for one queued behind it. */
+function needless(job) {
+  return job.low || job.cancelled;
+}
+
+/** A view's layout was queued: if the running job is needless, it is dropped in YIELD_MS unless it is over by then. */
+function yieldSoon() {
+  if (!running || !needless(running) || (yielding && yielding.job === running)) return;
+  const job = running;
+  clearTimeout(yielding?.timer);
+  yielding = { job, timer: setTimeout(() => {
+    yielding = null;
+    if (job !== running || !needless(job) || !waiting.some((w) => !needless(w))) return;
+    stopRunning();
+    job.resolve(null); // an early layout not made (the view lays it out when asked), or a picture nobody shows
+    startForTheRest();
+  }, YIELD_MS) };
+}
+
+/** Stop the worker and its running job's timers (the job is settled by the caller). */
+function stopRunning() {
+  clearTimeout(running.timer);
+  if (yielding && yielding.job === running) {
+    clearTimeout(yielding.timer);
+    yielding = null;
+  }
   worker.terminate();
   worker = null;
   state = "none";
   running = null;
-  job.reject(Object.assign(new Error(`Graphviz was stopped after laying out this picture for ${job.limitMs / 1000} s `
-    + "(a picture within the node budget takes a few seconds); draw fewer boxes: close opened boxes, or lower the "
-    + "node budget (explore(root, node_budget=100))"), { name: "LayoutTimeout" }));
+}
+
+/** After stopRunning: the jobs queued go to a fresh worker (none is started for nothing). */
+function startForTheRest() {
   if (!waiting.length) return; // the next layout starts a worker
   start();
   if (state === "gone") gone(); // no worker after all: they run on the main thread, as when none ever started
@@ -213,7 +255,8 @@ function tooLong(job) {
 
 /**
  * Lay `dot` out in the worker: a Promise of the SVG text, or null when there is no worker (lay it out here).
- * `low`: a prefetch, sent after every other job; `signal.cancelled` set before it is sent drops it (resolves null).
+ * `low`: a prefetch, sent after every other job; `signal.cancelled` set before it is sent drops it (resolves null),
+ * and set after, lets a view's layout queued behind it drop it too (YIELD_MS).
  */
 export function workerLayout(dot, { low = false, signal = null } = {}) {
   if (state === "none") start();
@@ -222,5 +265,6 @@ export function workerLayout(dot, { low = false, signal = null } = {}) {
     const job = { dot, low, resolve, reject, get cancelled() { return !!signal?.cancelled; } };
     waiting.push(job);
     pump();
+    if (!low) yieldSoon();
   });
 }

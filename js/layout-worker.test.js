@@ -162,17 +162,17 @@ test("the watchdog's limit is the one in force when the layout was sent; a prefe
   await settle();
   const first = workers.length - 1; // the worker laying it out (the last test's, still open)
   assert.equal(workers[first].sent.at(-1), "digraph { hang early }");
-  const view = watch(workerLayout("digraph { shown }"));
+  const next = watch(workerLayout("digraph { next early }", { low: true })); // no view waits: the watchdog's case
   layoutWorkerLimits({ jobMs: 60_000 }); // the running layout keeps its 5 s
   mock.timers.tick(4_999);
   await settle();
   assert.equal(early.outcome, null);
-  assert.equal(view.outcome, null, "waiting behind the prefetch");
+  assert.equal(next.outcome, null, "waiting behind the prefetch");
   mock.timers.tick(1);
   await settle();
   assert.equal(early.outcome.error.name, "LayoutTimeout");
   assert.match(early.outcome.error.message, /for 5 s/);
-  assert.deepEqual(view.outcome, { value: `${first + 1}:digraph { shown }` });
+  assert.deepEqual(next.outcome, { value: `${first + 1}:digraph { next early }` });
   assert.ok(workers[first].terminated && !workers[first + 1].terminated);
 });
 
@@ -191,4 +191,87 @@ test("a stopped layout with nothing behind it leaves no worker; the next layout 
   assert.equal(workers.length, first + 1, "no worker started for nothing");
   assert.equal(layoutThread(), "worker", "the next layout, an early one too, starts a worker");
   assert.equal(await workerLayout("digraph { next }"), `${first + 1}:digraph { next }`);
+});
+
+test("a view's layout waits at most 0.5 s behind an early layout: that one is dropped with its worker", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const release = holdLayoutWorker();
+  t.after(release);
+  await workerLayout("digraph { warm }");
+  const first = workers.length - 1;
+  const early = watch(layoutSVG("digraph { hang early }", { low: true }));
+  await settle();
+  assert.equal(workers[first].sent.at(-1), "digraph { hang early }");
+  const view = watch(layoutSVG("digraph { opened }")); // through graphviz.js, as the picture asks
+  const later = watch(workerLayout("digraph { later early }", { low: true }));
+  mock.timers.tick(499);
+  await settle();
+  assert.equal(view.outcome, null, "a short early layout is let finish");
+  assert.ok(!workers[first].terminated);
+  mock.timers.tick(1);
+  await settle();
+  assert.ok(workers[first].terminated, "Graphviz cannot be interrupted: its worker is stopped");
+  assert.deepEqual(early.outcome, { value: null }, "no early layout, no error: the view lays it out when asked");
+  assert.deepEqual(view.outcome, { value: `${first + 1}:digraph { opened }` }, "in a fresh worker");
+  assert.deepEqual(later.outcome, { value: `${first + 1}:digraph { later early }` }, "early layouts go on after it");
+  assert.equal(lastLayoutThread(), "worker");
+});
+
+test("an early layout over within 0.5 s is not dropped; nor is a view's layout the next view waits behind", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const release = holdLayoutWorker();
+  t.after(release);
+  await workerLayout("digraph { warm }");
+  const first = workers.length - 1;
+  const early = watch(workerLayout("digraph { early }", { low: true }));
+  const view = watch(workerLayout("digraph { opened }"));
+  await settle();
+  mock.timers.tick(500);
+  await settle();
+  assert.deepEqual(early.outcome, { value: `${first}:digraph { early }` });
+  assert.deepEqual(view.outcome, { value: `${first}:digraph { opened }` });
+  const shown = watch(workerLayout("digraph { hang shown }")); // a view waits for it: never dropped for another view
+  const other = watch(workerLayout("digraph { other }"));
+  mock.timers.tick(5_000);
+  await settle();
+  assert.equal(shown.outcome, null);
+  assert.equal(other.outcome, null, "one layout at a time, in order");
+  assert.ok(!workers[first].terminated);
+  mock.timers.tick(55_000); // the watchdog ends it
+  await settle();
+  assert.equal(shown.outcome.error.name, "LayoutTimeout");
+  assert.deepEqual(other.outcome, { value: `${first + 1}:digraph { other }` });
+});
+
+test("a picture replaced after its layout was sent (signal cancelled) is dropped for the one shown next", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const release = holdLayoutWorker();
+  t.after(release);
+  await workerLayout("digraph { warm }");
+  const first = workers.length - 1;
+  const signal = { cancelled: false };
+  const replaced = watch(layoutSVG("digraph { hang replaced }", { signal }));
+  await settle();
+  signal.cancelled = true; // the view asked for another picture
+  const next = watch(layoutSVG("digraph { next }", { signal: { cancelled: false } }));
+  mock.timers.tick(500);
+  await settle();
+  assert.ok(workers[first].terminated);
+  assert.deepEqual(replaced.outcome, { value: null }, "nobody shows it");
+  assert.deepEqual(next.outcome, { value: `${first + 1}:digraph { next }` });
+  const queued = { cancelled: false };
+  const skipped = watch(workerLayout("digraph { hang never sent }", { signal: queued }));
+  const shown = watch(workerLayout("digraph { shown }"));
+  await settle();
+  assert.equal(workers[first + 1].sent.at(-1), "digraph { hang never sent }");
+  queued.cancelled = true;
+  const last = watch(workerLayout("digraph { last }"));
+  mock.timers.tick(500);
+  await settle();
+  assert.deepEqual(skipped.outcome, { value: null });
+  assert.deepEqual(shown.outcome, { value: `${first + 2}:digraph { shown }` });
+  assert.deepEqual(last.outcome, { value: `${first + 2}:digraph { last }` });
 });

@@ -6,11 +6,13 @@ import { layoutSVG } from "./graphviz.js";
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document; `text`: a
- * Promise of its SVG text laid out already (a prefetch, view/folding.js) or of that text parsed (parseSVG), or null. */
-export async function layoutPicture(dot, text = null) {
+ * Promise of its SVG text laid out already (a prefetch, view/folding.js) or of that text parsed (parseSVG), or null;
+ * `signal.cancelled` set: nobody shows this picture any more (the layout worker may drop it: resolves null then). */
+export async function layoutPicture(dot, text = null, signal = null) {
   const early = await text;
   if (early && typeof early !== "string") return document.adoptNode(early);
-  return parsePicture(early ?? await layoutSVG(dot));
+  const svg = early ?? await layoutSVG(dot, { signal });
+  return svg === null ? null : parsePicture(svg);
 }
 
 /**

@@ -282,6 +282,7 @@ export class Picture {
     this.onPick = onPick;
     this.bound = null;
     this.generation = 0;
+    this.signal = { cancelled: false }; // the running layout's (replace())
     this.dot = ""; // the DOT the picture shown was laid out from (its numbers go stale; export-dot writes a fresh one)
     this.el = h("div", { className: "mgw-graph", "data-role": "graph", "data-lm-suppress-shortcuts": "true" },
       h("div", { className: "mgw-placeholder", text: "Laying out the graph\u2026" }));
@@ -308,13 +309,14 @@ export class Picture {
   /** Lay out `dot` (or take `text`, a Promise of its SVG text laid out early) and bind it; resolves true when
    * this picture is now shown (false: a newer layout won). */
   async layout(dot, view, text = null) {
-    const generation = ++this.generation;
+    const generation = this.replace();
+    const signal = this.signal;
     clearTimeout(this.busyTimer); // the old picture stays until the new one is ready
     this.busyTimer = setTimeout(() => this.el.setAttribute("aria-busy", "true"), BUSY_MS);
     try {
       const refused = layoutRefusal(view);
       if (refused) throw new Error(refused);
-      const svg = await layoutPicture(dot, text).catch((err) => {
+      const svg = await layoutPicture(dot, text, signal).catch((err) => {
         if (err instanceof RangeError) throw new Error(`Graphviz ran out of stack laying out this picture (${err.message}); draw fewer boxes with a smaller node budget`);
         throw err;
       });
@@ -342,7 +344,7 @@ export class Picture {
   /** The picture shown is the one wanted after all: a layout still running (of another picture) is dropped when it
    * ends, and the picture is no longer marked busy. */
   keep() {
-    this.generation += 1;
+    this.replace();
     clearTimeout(this.busyTimer);
     this.el.removeAttribute("aria-busy");
   }
@@ -360,8 +362,16 @@ export class Picture {
     }
   }
 
+  /** A newer layout (or none) replaces the one running: its worker job is dropped if the worker needs to (the
+   * signal, js/layout-worker.js). Returns the new generation. */
+  replace() {
+    this.signal.cancelled = true;
+    this.signal = { cancelled: false };
+    return ++this.generation;
+  }
+
   destroy() {
-    this.generation += 1;
+    this.replace();
     clearTimeout(this.busyTimer);
     clearTimeout(this.intentTimer);
     this.zoom.destroy();
