@@ -12,6 +12,9 @@ from __future__ import annotations
 import base64
 import os
 import re
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
-           "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES"]
+           "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES", "DOT_TIME_LIMIT"]
 
 INSTALL_HINT = (
     "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "
@@ -49,23 +52,49 @@ NSLIMIT = 8
 _LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
 
 
+# dot may run this long on one picture (its newrank retry included), then it is stopped, as the browser stops its
+# layout (js/layout-worker.js JOB_MS, 60 s): at the default node budget a picture lays out in a few seconds, and the
+# moons loss at node_budget=2000 after Expand all that fits ran for minutes in Debian's dot 2.43 and froze the kernel.
+# Read when a layout starts; tests set it lower.
+DOT_TIME_LIMIT = 60.0  # seconds
+_DOT = ["dot", "-Kdot", "-Tsvg"]  # what graphviz.Source(...).pipe(format="svg") runs
+
+
 def render_svg(view: GraphView) -> str:
     """The picture as SVG text, laid out by the kernel's ``dot`` with the browser's ``nslimit`` default (its
-    warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters;
-    raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed."""
+    warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters.
+    Raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed, ``graphviz.CalledProcessError`` when
+    dot fails, and ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds."""
+    limit = DOT_TIME_LIMIT
+    deadline = time.monotonic() + limit
     head, _, body = view.dot.partition("\n")
     try:
-        return _pipe(f"{head}\n\tgraph [nslimit={NSLIMIT}]\n{body}")
+        return _pipe(f"{head}\n\tgraph [nslimit={NSLIMIT}]\n{body}", deadline, limit)
     except graphviz.CalledProcessError as err:
         if not _LOST_EDGE.search(str(err.stderr or "")):
             raise
-    return _pipe(f"{head}\n\tgraph [newrank=true nslimit={NSLIMIT}]\n{body}")
+    return _pipe(f"{head}\n\tgraph [newrank=true nslimit={NSLIMIT}]\n{body}", deadline, limit)
 
 
-def _pipe(dot: str) -> str:
-    """``dot`` laid out as SVG by the kernel's Graphviz."""
-    svg: str = graphviz.Source(dot).pipe(format="svg", encoding="utf-8", quiet=True)
-    return svg
+def _pipe(dot: str, deadline: float, limit: float) -> str:
+    """``dot`` laid out as SVG by the kernel's Graphviz, its warnings dropped, the process killed at ``deadline``
+    (a ``time.monotonic()``; ``limit``: the seconds it allowed in all, for the message)."""
+    hidden = None  # on Windows: no console window flashes up, as with graphviz's own pipe
+    if sys.platform == "win32":
+        hidden = subprocess.STARTUPINFO(dwFlags=subprocess.STARTF_USESHOWWINDOW, wShowWindow=subprocess.SW_HIDE)
+    try:
+        done = subprocess.run(_DOT, input=dot, capture_output=True, encoding="utf-8", startupinfo=hidden,
+                              timeout=max(deadline - time.monotonic(), 0.0), check=False)
+    except FileNotFoundError as err:
+        raise graphviz.ExecutableNotFound(_DOT) from err
+    except subprocess.TimeoutExpired:  # subprocess.run has killed dot and waited for it
+        raise TimeoutError(
+            f"Graphviz's dot was stopped after laying out this picture for {limit:g} s (at the default node budget "
+            "a picture takes a few seconds); draw fewer boxes: close opened boxes, or lower the node budget "
+            "(node_budget=100)") from None
+    if done.returncode:
+        raise graphviz.CalledProcessError(done.returncode, _DOT, output=done.stdout, stderr=done.stderr)
+    return done.stdout
 
 
 def value_mimebundle(value: Value, *, precision: int = DEFAULT_OPTIONS["precision"],
@@ -113,16 +142,26 @@ def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = D
                                       color=color, output=output, open_keys=open_keys, tree=tree))
 
 
-def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = None) -> dict[str, str]:
+def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = None, *,
+                    table_if_stopped: bool = True) -> dict[str, str]:
     """A picture already planned (``graph_view``) as ``tape_mimebundle`` shows it; ``table()`` (default: ``view``)
     is the picture a table is drawn from. A widget's fallback passes the picture it drew for its view, kept without
     its fold boxes' members (~38 B per node), and plans it again only for a table (planning took ~1 s at
-    1,000,000 nodes)."""
+    1,000,000 nodes). ``table_if_stopped=False`` raises render_svg's ``TimeoutError`` instead of showing the table
+    when dot ran past ``DOT_TIME_LIMIT`` (save_html: the page's view would be stopped laying it out too)."""
     full = table or (lambda: view)
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound:
         return {"text/html": html_table(full(), INSTALL_HINT)}
+    except TimeoutError:
+        if not table_if_stopped:
+            raise
+        return {"text/html": html_table(
+            full(), f"Graphviz's <code>dot</code> was stopped after laying out this picture for {DOT_TIME_LIMIT:g} s "
+                  "(at the default node budget a picture takes a few seconds), so here is a table; for a picture, "
+                  "draw fewer boxes: close opened boxes, or lower the node budget "
+                  "(<code>%config MicrogradWidget.node_budget = 100</code>).")}
     except (graphviz.CalledProcessError, OSError) as err:
         reason = escape(clean_text(getattr(err, "stderr", None) or err, 300), "html")
         return {"text/html": html_table(full(), f"Graphviz's <code>dot</code> could not draw this graph ({reason}); "
@@ -181,7 +220,8 @@ def save_svg(root: Value, path: str | os.PathLike[str], *, output: Value | int |
     Graphviz ``dot``) and return the path. ``options`` are the drawing options (``precision``,
     ``rankdir``, ``node_budget``, ``color``; defaults as ``%config`` set them), ``output`` the node
     differentiated (a Value of the graph or a node id; default the root). ``GraphWidget.save_svg`` writes
-    a widget's picture as it is shown. Raises RuntimeError when ``dot`` is not installed."""
+    a widget's picture as it is shown. Raises RuntimeError when ``dot`` is not installed, TimeoutError when it
+    runs past ``DOT_TIME_LIMIT`` seconds."""
     if not isinstance(root, Value):
         raise TypeError(f"save_svg() takes a Value (the root of a graph), got {type(root).__name__}")
     settings = current_drawing_options()
@@ -193,7 +233,8 @@ def save_svg(root: Value, path: str | os.PathLike[str], *, output: Value | int |
 
 def write_svg(view: GraphView, path: str | os.PathLike[str]) -> Path:
     """Lay out ``view`` with ``dot`` and write the SVG to ``path`` atomically (a temporary file in the same
-    folder renamed into place: a failure leaves an existing file as it was)."""
+    folder renamed into place: a failure, a layout stopped at ``DOT_TIME_LIMIT`` included, leaves an existing
+    file as it was and no new one)."""
     target = Path(path)
     try:
         svg = render_svg(view)

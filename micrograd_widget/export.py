@@ -17,7 +17,7 @@ from typing import Any
 
 from ipywidgets.embed import dependency_state, embed_data, escape_script
 
-from .display import svg_html
+from .display import svg_html, view_mimebundle
 from .dot import escape
 from .engine import Value
 from .files import replace_file
@@ -79,6 +79,8 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
     The page opens offline in any modern browser; its sliders replay the graph in the browser. Graphs
     with user-defined ops show their numbers but need a kernel to change them. The page is written to a
     temporary file beside ``path`` and renamed into place, so a failure leaves an existing file untouched.
+    Raises TimeoutError when the kernel's ``dot`` was stopped laying out the page's static picture
+    (``display.DOT_TIME_LIMIT``).
     """
     target = Path(path)
     if isinstance(root_or_widget, GraphWidget):
@@ -115,9 +117,9 @@ def _write(widget: GraphWidget, target: Path, title: str) -> Path:
 
 def _static(widget: GraphWidget) -> str:
     """The widget's static picture as HTML for the page's ``<noscript>``: the SVG its fallback and save_svg lay out
-    (as an ``<img>`` of a base64 data URL: no markup of it is parsed), or the table when ``dot`` cannot draw it."""
-    shown = widget._repr_mimebundle_()
-    bundle = shown[0] if isinstance(shown, tuple) else shown or {}
+    (as an ``<img>`` of a base64 data URL: no markup of it is parsed), or the table when ``dot`` cannot draw it.
+    Raises TimeoutError when ``dot`` was stopped laying it out: the page's view would be stopped too."""
+    bundle = view_mimebundle(widget._drawing(), widget._plan, table_if_stopped=False)
     svg = bundle.get("image/svg+xml")
     if svg is not None:
         return svg_html(svg, "the graph, as the widget showed it when the page was saved")

@@ -156,7 +156,8 @@ class GraphWidget(anywidget.AnyWidget):
     def save_svg(self, path: str | os.PathLike[str]) -> Path:
         """Write the picture as this widget shows it (its numbers, output and drawing options) to ``path`` as
         an SVG file laid out by the kernel's Graphviz ``dot``; returns the path. Raises RuntimeError when
-        ``dot`` is not installed (the widget's SVG button needs no Graphviz)."""
+        ``dot`` is not installed (the widget's SVG button needs no Graphviz), TimeoutError when it runs past
+        ``display.DOT_TIME_LIMIT`` seconds."""
         from .display import write_svg
 
         return write_svg(self._drawing(), path)

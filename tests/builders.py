@@ -105,6 +105,12 @@ def lost_edge_moons() -> tuple[Value, int]:
     return small_moons(8), 120
 
 
+def slow_layout_moons() -> Value:
+    """micrograd's moons loss in smaller still (MLP(2, [4, 4, 1]) on 3 points, 334 nodes): drawn unfolded
+    (node_budget=None), Debian's dot 2.43 lays it out in ~0.3 s, 30 times the stopped_dot fixture's limit."""
+    return small_moons(4, 3)
+
+
 def nonfinite_grads() -> Value:
     """A loss whose data are all finite but some grads are not, each inside a fold box at a small node budget (10):
     d sqrt(x)/dx = 0.5 / sqrt(x) overflows to inf at x = 0, and a weight of 0 makes it 0 * inf = nan. The boxes: 8

@@ -1,13 +1,17 @@
-"""Shared fixtures: PyTorch as the float64 reference, and random expression graphs for property tests."""
+"""Shared fixtures: PyTorch as the float64 reference, random expression graphs for property tests, and a kernel
+``dot`` stopped by a tiny time limit."""
 
 from __future__ import annotations
 
 import importlib
 import math
+import os
+import subprocess
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -203,3 +207,46 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def graphs() -> type[Graphs]:
     """Random expression graphs: ``graphs.programs()`` (a strategy), ``resolve``, ``build``, ``build_torch``."""
     return Graphs
+
+
+# ---- dot stopped at its time limit ----
+
+
+class DotRuns:
+    """The processes started while the stopped_dot fixture is in force (subprocess.Popen records each)."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[Any]] = []
+
+    def assert_all_stopped(self) -> None:
+        """dot ran at least once, and every dot started was killed by a signal and reaped: none is left running or
+        as a zombie (os.waitpid knows no such child)."""
+        dots = [p for p in self.started if Path(str(p.args[0])).name == "dot"]
+        assert dots, "dot was never started"
+        for p in dots:
+            assert p.returncode is not None and p.returncode < 0, f"dot (pid {p.pid}) was not killed: {p.returncode}"
+            with pytest.raises(ChildProcessError):
+                os.waitpid(p.pid, os.WNOHANG)
+
+
+@pytest.fixture
+def stopped_dot(monkeypatch: pytest.MonkeyPatch) -> Iterator[DotRuns]:
+    """display.DOT_TIME_LIMIT lowered to 0.01 s (builders.slow_layout_moons' unfolded picture takes dot ~30 times
+    longer), every process subprocess starts recorded; any still running at the end (a leak the test reports) is
+    killed."""
+    from micrograd_widget import display
+
+    runs = DotRuns()
+
+    class Recorded(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            runs.started.append(self)
+
+    monkeypatch.setattr(display, "DOT_TIME_LIMIT", 0.01)
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    yield runs
+    for p in runs.started:
+        if p.poll() is None:
+            p.kill()
+            p.wait()

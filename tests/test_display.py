@@ -6,10 +6,13 @@ ids and texts checked pin js/svg-contract.md.
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import graphviz
 import pytest
+from builders import slow_layout_moons
+from conftest import DotRuns
 from test_dot import (  # noqa: F401  (dot_program is a fixture)
     HOSTILE,
     SVG,
@@ -23,9 +26,10 @@ from test_dot import (  # noqa: F401  (dot_program is a fixture)
     svg_groups,
     texts,
 )
+from test_save_svg import STOPPED_MESSAGE
 
-from micrograd_widget import Value, display
-from micrograd_widget.display import value_mimebundle
+from micrograd_widget import GraphWidget, Value, display
+from micrograd_widget.display import value_html, value_mimebundle
 from micrograd_widget.dot import MAX_LABEL_CHARS, POSITIVE_COLOR, clean_text, format_number, grad_color, graph_view
 from micrograd_widget.tape import Tape
 
@@ -161,6 +165,26 @@ def test_too_large_a_picture_becomes_a_table_that_says_why(monkeypatch: pytest.M
     assert "image/svg+xml" not in bundle
     said = " ".join(Table(bundle["text/html"]).outside)
     assert "over the 0.0 MB" in said and "node_budget" in said
+
+
+def test_a_layout_past_the_time_limit_becomes_a_table_that_says_why(stopped_dot: DotRuns) -> None:
+    """dot stopped at display.DOT_TIME_LIMIT: the Value's display and a widget's static fallback show the table
+    with a one-line reason (what happened, what to do) instead of freezing the kernel, and dot is killed."""
+    root = slow_layout_moons()
+    tape = Tape.from_value(root)
+    widget = GraphWidget(root, node_budget=None)
+    bundle = widget._repr_mimebundle_()[0]
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    for shown in (value_mimebundle(root, node_budget=None), bundle, {"text/html": value_html(root, node_budget=None)}):
+        assert "image/svg+xml" not in shown
+        table = Table(shown["text/html"])
+        table.check_no_injection()
+        said = re.sub(r"\s+", " ", "".join(table.outside))
+        assert re.search(STOPPED_MESSAGE, said), said
+        assert "so here is a table" in said and "%config MicrogradWidget.node_budget = 100" in said
+        assert [row[0] for row in table.rows[1:]] == [f"n{i}" for i in range(len(tape))]
+    widget.close()
+    stopped_dot.assert_all_stopped()
 
 
 @pytest.mark.usefixtures("dot_program")

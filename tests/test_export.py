@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import lecture_L
+from builders import lecture_L, slow_layout_moons
+from conftest import DotRuns
+from test_save_svg import STOPPED_MESSAGE
 
 from micrograd_widget import export
 from micrograd_widget.engine import Value
@@ -180,6 +182,22 @@ def test_bad_arguments_are_refused_with_a_clear_message(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="precision"):
         save_html(graph(), tmp_path / "x.html", precision=-1)
     assert not (tmp_path / "x.html").exists()
+
+
+def test_a_layout_past_the_time_limit_raises_and_writes_no_page(tmp_path: Path, stopped_dot: DotRuns) -> None:
+    """The page's static picture stopped at display.DOT_TIME_LIMIT: save_html raises (the page's own view would be
+    stopped laying out the same picture), leaves the old file as it was and kills dot."""
+    target = tmp_path / "p.html"
+    target.write_text("the old page", encoding="utf-8")
+    root = slow_layout_moons()
+    widget = GraphWidget(root, node_budget=None)
+    for what, options in ((root, {"node_budget": None}), (widget, {})):
+        with pytest.raises(TimeoutError, match=STOPPED_MESSAGE):
+            save_html(what, target, **options)
+    widget.close()
+    assert target.read_text(encoding="utf-8") == "the old page"
+    assert [p.name for p in tmp_path.iterdir()] == ["p.html"], "a partial or temporary file was left"
+    stopped_dot.assert_all_stopped()
 
 
 def test_the_note_says_what_the_page_can_do_without_a_kernel(tmp_path: Path) -> None:

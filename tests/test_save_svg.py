@@ -11,16 +11,19 @@ from pathlib import Path
 
 import graphviz
 import pytest
-from builders import lecture_L, lost_edge_moons
+from builders import lecture_L, lost_edge_moons, slow_layout_moons
+from conftest import DotRuns
 
 import micrograd_widget
-from micrograd_widget import GraphWidget, save_svg
+from micrograd_widget import GraphWidget, display, save_svg
 from micrograd_widget.display import render_svg, tape_mimebundle
 from micrograd_widget.dot import graph_view
 from micrograd_widget.fold_tree import build_tree, expand_all_that_fits
 from micrograd_widget.tape import Tape
 
 SVG = "{http://www.w3.org/2000/svg}"
+STOPPED_MESSAGE = (r"Graphviz's dot was stopped after laying out this picture for 0\.01 s .*draw fewer boxes: close "
+                   r"opened boxes, or lower the node budget")  # with the stopped_dot fixture's limit
 
 
 def classes(svg: str) -> dict[str, set[str]]:
@@ -183,3 +186,60 @@ def test_an_open_set_graphviz_drops_an_edge_of_is_drawn_whole(tmp_path):
         assert sorted(k for k, c in drawn.items() if "node" in c and k != "mgw-legend") == nodes
         assert sum("cluster" in c for c in drawn.values()) == 5
     w.close()
+
+
+def test_a_picture_is_the_svg_dot_writes_for_its_dot(tmp_path, capfd):
+    """render_svg, save_svg, GraphWidget.save_svg and the static fallback give byte for byte what dot itself writes
+    for the picture's DOT with the browser's nslimit, and with newrank too where dot loses an edge between opened
+    boxes (Debian's dot 2.43); dot's warnings stay out of the notebook."""
+    def dot_itself(dot: str, *graph_attributes: str) -> str:
+        flags = [f"-G{a}" for a in (f"nslimit={display.NSLIMIT}", *graph_attributes)]
+        return subprocess.run(["dot", "-Tsvg", *flags], input=dot, capture_output=True, text=True,
+                              check=True).stdout
+
+    L = lecture_L()["L"]
+    view = graph_view(Tape.from_value(L))
+    expected = dot_itself(view.dot)
+    assert render_svg(view) == expected
+    assert save_svg(L, tmp_path / "L.svg").read_text(encoding="utf-8") == expected
+    w = GraphWidget(L)
+    assert w.save_svg(tmp_path / "w.svg").read_text(encoding="utf-8") == expected
+    assert w._repr_mimebundle_()[0]["image/svg+xml"] == expected
+    w.close()
+
+    root, budget = lost_edge_moons()
+    tape = Tape.from_value(root)
+    tree = build_tree(tape, budget)
+    opened = graph_view(tape, node_budget=budget, open_keys=expand_all_that_fits(tape, tree, [], budget), tree=tree)
+    first = subprocess.run(["dot", "-Tsvg", f"-Gnslimit={display.NSLIMIT}"], input=opened.dot, capture_output=True,
+                           text=True)
+    retried = "lost " in first.stderr
+    assert retried or first.returncode == 0, first.stderr
+    capfd.readouterr()
+    assert render_svg(opened) == (dot_itself(opened.dot, "newrank=true") if retried else first.stdout)
+    assert capfd.readouterr() == ("", ""), "dot's warnings were printed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["L.svg", "w.svg"]
+
+
+def test_a_layout_past_the_time_limit_raises_writes_nothing_and_kills_dot(tmp_path, stopped_dot: DotRuns):
+    root = slow_layout_moons()
+    target = tmp_path / "pic.svg"
+    target.write_text("old")
+    with pytest.raises(TimeoutError, match=STOPPED_MESSAGE):
+        save_svg(root, target, node_budget=None)
+    w = GraphWidget(root, node_budget=None)
+    with pytest.raises(TimeoutError, match=STOPPED_MESSAGE):
+        w.save_svg(target)
+    with pytest.raises(TimeoutError, match=STOPPED_MESSAGE):
+        w.save_svg(tmp_path / "new.svg")
+    w.close()
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pic.svg"], "a partial or temporary file was left"
+    stopped_dot.assert_all_stopped()
+
+
+def test_the_time_limit_is_what_dot_may_take(monkeypatch, tmp_path):
+    """The same picture lays out whole under the default limit: the limit, not the picture, stopped it above."""
+    assert display.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/layout-worker.js JOB_MS)"
+    text = save_svg(slow_layout_moons(), tmp_path / "pic.svg", node_budget=None).read_text()
+    assert len(re.findall(r'<g id="n\d+"', text)) == len(Tape.from_value(slow_layout_moons()))
