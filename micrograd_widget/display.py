@@ -23,7 +23,7 @@ import graphviz
 
 from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
 from .engine import Value
-from .files import replace_file
+from .files import replace_file, writable_path
 from .fold_tree import FoldTree
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
@@ -221,21 +221,21 @@ def save_svg(root: Value, path: str | os.PathLike[str], *, output: Value | int |
     ``rankdir``, ``node_budget``, ``color``; defaults as ``%config`` set them), ``output`` the node
     differentiated (a Value of the graph or a node id; default the root). ``GraphWidget.save_svg`` writes
     a widget's picture as it is shown. Raises RuntimeError when ``dot`` is not installed, TimeoutError when it
-    runs past ``DOT_TIME_LIMIT`` seconds."""
+    runs past ``DOT_TIME_LIMIT`` seconds, FileNotFoundError when ``path``'s folder does not exist."""
     if not isinstance(root, Value):
         raise TypeError(f"save_svg() takes a Value (the root of a graph), got {type(root).__name__}")
+    target = writable_path(path, "save_svg", "graph.svg")
     settings = current_drawing_options()
     settings.update(options)
     tape = Tape.from_value(root)
     out = tape.index(output) if isinstance(output, Value) else output
-    return write_svg(graph_view(tape, output=out, **settings), path)
+    return write_svg(graph_view(tape, output=out, **settings), target)
 
 
-def write_svg(view: GraphView, path: str | os.PathLike[str]) -> Path:
-    """Lay out ``view`` with ``dot`` and write the SVG to ``path`` atomically (a temporary file in the same
-    folder renamed into place: a failure, a layout stopped at ``DOT_TIME_LIMIT`` included, leaves an existing
-    file as it was and no new one)."""
-    target = Path(path)
+def write_svg(view: GraphView, target: Path) -> Path:
+    """Lay out ``view`` with ``dot`` and write the SVG to ``target`` (a path ``writable_path`` checked before the
+    picture was planned) atomically: a temporary file in the same folder renamed into place, so a failure, a
+    layout stopped at ``DOT_TIME_LIMIT`` included, leaves an existing file as it was and no new one."""
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound as err:

@@ -20,7 +20,7 @@ from ipywidgets.embed import dependency_state, embed_data, escape_script
 from .display import svg_html, view_mimebundle
 from .dot import escape
 from .engine import Value
-from .files import replace_file
+from .files import replace_file, writable_path
 from .tape import Tape
 from .widget import GraphWidget
 
@@ -79,21 +79,17 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
     The page opens offline in any modern browser; its sliders replay the graph in the browser. Graphs
     with user-defined ops show their numbers but need a kernel to change them. The page is written to a
     temporary file beside ``path`` and renamed into place, so a failure leaves an existing file untouched.
-    Raises TimeoutError when the kernel's ``dot`` was stopped laying out the page's static picture
-    (``display.DOT_TIME_LIMIT``).
+    Raises FileNotFoundError, before any work, when ``path``'s folder does not exist, and TimeoutError when the
+    kernel's ``dot`` was stopped laying out the page's static picture (``display.DOT_TIME_LIMIT``).
     """
-    target = Path(path)
     if isinstance(root_or_widget, GraphWidget):
         if options:
             raise TypeError("save_html: options apply only when you pass a Value; this widget already has its own")
         root_or_widget.tape  # noqa: B018 -- a closed widget has no graph left to save: its RuntimeError says so
-        if target.is_dir():
-            raise IsADirectoryError(f"save_html: {str(target)!r} is a folder; give a file name such as 'graph.html'")
-        return _write(root_or_widget, target, title)
+        return _write(root_or_widget, writable_path(path, "save_html", "graph.html"), title)
     if not isinstance(root_or_widget, Value):
         raise TypeError(f"save_html() takes a Value or a GraphWidget, got {type(root_or_widget).__name__}")
-    if target.is_dir():
-        raise IsADirectoryError(f"save_html: {str(target)!r} is a folder; give a file name such as 'graph.html'")
+    target = writable_path(path, "save_html", "graph.html")
     widget = GraphWidget(root_or_widget, **options)
     try:
         return _write(widget, target, title)

@@ -44,6 +44,7 @@ from . import dot as _dot
 from . import fold_tree, view_state, writes
 from .display import view_mimebundle
 from .engine import Value
+from .files import writable_path
 from .options import DRAWING_OPTIONS, check_option, current_drawing_options
 from .requests import answer, error_text
 from .tape import Tape, encode_number, to_buffer
@@ -157,10 +158,11 @@ class GraphWidget(anywidget.AnyWidget):
         """Write the picture as this widget shows it (its numbers, output and drawing options) to ``path`` as
         an SVG file laid out by the kernel's Graphviz ``dot``; returns the path. Raises RuntimeError when
         ``dot`` is not installed (the widget's SVG button needs no Graphviz), TimeoutError when it runs past
-        ``display.DOT_TIME_LIMIT`` seconds."""
+        ``display.DOT_TIME_LIMIT`` seconds, FileNotFoundError when ``path``'s folder does not exist."""
         from .display import write_svg
 
-        return write_svg(self._drawing(), path)
+        target = writable_path(path, "save_svg", "graph.svg")
+        return write_svg(self._drawing(), target)
 
     def close(self) -> None:
         """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""
