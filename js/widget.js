@@ -225,9 +225,11 @@ class GraphWidgetView {
     }
   }
 
-  /** A new picture is shown (view/drawing.js): its marks, output mark, leaves and numbers; `view` describes it. */
+  /** A new picture is shown (view/drawing.js): its marks, output mark, leaves, numbers and what the inspector shows;
+   * `view` describes it. Every new picture passes here: fold actions, `opened` from Python, search's reveal. */
   pictureShown(view) {
     const bound = this.picture.bound;
+    this.inspector.follow(bound);
     this.marks.show(this.stepper, bound);
     markOutput(bound, this.output);
     this.search.rebind();

@@ -7,11 +7,12 @@ import { GradcheckPanel } from "../gradcheck.js";
 import { inputsOf, opOf } from "../tape.js";
 
 export class Inspector {
-  /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `folding`, `chooseOutput(i)`,
-   * `trace(direction, i)`, and `drawing` (view/drawing.js: `fold(action, key)`, `prefetchExpand(key)`). */
+  /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `folding`, `picture`,
+   * `chooseOutput(i)`, `trace(direction, i)`, and `drawing` (view/drawing.js: `fold(action, key)`, `prefetchExpand(key)`). */
   constructor(view) {
     this.view = view;
     this.node = null; // the node shown, or null
+    this.box = null; // the fold box shown, closed or opened: { key, id } (id: a closed box of the kernel's picture)
     this.fields = null; // its live fields: { data, grad, of }
     this.gradcheck = null;
     this.el = h("div", { className: "mgw-inspector", "data-role": "inspector", hidden: true });
@@ -27,6 +28,7 @@ export class Inspector {
   inspect(i) {
     this.dropGradcheck();
     this.node = i;
+    this.box = null;
     const { names, output } = this.view;
     const tape = names.tape;
     const op = opOf(tape, i);
@@ -108,6 +110,7 @@ export class Inspector {
   inspectFold(fold) {
     this.dropGradcheck();
     this.node = null;
+    this.box = { key: fold.key || null, id: fold.id };
     const what = fold.note || (fold.kind === "scope" ? `the nodes made inside module ${fold.title}` : "the nodes farthest from the output");
     const folding = this.view.folding;
     const count = `${fold.count.toLocaleString("en-US")} nodes folded: ${what}.`;
@@ -130,6 +133,7 @@ export class Inspector {
   inspectCluster(cluster) {
     this.dropGradcheck();
     this.node = null;
+    this.box = { key: cluster.key, id: cluster.id };
     const actions = h("div", { className: "mgw-actions" }, this.foldButton("collapse", "Collapse", cluster.key),
       this.foldButton("expand-all", "Expand all that fits", null));
     this.el.replaceChildren(this.head(cluster.title), h("p", { text: "An opened fold box: what it holds is drawn inside the dashed frame." }), actions);
@@ -151,9 +155,64 @@ export class Inspector {
     return b;
   }
 
+  /**
+   * A new picture is shown (any fold action, an `opened` from Python or another view, search's reveal, a new
+   * drawing option): show what is true of `bound` (view/picture.js's BoundPicture) for what was shown. A node still
+   * drawn is shown again (with Collapse only while an opened box holds it); a box now opened is shown as the opened
+   * box, a box still closed as the closed box; a node or a box now folded shows the closed box that holds it; else
+   * the inspector closes. A focused button of the inspector stays focused when the new content has it, else the
+   * focus goes to the close button (or, the inspector closed, to the picture).
+   */
+  follow(bound) {
+    if (this.el.hidden || this.gradcheck || (this.node === null && !this.box)) return;
+    const focused = this.focusedControl();
+    const show = this.node !== null ? this.nodeIn(bound, this.node) : this.boxIn(bound, this.box);
+    if (show) show();
+    else this.close();
+    if (focused === null) return;
+    const target = show ? this.el.querySelector(focused) || this.el.querySelector(".mgw-close") : this.view.picture.el;
+    target.focus({ preventScroll: true });
+  }
+
+  /** How to show node i in `bound`: itself when drawn, else the closed box holding it; null when neither is drawn. */
+  nodeIn(bound, i) {
+    if (bound.shownSet.has(i)) return () => this.inspect(i);
+    const k = bound.outline.foldOf[i];
+    const fold = k >= 0 ? bound.folds.list[k] : null;
+    return fold ? () => this.inspectFold(fold) : null;
+  }
+
+  /** How to show the box { key, id } in `bound`: opened, closed, or the closed box it is folded into; or null. */
+  boxIn(bound, { key, id }) {
+    const cluster = key !== null && bound.clusters.get(key);
+    if (cluster) {
+      const opened = bound.targets.get(cluster).cluster;
+      return () => this.inspectCluster(opened);
+    }
+    const list = bound.folds.list;
+    let fold = list.find((f) => (key !== null ? f.key === key : f.id === id));
+    const tree = this.view.folding ? this.view.folding.tree : null;
+    if (!fold && key !== null && tree) { // folded into a closed box around it: the one of its groups drawn closed
+      const closed = new Map(list.map((f) => [f.group, f]));
+      for (let g = tree.byKey.get(key) ?? -1; g >= 0 && !fold; g = tree.groups[g].parent) fold = closed.get(g);
+    }
+    return fold ? () => this.inspectFold(fold) : null;
+  }
+
+  /** A selector for the inspector's control that has the focus (its role, action or input), or null. */
+  focusedControl() {
+    const active = this.el.getRootNode().activeElement;
+    if (!active || !this.el.contains(active)) return null;
+    for (const attr of ["data-action", "data-role", "data-input"]) {
+      if (active.hasAttribute(attr)) return `[${attr}="${active.getAttribute(attr)}"]`;
+    }
+    return ".mgw-close";
+  }
+
   close() {
     this.dropGradcheck();
     this.node = null;
+    this.box = null;
     this.el.hidden = true;
     this.el.removeAttribute("data-fold");
     this.el.replaceChildren();

@@ -302,6 +302,70 @@ def test_double_click_and_plus_open_a_box_and_the_legend_says_what_boxes_show(sh
     poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "+ opens")
 
 
+def inspected(view: WidgetDom) -> dict:
+    """What the inspector shows: the node (data-node) or box (data-fold) and its fold buttons."""
+    return view.root.locator('[data-role="inspector"]').evaluate("""el => ({
+      hidden: el.hidden, node: el.getAttribute('data-node'), fold: el.getAttribute('data-fold'), text: el.textContent,
+      actions: [...el.querySelectorAll('[data-action]')].map(b => b.getAttribute('data-action')),
+    })""")
+
+
+def box_holding(tape: Tape, i: int, open_keys: list[str]) -> tuple[str, int]:
+    """Python's static picture of ``open_keys``: the key and node count of the closed box that holds node i."""
+    fold = next(f for f in graph_view(tape, open_keys=open_keys).folds if i in f.members)
+    assert fold.key is not None
+    return fold.key, len(fold.members)
+
+
+def test_the_inspector_shows_what_is_true_of_every_new_picture(show, guarded):
+    """Collapse all, Expand all that fits and an open set from Python each draw a new picture: the inspector shows
+    the same node or box in it (opened, closed, or folded into the box that now holds it), with the fold buttons
+    that picture offers, and those buttons act."""
+    loss = lecture_mlp_loss()
+    tape = Tape.from_value(loss)
+    view = show(GraphWidget(loss))
+    root = view.root
+    # an opened box, then Collapse all: the inspector shows the closed box that now holds it, with Expand
+    opened = "layers.1.neurons.2"
+    root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{opened}"]').dblclick()
+    poll(lambda: inspected(view), lambda s: s["fold"] == opened and "collapse" in s["actions"], "the opened box")
+    member = next(i for i in range(len(tape)) if tape.scopes[i] == opened)
+    key, count = box_holding(tape, member, [])
+    root.locator('.mgw-fold-controls [data-action="collapse-all"]').click()
+    poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "collapse all")
+    shown = poll(lambda: inspected(view), lambda s: s["fold"] == key, f"the inspector to show the closed box {key}")
+    assert "expand" in shown["actions"] and "collapse" not in shown["actions"], shown
+    assert f"{count} nodes folded" in shown["text"], shown["text"]
+    # a closed box, then the toolbar's Expand all that fits opens it: the inspector shows it opened, and its
+    # Collapse closes it
+    closed = "layers.2.neurons.0"
+    root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{closed}"]').click()
+    poll(lambda: inspected(view), lambda s: s["fold"] == closed and "expand" in s["actions"], "the closed box")
+    root.locator('.mgw-fold-controls [data-action="expand-all"]').click()
+    poll(lambda: drawn(view, settle=False), lambda d: closed in d["clusters"] and not d["busy"], "expand all")
+    shown = poll(lambda: inspected(view), lambda s: "collapse" in s["actions"], "Collapse in the inspector")
+    assert shown["fold"] == closed and "expand" not in shown["actions"], shown
+    root.locator('[data-role="inspector"] [data-action="collapse"]').click()
+    poll(lambda: drawn(view, settle=False), lambda d: closed in d["boxes"] and not d["busy"], "its Collapse")
+    # a node inside a box Python opened, then Python closes every box: the closed box holding it
+    guarded.page.evaluate("k => window.__mgw.model.set('opened', [k])", NEURON)
+    after = poll(lambda: drawn(view, settle=False), lambda d: d["clusters"] == [NEURON] and not d["busy"], "opened")
+    inside = next(i for i in after["nodes"] if tape.scopes[i] == NEURON)
+    root.locator(f'[data-role="graph"] g.mgw-value#n{inside}').click()
+    shown = poll(lambda: inspected(view), lambda s: s["node"] == key_of(tape, inside), "the node inside")
+    assert "collapse" in shown["actions"], shown
+    guarded.page.evaluate("() => window.__mgw.model.set('opened', [])")
+    key, count = box_holding(tape, inside, [])
+    shown = poll(lambda: inspected(view), lambda s: s["fold"] == key, f"the inspector to show the closed box {key}")
+    assert shown["node"] is None and "collapse" not in shown["actions"] and f"{count} nodes folded" in shown["text"]
+    # a node drawn in both pictures stays, without Collapse (no opened box holds it)
+    root.locator(f'[data-role="graph"] g.mgw-value#n{tape.root}').click()
+    guarded.page.evaluate("k => window.__mgw.model.set('opened', [k])", NEURON)
+    poll(lambda: drawn(view, settle=False), lambda d: d["clusters"] == [NEURON] and not d["busy"], "opened again")
+    shown = inspected(view)
+    assert shown["node"] == key_of(tape, tape.root) and "collapse" not in shown["actions"], shown
+
+
 # ---------------------------------------------------------------- one run in a real JupyterLab
 
 MLP_CELL = f"""\
