@@ -9,7 +9,7 @@
 //   view/drawing.js    what the picture draws (folded or the kernel's DOT), laid out once per picture; fold actions
 //   view/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place
 //   view/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout)
-//   view/download.js   export the picture as shown: SVG, PNG (2x), DOT
+//   view/download.js   export the picture as shown: SVG, PNG (2x, less when too large), DOT
 //   view/leaves.js     slider rows, exact values, slider ranges, settling (debounced write-back)
 //   view/inspector.js  one node, a fold box, or the gradient check (gradcheck.js)
 //   view/kernel.js     replay requests to the kernel for graphs the browser cannot replay
@@ -89,6 +89,7 @@ class GraphWidgetView {
       dot: () => this.drawing.exportDot(),
       label: () => this.tape.labels[this.output],
       errors: this.errors,
+      setStatus: (text) => this.toolbar.setStatus(text),
     });
     const pictureControls = [this.picture.zoom.controls, this.download.el];
     this.toolbar = new Toolbar(this.names, this.mode, this.tape.reason, pictureControls, {

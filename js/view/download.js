@@ -1,5 +1,6 @@
 // Export: the picture as shown (current numbers and colours, open boxes, legend) downloaded as SVG, as PNG
-// at twice its CSS size (the SVG drawn on a canvas through an <img>), or its DOT written again for the numbers
+// (the SVG drawn on a canvas through an <img>: at twice its CSS size when the canvas allows it, else at the largest
+// scale down to 0.5x that fits; the status line says which), or its DOT written again for the numbers
 // shown now (js/fold.js, byte-identical to Python's graph_view for those numbers: the layout's DOT is stale once a
 // slider moves).
 // Files are named after the differentiated output's label (sanitized; "graph" when it has none). No user
@@ -10,6 +11,10 @@ import { compileFolds, dotFor } from "../fold.js";
 import { svgSizePx } from "./zoom.js";
 
 export const PNG_SCALE = 2;
+// Below half its size a picture's 11 pt (14.7 px) text is under 8 px tall and no longer legible: a picture too large
+// for a PNG at 0.5x is exported as SVG, which has no size limit. (The README's moons loss with layers.1 open is
+// 2,124 x 21,816 px: its PNG is written at 0.75x.)
+export const MIN_PNG_SCALE = 0.5;
 const MAX_CANVAS_SIDE = 16384; // Chromium's and Firefox's limit for one side of a canvas
 const MAX_CANVAS_AREA = MAX_CANVAS_SIDE * MAX_CANVAS_SIDE / 4; // ~67 Mpx: memory, and within most browsers' limits
 // What the view's stylesheet (js/widget.css) draws that the SVG's own attributes do not: the outlines of the
@@ -42,6 +47,21 @@ export function pngSize(width, height, scale = PNG_SCALE) {
   const w = Math.max(1, Math.round(width * scale));
   const hgt = Math.max(1, Math.round(height * scale));
   return w <= MAX_CANVAS_SIDE && hgt <= MAX_CANVAS_SIDE && w * hgt <= MAX_CANVAS_AREA ? { width: w, height: hgt } : null;
+}
+
+/**
+ * The scale a PNG of a `width` x `height` CSS px picture is written at: PNG_SCALE when it fits the canvas, else the
+ * largest scale that fits (to a hundredth, rounded down), or null when not even MIN_PNG_SCALE fits.
+ */
+export function pngScale(width, height) {
+  if (pngSize(width, height, PNG_SCALE)) return PNG_SCALE;
+  const w = Math.max(width, 1);
+  const hgt = Math.max(height, 1);
+  const largest = Math.min(PNG_SCALE, MAX_CANVAS_SIDE / w, MAX_CANVAS_SIDE / hgt, Math.sqrt(MAX_CANVAS_AREA / (w * hgt)));
+  for (let hundredths = Math.floor(largest * 100); hundredths >= MIN_PNG_SCALE * 100; hundredths--) {
+    if (pngSize(width, height, hundredths / 100)) return hundredths / 100; // a rounded side may be one px over
+  }
+  return null;
 }
 
 /** The live <svg> as a standalone SVG file's text: its natural size, the view's marks as a <style>. */
@@ -84,13 +104,15 @@ function saveBlob(blob, name, parent) {
   setTimeout(() => URL.revokeObjectURL(url), 30_000);
 }
 
-/** The SVG text drawn on a canvas at `scale`: a PNG Blob. */
-async function pngBlob(text, natural, scale) {
-  const size = pngSize(natural.width, natural.height, scale);
-  if (!size) {
-    throw new Error(`the picture is too large for a PNG at ${scale}x (${Math.round(natural.width)} x `
-      + `${Math.round(natural.height)} px); export SVG instead`);
+/** The SVG text drawn on a canvas at pngScale(): { blob, scale, size }. */
+async function pngBlob(text, natural) {
+  const scale = pngScale(natural.width, natural.height);
+  if (scale === null) {
+    throw new Error(`the picture is too large for a PNG even at ${MIN_PNG_SCALE}x (it is ${Math.round(natural.width)} x `
+      + `${Math.round(natural.height)} px at 1x; a canvas has at most ${MAX_CANVAS_SIDE.toLocaleString("en-US")} px a `
+      + "side); export SVG instead");
   }
+  const size = pngSize(natural.width, natural.height, scale);
   const img = new Image(size.width, size.height);
   img.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(text);
   await img.decode();
@@ -101,12 +123,13 @@ async function pngBlob(text, natural, scale) {
   context.drawImage(img, 0, 0, size.width, size.height);
   const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
   if (!blob) throw new Error("the browser could not encode the PNG");
-  return blob;
+  return { blob, scale, size };
 }
 
 /**
  * The export buttons. `source` = { svg(): the live <svg> or null, dot(): the DOT of the picture shown with the
- * numbers shown now ("" before the first layout), label(): the output's label, errors: the view's ErrorBox }.
+ * numbers shown now ("" before the first layout), label(): the output's label, errors: the view's ErrorBox,
+ * setStatus(text): the status line, which says the scale a PNG was written at }.
  */
 export class Download {
   constructor(source) {
@@ -120,7 +143,7 @@ export class Download {
     this.el = h("span", { className: "mgw-export", role: "group", "aria-label": "Download the picture" },
       h("span", { className: "mgw-status", text: "Download", "aria-hidden": "true" }),
       button("export-svg", "SVG", "SVG: download the picture as shown"),
-      button("export-png", "PNG", `PNG: download the picture as shown, at ${PNG_SCALE}x`),
+      button("export-png", "PNG", `PNG: download the picture as shown, at ${PNG_SCALE}x (smaller when the browser's canvas limit requires it)`),
       button("export-dot", "DOT", "DOT: download the Graphviz source of the picture"));
   }
 
@@ -148,7 +171,11 @@ export class Download {
     if (action === "export-svg") {
       saveBlob(new Blob([text], { type: "image/svg+xml;charset=utf-8" }), `${stem}.svg`, this.el);
     } else {
-      saveBlob(await pngBlob(text, svgSizePx(svg), PNG_SCALE), `${stem}.png`, this.el);
+      const { blob, scale, size } = await pngBlob(text, svgSizePx(svg));
+      saveBlob(blob, `${stem}.png`, this.el);
+      const why = scale === PNG_SCALE ? "" : `: at ${PNG_SCALE}x it would pass the browser's canvas limit `
+        + `(${MAX_CANVAS_SIDE.toLocaleString("en-US")} px a side, ${Math.round(MAX_CANVAS_AREA / 1e6)} million px); SVG has no limit`;
+      this.source.setStatus(`Saved ${stem}.png at ${scale}x (${size.width} x ${size.height} px)${why}.`);
     }
   }
 }

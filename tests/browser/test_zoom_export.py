@@ -6,6 +6,7 @@ column; the SVG/PNG/DOT downloads hold the picture as shown, checked against Pyt
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import struct
 import xml.etree.ElementTree as ET
@@ -351,6 +352,7 @@ def test_export_png_is_twice_the_pictures_css_size(show, guarded):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (round(2 * g["natural"]), round(2 * g["naturalHeight"]))
+    assert view.root.locator('[data-role="status"]').text_content() == f"Saved L.png at 2x ({width} x {height} px)."
     # Not a blank image: draw it back in the page and count the non-white pixels.
     inked = guarded.page.evaluate("""async (b64) => {
       const img = new Image(); img.src = 'data:image/png;base64,' + b64; await img.decode();
@@ -360,6 +362,63 @@ def test_export_png_is_twice_the_pictures_css_size(show, guarded):
       for (let i = 0; i < px.length; i += 4) if (px[i] < 200 || px[i + 1] < 200 || px[i + 2] < 200) n++;
       return n; }""", __import__("base64").b64encode(data).decode())
     assert inked > 0.01 * width * height, f"the PNG is nearly blank ({inked} dark pixels)"
+
+
+def long_chain(n: int) -> Value:
+    """out = (...((x * 1.01 + 0.1) * 1.01 + 0.1)...) n times: drawn left to right, about 790 px wide per step."""
+    x = Value(0.5, label="x")
+    for _ in range(n):
+        x = x * Value(1.01) + Value(0.1)
+    x.label = "out"
+    x.backward()
+    return x
+
+
+CANVAS_SIDE, CANVAS_AREA = 16384, 16384 * 16384 // 4  # the limits the view keeps a PNG within
+
+
+def fits_canvas(width: int, height: int) -> bool:
+    return width <= CANVAS_SIDE and height <= CANVAS_SIDE and width * height <= CANVAS_AREA
+
+
+def svg_size_px(text: bytes) -> tuple[float, float]:
+    """The exported SVG's width and height in CSS px (Graphviz writes pt: 4/3 px each)."""
+    root = ET.fromstring(text)
+    width, height = (float(root.get(side, "").removesuffix("pt")) * 4 / 3 for side in ("width", "height"))
+    return width, height
+
+
+@pytest.mark.parametrize("steps", [18, 28], ids=["between-1x-and-2x", "below-1x"])
+def test_export_png_of_a_picture_too_large_at_2x_is_written_at_the_largest_scale_that_fits(show, guarded, steps):
+    view = show(long_chain(steps), node_budget=None)
+    _, svg = download(guarded.page, view, "export-svg")
+    width, height = svg_size_px(svg)
+    assert not fits_canvas(round(2 * width), round(2 * height)), "the picture fits at 2x: the test shows nothing"
+    name, data = download(guarded.page, view, "export-png")
+    assert name == "out.png" and data[:8] == b"\x89PNG\r\n\x1a\n"
+    png = struct.unpack(">II", data[16:24])
+    status = view.root.locator('[data-role="status"]').text_content() or ""
+    said = re.match(r"Saved out\.png at ([0-9.]+)x \((\d+) x (\d+) px\): at 2x it would pass", status)
+    assert said, status
+    scale = float(said.group(1))
+    assert 0.5 <= scale < 2 and (scale < 1) == (steps == 28), status
+    assert png == (int(said.group(2)), int(said.group(3))), (status, png)
+    assert png == (round(width * scale), round(height * scale)), "the PNG is not the SVG at the scale reported"
+    assert not fits_canvas(round(width * (scale + 0.01)), round(height * (scale + 0.01))), "a larger scale fits"
+    assert view.error_text() == ""
+
+
+def test_export_png_of_a_picture_too_large_even_at_half_size_says_so_and_saves_nothing(show, guarded):
+    view = show(long_chain(44), node_budget=None)
+    _, svg = download(guarded.page, view, "export-svg")
+    width, height = svg_size_px(svg)
+    assert not fits_canvas(round(width / 2), round(height / 2)), "the picture fits at 0.5x: the test shows nothing"
+    saved: list = []
+    guarded.page.on("download", lambda d: saved.append(d))
+    button(view, "export-png").click()
+    error = poll(view.error_text, lambda text: "PNG" in text, "the export's error")
+    assert "too large for a PNG even at 0.5x" in error and "export SVG instead" in error, error
+    assert not saved
 
 
 def test_export_dot_is_what_python_writes(show, guarded):
