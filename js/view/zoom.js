@@ -5,8 +5,8 @@
 // Gestures: Ctrl/Cmd + wheel and trackpad pinch (which browsers deliver as Ctrl + wheel; Safari's gesture
 // events too) zoom around the pointer; a plain wheel scrolls the notebook as usual. Drag with the mouse pans
 // (a drag never counts as a click on a box). On a touch screen one finger scrolls the box natively and two
-// fingers pinch-zoom the picture around their midpoint (touch-action: pan-x pan-y keeps the page's own zoom out). With the picture's box focused: `]` zooms in, `[` zooms out,
-// `0` fits the whole picture. The toolbar's buttons: zoom-in, zoom-out, fit.
+// fingers pinch-zoom the picture around their midpoint (touch-action: pan-x pan-y keeps the page's own zoom out). With the focus on the picture's box or on a box in it: `]`
+// zooms in, `[` zooms out, `0` fits the whole picture (+ and - on a fold box open and close it: view/picture.js). The toolbar's buttons: zoom-in, zoom-out, fit.
 //
 // Until the user zooms, a picture wider than its box is fitted to the width when that keeps it at least
 // MIN_AUTO_FIT of its size; otherwise it stays at 100% and the box scrolls (pannable, never cut off).
@@ -77,6 +77,11 @@ export function fitScale(width, height, boxWidth, boxHeight) {
 export function anchoredScroll(scroll, pointer, offset, before, after) {
   const u = (scroll + pointer - offset) / before; // the point in the picture's own (100%) pixels
   return offset + u * after - pointer;
+}
+
+/** True when keys pressed on `target` are text typed into it (a field, a list, an editable element). */
+function isTyping(target) {
+  return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
 }
 
 /** The zoom of one picture box `el`; `controls` are its toolbar buttons, `fitted` tells the state. */
@@ -219,8 +224,11 @@ export class Zoom {
     else if (this.gestureScale) this.zoomBy((this.gestureScale * event.scale) / this.scale, event.clientX, event.clientY);
   }
 
+  /** `]`, `[` and `0` with the focus on the picture's box or anywhere inside it (a box of the picture, after Expand or
+   * Tab), never while typing in a field, nor a key the picture already took (view/picture.js: Enter, +, -). */
   onKey(event) {
-    if (event.target !== this.el || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!this.el.contains(event.target) || isTyping(event.target)) return;
     const action = { "]": "zoom-in", "[": "zoom-out", 0: "fit" }[event.key];
     if (!action) return;
     event.preventDefault();

@@ -126,6 +126,46 @@ def test_zoom_buttons_and_keys_change_the_scale_not_the_layout(show, guarded):
     assert_same_layout(start, geometry(view))
 
 
+_FOCUS = """r => {
+  const a = document.activeElement, graph = r.querySelector('[data-role=graph]');
+  return { inPicture: graph.contains(a) && a !== graph, box: a.closest('g.node')?.id ?? null, tag: a.tagName };
+}"""
+
+
+def test_zoom_keys_work_with_a_box_of_the_picture_focused_and_plus_minus_still_fold(show, guarded):
+    view = show(_lecture_mlp())
+    page = guarded.page
+    graph = view.root.locator('[data-role="graph"]')
+    graph.focus()
+    page.keyboard.press("]")  # zoomed by the user: a new picture keeps the scale
+    chosen = scale_becomes(view, geometry(view)["scale"], "zoom")["scale"]
+    zoom = graph.get_attribute("data-zoom")  # the scale the view set, to 4 decimals
+    box = view.root.locator('[data-role="graph"] g.mgw-fold[data-fold="layers.0.neurons.3"]')
+    box.focus()
+    page.keyboard.press("+")  # opens the box, moves the focus into it, and does not zoom
+    expect(view.root.locator('[data-role="graph"] g.cluster[data-fold="layers.0.neurons.3"]')).to_have_count(1)
+    poll(lambda: view.root.evaluate(_FOCUS), lambda f: f["inPicture"] and f["box"], "the focus on a box inside")
+    assert graph.get_attribute("data-zoom") == zoom, "+ zoomed"
+    start = geometry(view)
+    for key, factor in (("]", 1.25), ("]", 1.25 ** 2), ("[", 1.25)):
+        page.keyboard.press(key)
+        now = scale_becomes(view, chosen * factor, f"{key} with a box focused: scale {chosen * factor:.4f}")
+        assert_same_layout(start, now)
+        assert view.root.evaluate(_FOCUS)["inPicture"], "the zoom key moved the focus out of the picture"
+    page.keyboard.press("0")
+    poll(lambda: geometry(view), lambda g: g["scrollSize"][0] <= g["client"][0] + 1
+         and g["scrollSize"][1] <= g["client"][1] + 1, "Fit (0) with a box focused: the whole picture in the box")
+    fitted = graph.get_attribute("data-zoom")
+    page.keyboard.press("-")  # closes the box around the focused node, and does not zoom
+    expect(view.root.locator('[data-role="graph"] g.cluster')).to_have_count(0)
+    assert graph.get_attribute("data-zoom") == fitted, "- zoomed"
+    # typed into a field (the search box), the keys are text
+    search = view.root.locator('input[data-role="search"]')
+    search.focus()
+    page.keyboard.type("]0[")
+    assert search.input_value() == "]0[" and graph.get_attribute("data-zoom") == fitted
+
+
 def test_ctrl_wheel_zooms_around_the_pointer_and_a_plain_wheel_does_not(show, guarded):
     view = show(lecture_L()["L"])
     page = guarded.page
