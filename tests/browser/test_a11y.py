@@ -1,5 +1,6 @@
 """Accessibility: axe-core (js/node_modules/axe-core, pinned in js/package.json) run in Chromium on the exported
-page (save_html) and on the fake-model view, with the inspector open: no serious or critical violation."""
+page (save_html) and on the fake-model view, with the inspector open, and with the stepper open and its buttons
+pressed: no serious or critical violation; pressed buttons' text has at least 4.5:1 contrast, worked out here."""
 
 from __future__ import annotations
 
@@ -44,9 +45,41 @@ def open_inspector(view: WidgetDom, key: str) -> None:
     expect(inspector).to_have_attribute("data-node", key)
 
 
+def luminance(rgb: str) -> float:
+    """WCAG 2's relative luminance of a computed CSS colour "rgb(r, g, b)" (opaque)."""
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(fg: str, bg: str) -> float:
+    light, dark = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+_PRESSED = """r => [...r.querySelectorAll('.mgw-button[aria-pressed="true"]')].map(b => {
+  const s = getComputedStyle(b);
+  return { text: b.textContent, color: s.color, background: s.backgroundColor };
+})"""
+
+
+def open_stepper_and_play(view: WidgetDom, page) -> list[dict]:
+    """Open the stepper, play at its slowest speed (Play stays pressed), move the mouse off the buttons; the pressed
+    buttons' text, colour and background (opaque: the theme's panel)."""
+    view.root.locator('button[data-role="step-mode"]').click()
+    view.root.locator('select[data-role="step-speed"]').select_option("0.5")
+    view.root.locator('[data-role="stepper"] button[data-step="play"]').click()
+    page.mouse.move(1, 1)
+    pressed: list[dict] = view.root.evaluate(_PRESSED)
+    assert {p["text"] for p in pressed} >= {"Pause"} and len(pressed) == 2, pressed
+    assert all(not p["background"].startswith("rgba") for p in pressed), pressed
+    return pressed
+
+
+@pytest.mark.parametrize("panel", ["inspector", "stepper"])
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_exported_page_has_no_serious_violation_with_the_inspector_open(tmp_path, static_server, widget_bundle,
-                                                                         guarded, scheme):
+def test_exported_page_has_no_serious_violation_with_the_inspector_or_stepper_open(
+        tmp_path, static_server, widget_bundle, guarded, scheme, panel):
     from micrograd_widget import save_html
 
     guarded.page.emulate_media(color_scheme=scheme)
@@ -58,9 +91,15 @@ def test_exported_page_has_no_serious_violation_with_the_inspector_open(tmp_path
     guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
     view = WidgetDom(guarded.page)
     view.wait_ready(60)
-    open_inspector(view, "d")
+    if panel == "inspector":
+        open_inspector(view, "d")
+    else:
+        for button in open_stepper_and_play(view, guarded.page):
+            assert contrast(button["color"], button["background"]) >= 4.5, button
     problems = axe_problems(guarded.page)
     assert not problems, "axe-core:\n" + "\n".join(problems)
+    if panel == "stepper":  # axe ran while both buttons were pressed
+        assert len(view.root.evaluate(_PRESSED)) == 2
 
 
 def test_a_boxs_accessible_name_is_the_text_it_shows_and_follows_the_numbers(show_view):
