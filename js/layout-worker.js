@@ -208,7 +208,7 @@ function tooLong(job) {
   if (job !== running) return;
   stopRunning();
   job.reject(Object.assign(new Error(`Graphviz was stopped after laying out this picture for ${job.limitMs / 1000} s `
-    + "(a picture within the node budget takes a few seconds); draw fewer boxes: close opened boxes, or lower the "
+    + "(at the default node budget a picture takes a few seconds); draw fewer boxes: close opened boxes, or lower the "
     + "node budget (explore(root, node_budget=100))"), { name: "LayoutTimeout" }));
   startForTheRest();
 }
