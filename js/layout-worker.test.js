@@ -50,6 +50,15 @@ function watch(promise) {
   return seen;
 }
 
+/** Mock timers and hold the worker for test `t`, with a first layout done so that a worker runs: its index. */
+async function warmWorker(t) {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  t.after(holdLayoutWorker());
+  await workerLayout("digraph { warm }");
+  return workers.length - 1;
+}
+
 test("the limits default to 10 s idle and 60 s per layout, and take only positive numbers of ms", () => {
   assert.deepEqual(layoutWorkerLimits(), { idleMs: 10_000, jobMs: 60_000 });
   for (const bad of [0, -1, NaN, Infinity, "10", null]) {
@@ -123,12 +132,7 @@ test("a page that never had a worker lays out on the main thread until one start
 });
 
 test("a layout past 60 s stops its worker and fails with what to do; the layouts behind it run in a fresh worker", async (t) => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  t.after(() => mock.timers.reset());
-  const release = holdLayoutWorker();
-  t.after(release);
-  await workerLayout("digraph { warm }");
-  const first = workers.length - 1;
+  const first = await warmWorker(t);
   const stuck = watch(layoutSVG("digraph { hang }")); // through graphviz.js: no fallback to the main thread
   const view = watch(layoutSVG("digraph { after }"));
   const early = watch(workerLayout("digraph { early }", { low: true }));
@@ -194,12 +198,7 @@ test("a stopped layout with nothing behind it leaves no worker; the next layout 
 });
 
 test("a view's layout waits at most 0.5 s behind an early layout: that one is dropped with its worker", async (t) => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  t.after(() => mock.timers.reset());
-  const release = holdLayoutWorker();
-  t.after(release);
-  await workerLayout("digraph { warm }");
-  const first = workers.length - 1;
+  const first = await warmWorker(t);
   const early = watch(layoutSVG("digraph { hang early }", { low: true }));
   await settle();
   assert.equal(workers[first].sent.at(-1), "digraph { hang early }");
@@ -219,12 +218,7 @@ test("a view's layout waits at most 0.5 s behind an early layout: that one is dr
 });
 
 test("an early layout over within 0.5 s is not dropped; nor is a view's layout the next view waits behind", async (t) => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  t.after(() => mock.timers.reset());
-  const release = holdLayoutWorker();
-  t.after(release);
-  await workerLayout("digraph { warm }");
-  const first = workers.length - 1;
+  const first = await warmWorker(t);
   const early = watch(workerLayout("digraph { early }", { low: true }));
   const view = watch(workerLayout("digraph { opened }"));
   await settle();
@@ -246,12 +240,7 @@ test("an early layout over within 0.5 s is not dropped; nor is a view's layout t
 });
 
 test("a picture replaced after its layout was sent (signal cancelled) is dropped for the one shown next", async (t) => {
-  mock.timers.enable({ apis: ["setTimeout"] });
-  t.after(() => mock.timers.reset());
-  const release = holdLayoutWorker();
-  t.after(release);
-  await workerLayout("digraph { warm }");
-  const first = workers.length - 1;
+  const first = await warmWorker(t);
   const signal = { cancelled: false };
   const replaced = watch(layoutSVG("digraph { hang replaced }", { signal }));
   await settle();
