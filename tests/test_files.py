@@ -96,9 +96,9 @@ def shared_folder() -> Iterator[Path]:
     folder = Path(tempfile.mkdtemp(prefix="mgw-files-"))
     folder.chmod(0o755)
     yield folder
+    folder.chmod(0o755)  # a test may have made it read-only
     for path in folder.iterdir():
         path.unlink()
-    folder.chmod(0o755)
     folder.rmdir()
 
 
