@@ -20,7 +20,6 @@ _HINTS = {              # what to do, after the system's words, for the errors a
     errno.EPERM: "give a path in a folder you can write to",
     errno.EROFS: "give a path on a disk that is not read-only",
     errno.ENOSPC: "free some space or give a path on another disk",
-    errno.EDQUOT: "free some space or give a path on another disk",
     errno.ENAMETOOLONG: "give a shorter path",
 }
 
@@ -181,8 +180,8 @@ def _write_in_place(real: Path, target: Path, text: str) -> None:
 
 
 def _naming(err: OSError, target: Path) -> OSError:
-    """``err`` as the user should see it: the same kind of error about ``target`` (shortened) when it named a file,
-    with what to do for the errors a user can act on."""
+    """``err`` (from writing ``target``) as the user should see it: the same kind of error, naming ``target``
+    (shortened), never the temporary file, with what to do for the errors a user can act on."""
     if err.strerror is None:
         return err
     hint = _HINTS.get(err.errno or 0)
