@@ -221,7 +221,9 @@ def save_svg(root: Value, path: str | os.PathLike[str], *, output: Value | int |
     ``rankdir``, ``node_budget``, ``color``; defaults as ``%config`` set them), ``output`` the node
     differentiated (a Value of the graph or a node id; default the root). ``GraphWidget.save_svg`` writes
     a widget's picture as it is shown. Raises RuntimeError when ``dot`` is not installed, TimeoutError when it
-    runs past ``DOT_TIME_LIMIT`` seconds, FileNotFoundError when ``path``'s folder does not exist."""
+    runs past ``DOT_TIME_LIMIT`` seconds, and, before any work, the OSError ``files.writable_path`` gives for a
+    path it cannot write (a missing folder, a folder, a FIFO). The file is written as ``files.replace_file``
+    writes (atomically; through a link, into the file it points to; a device in place; ``~`` expanded)."""
     if not isinstance(root, Value):
         raise TypeError(f"save_svg() takes a Value (the root of a graph), got {type(root).__name__}")
     target = writable_path(path, "save_svg", "graph.svg")
@@ -234,8 +236,8 @@ def save_svg(root: Value, path: str | os.PathLike[str], *, output: Value | int |
 
 def write_svg(view: GraphView, target: Path) -> Path:
     """Lay out ``view`` with ``dot`` and write the SVG to ``target`` (a path ``writable_path`` checked before the
-    picture was planned) atomically: a temporary file in the same folder renamed into place, so a failure, a
-    layout stopped at ``DOT_TIME_LIMIT`` included, leaves an existing file as it was and no new one."""
+    picture was planned) with ``replace_file``, so a failure, a layout stopped at ``DOT_TIME_LIMIT`` included,
+    leaves an existing file as it was and no new one."""
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound as err:

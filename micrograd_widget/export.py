@@ -77,10 +77,12 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
     ``options`` as GraphWidget takes them, or an existing GraphWidget as it is now); returns the path.
 
     The page opens offline in any modern browser; its sliders replay the graph in the browser. Graphs
-    with user-defined ops show their numbers but need a kernel to change them. The page is written to a
-    temporary file beside ``path`` and renamed into place, so a failure leaves an existing file untouched.
-    Raises FileNotFoundError, before any work, when ``path``'s folder does not exist, and TimeoutError when the
-    kernel's ``dot`` was stopped laying out the page's static picture (``display.DOT_TIME_LIMIT``).
+    with user-defined ops show their numbers but need a kernel to change them. The page is written as
+    ``files.replace_file`` writes (atomically; through a link, into the file it points to; a device in place;
+    ``~`` expanded), so a failure leaves an existing file untouched. Raises, before any work, the OSError
+    ``files.writable_path`` gives for a path it cannot write (a missing folder, a folder, a FIFO), and
+    TimeoutError when the kernel's ``dot`` was stopped laying out the page's static picture
+    (``display.DOT_TIME_LIMIT``).
     """
     if isinstance(root_or_widget, GraphWidget):
         if options:

@@ -158,7 +158,8 @@ class GraphWidget(anywidget.AnyWidget):
         """Write the picture as this widget shows it (its numbers, output and drawing options) to ``path`` as
         an SVG file laid out by the kernel's Graphviz ``dot``; returns the path. Raises RuntimeError when
         ``dot`` is not installed (the widget's SVG button needs no Graphviz), TimeoutError when it runs past
-        ``display.DOT_TIME_LIMIT`` seconds, FileNotFoundError when ``path``'s folder does not exist."""
+        ``display.DOT_TIME_LIMIT`` seconds, and, before any work, the OSError ``files.writable_path`` gives for
+        a path it cannot write (a missing folder, a folder, a FIFO); written as module-level ``save_svg`` writes."""
         from .display import write_svg
 
         target = writable_path(path, "save_svg", "graph.svg")

@@ -184,25 +184,6 @@ def test_bad_arguments_are_refused_with_a_clear_message(tmp_path: Path) -> None:
     assert not (tmp_path / "x.html").exists()
 
 
-def test_a_folder_that_does_not_exist_is_named_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """save_html of a Value or of a widget into a missing folder: an error naming the path the user gave (never
-    the temporary file beside it) and what to do, before a widget or a page is made; nothing is written."""
-    def built(*args: Any) -> Path:
-        raise AssertionError("the page was built before the path was checked")
-
-    monkeypatch.setattr(export, "_write", built)
-    missing = tmp_path / "no" / "such" / "p.html"
-    widget = GraphWidget(graph())
-    for root in (graph(), widget):
-        with pytest.raises(FileNotFoundError) as err:
-            save_html(root, missing)
-        said = str(err.value)
-        assert said.startswith("save_html: ") and repr(str(missing)) in said and ".tmp" not in said
-        assert f"the folder {str(missing.parent)!r} does not exist; create it first" in said
-    widget.close()
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_a_layout_past_the_time_limit_raises_and_writes_no_page(tmp_path: Path, stopped_dot: DotRuns) -> None:
     """The page's static picture stopped at display.DOT_TIME_LIMIT: save_html raises (the page's own view would be
     stopped laying out the same picture), leaves the old file as it was and kills dot."""

@@ -3,11 +3,9 @@ with the same numbers, options and output as the display and the widget; a clear
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import graphviz
 import pytest
@@ -18,7 +16,6 @@ import micrograd_widget
 from micrograd_widget import GraphWidget, display, save_svg
 from micrograd_widget.display import render_svg, tape_mimebundle
 from micrograd_widget.dot import graph_view
-from micrograd_widget.files import replace_file
 from micrograd_widget.fold_tree import build_tree, expand_all_that_fits
 from micrograd_widget.tape import Tape
 
@@ -70,26 +67,6 @@ def test_widget_saves_what_it_shows(tmp_path):
     w.close()
     with pytest.raises(RuntimeError, match="closed"):
         w.save_svg(tmp_path / "closed.svg")
-
-
-def test_replaces_atomically(tmp_path, monkeypatch):
-    target = tmp_path / "pic.svg"
-    target.write_text("old")
-    target.chmod(0o640)
-    renames = []
-    real_replace = os.replace
-
-    def spy(src, dst):
-        renames.append((Path(src), Path(dst), Path(src).read_text()))
-        real_replace(src, dst)
-
-    monkeypatch.setattr(os, "replace", spy)
-    save_svg(lecture_L()["L"], target)
-    [(src, dst, written)] = renames
-    assert dst == target and src.parent == tmp_path and src.name.startswith(".pic.svg.")
-    assert "<svg" in written, "the whole picture is written before the rename"
-    assert target.read_text() == written and (target.stat().st_mode & 0o777) == 0o640
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["pic.svg"]
 
 
 def test_clear_error_without_graphviz_and_the_old_file_kept(tmp_path, monkeypatch):
@@ -244,44 +221,3 @@ def test_the_time_limit_is_what_dot_may_take(monkeypatch, tmp_path):
     assert display.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/layout-worker.js JOB_MS)"
     text = save_svg(slow_layout_moons(), tmp_path / "pic.svg", node_budget=None).read_text()
     assert len(re.findall(r'<g id="n\d+"', text)) == len(Tape.from_value(slow_layout_moons()))
-
-
-def test_a_folder_that_does_not_exist_is_named_before_any_work(tmp_path, monkeypatch):
-    """save_svg and GraphWidget.save_svg into a missing folder (or under a file): an error naming the path the
-    user gave (never the temporary file beside it) and what to do, raised before the picture is laid out."""
-    def laid_out(view: object) -> str:
-        raise AssertionError("the picture was laid out before the path was checked")
-
-    monkeypatch.setattr(display, "render_svg", laid_out)
-    L = lecture_L()["L"]
-    w = GraphWidget(L)
-    missing = tmp_path / "no" / "such" / "L.svg"
-    under_a_file = tmp_path / "notes.txt" / "L.svg"
-    (tmp_path / "notes.txt").write_text("a file")
-    for save in (lambda p: save_svg(L, p), w.save_svg):
-        with pytest.raises(FileNotFoundError) as err:
-            save(missing)
-        said = str(err.value)
-        assert said.startswith("save_svg: ") and repr(str(missing)) in said and ".tmp" not in said
-        assert f"the folder {str(missing.parent)!r} does not exist; create it first" in said
-        with pytest.raises(NotADirectoryError, match=re.escape(f"{str(under_a_file)!r}")):
-            save(under_a_file)
-        with pytest.raises(IsADirectoryError, match=re.escape(f"{str(tmp_path)!r} is a folder")):
-            save(tmp_path)
-    w.close()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
-
-
-def test_replace_file_names_the_target_never_its_temporary_file(tmp_path):
-    """The last line of defence, for a folder removed after the check or a target that turns out to be a folder:
-    the OSError names the target, and no temporary file stays."""
-    gone = tmp_path / "gone" / "x.svg"
-    with pytest.raises(FileNotFoundError) as err:
-        replace_file(gone, "text")
-    assert err.value.filename == str(gone) and ".tmp" not in str(err.value)
-    folder = tmp_path / "dir"
-    folder.mkdir()
-    with pytest.raises(IsADirectoryError) as err_dir:
-        replace_file(folder, "text")
-    assert err_dir.value.filename == str(folder) and ".tmp" not in str(err_dir.value)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir"] and list(folder.iterdir()) == []
