@@ -27,10 +27,8 @@ Synced traits: ``dot`` and ``structure`` (fixed: the boxes, which parameters eac
 ``curve`` (the losses drawn: every step up to ``MAX_BUCKETS``, then buckets of 2**k steps drawn by their
 lowest and highest finite loss and first non-finite one; plus the count, the last step and loss), ``grad``
 and ``data`` (every parameter's, in ``model.parameters()`` order), ``precision``, ``log_scale`` and
-``finished``. Non-finite numbers travel as tape.encode_number's strings. A front end may write only its view
-options (``log_scale``: view_state.TRAINING_FROM_VIEW, through the graph widget's guard); anything else, or a bad
-value, is refused, logged and the kernel's value pushed back. ``precision`` and ``log_scale`` are checked from
-Python too (options.py).
+``finished``. Non-finite numbers travel as tape.encode_number's strings. A front end may write only ``log_scale``
+(``set_state``); ``precision`` and ``log_scale`` are checked from Python too (options.py).
 """
 
 from __future__ import annotations
@@ -252,13 +250,12 @@ class TrainingWidget(anywidget.AnyWidget):
         refused, logged and the kernel's values pushed back. Nothing here raises."""
         refusal, pushed = view_state.refuse_foreign(self, sync_data, view_state.TRAINING_FROM_VIEW)
         own = {name: value for name, value in sync_data.items() if name in view_state.TRAINING_FROM_VIEW}
-        checked: dict[str, Any] | None
         try:
             checked = {name: view_state.option_from_view(name, value) for name, value in own.items()}
         except (TypeError, ValueError) as err:
             _log.warning("TrainingWidget: refused an update from the view: %s", err)
-            checked = None
-        if refusal or checked is None:
+            checked, refusal = {}, refusal or str(err)
+        if refusal:
             pushed += sorted(own)
         elif checked:
             super().set_state(checked)
