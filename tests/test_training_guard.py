@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import traitlets
+from test_extension import ip  # noqa: F401  (a fixture: a fresh IPython shell, get_ipython())
 
 from micrograd_widget.nn import MLP
 from micrograd_widget.training import TrainingWidget, watch
@@ -80,32 +81,24 @@ def test_log_scale_from_the_front_end_is_taken_and_not_sent_back(trained: Traini
     assert w.log_scale is False and sent.states == []
 
 
-def test_a_refused_precision_never_breaks_a_later_cell(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
-                                                       capfd: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.usefixtures("ip")
+def test_a_refused_precision_never_breaks_a_later_cell(capfd: pytest.CaptureFixture[str]) -> None:
     """The report: a front end's ``precision=-5`` made every later cell, even ``print(1+1)``, print "Error in
-    callback ... ValueError" (the cell-end flush draws the model at that precision)."""
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
+    callback ... ValueError" (the cell-end flush redraws the shown view's model at that precision)."""
+    from IPython import get_ipython
 
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    InteractiveShell.clear_instance()
-    cfg = Config()
-    cfg.HistoryManager.hist_file = ":memory:"
-    shell = InteractiveShell.instance(config=cfg)
-    try:
-        random.seed(3)
-        w = watch(MLP(2, [3, 1]))
-        Sent(w)
-        shell.user_ns["w"] = w
-        assert shell.run_cell("w.log(0.5)\nw").success and w._handles, "the view is shown, with a display id"
-        from_browser(w, precision=-5)
-        result = shell.run_cell("w.log(0.25)\nprint(1 + 1)")
-        assert result.success, result.error_in_exec
-        out, err = capfd.readouterr()
-        assert "Error in callback" not in out + err and "2" in out
-        assert w.precision == 4
-    finally:
-        InteractiveShell.clear_instance()
+    shell = get_ipython()
+    random.seed(3)
+    w = watch(MLP(2, [3, 1]))
+    Sent(w)
+    shell.user_ns["w"] = w
+    assert shell.run_cell("w.log(0.5)\nw").success and w._handles, "the view is shown, with a display id"
+    from_browser(w, precision=-5)
+    result = shell.run_cell("w.log(0.25)\nprint(1 + 1)")
+    assert result.success, result.error_in_exec
+    out, err = capfd.readouterr()
+    assert "Error in callback" not in out + err and "2" in out
+    assert w.precision == 4
 
 
 @pytest.mark.parametrize("name, value, words", [
