@@ -1,5 +1,7 @@
 """Drawing options, the one home: their defaults, the values each takes, the checks and help texts made
-from those, and the options in force (what ``%config MicrogradWidget`` set in the running IPython).
+from those, and the options in force (what ``%config MicrogradWidget`` set in the running IPython). The
+training view's options (``TRAINING_OPTIONS``: the drawing option precision and its own log_scale) are
+checked here too.
 
 Everything that draws (``graph_view``, the inline display, the live widgets) and the extension's
 Configurable read this table; nothing types a range again. The extension registers its Configurable
@@ -8,13 +10,16 @@ here when it loads (``register``), so this module needs no import of the extensi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import traitlets
+
 __all__ = [
-    "Option", "OPTIONS", "DRAWING_OPTIONS", "DEFAULT_OPTIONS", "RANKDIRS", "VIEWS",
+    "Option", "OPTIONS", "DRAWING_OPTIONS", "TRAINING_OPTIONS", "DEFAULT_OPTIONS", "RANKDIRS", "VIEWS",
     "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET",
-    "check_option", "current_options", "current_drawing_options", "register", "unregister",
+    "check_option", "check_trait", "current_options", "current_drawing_options", "register", "unregister",
 ]
 
 MIN_PRECISION, MAX_PRECISION = 0, 17
@@ -86,6 +91,12 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
            choices=(("static", "a picture"), ("widget", "the live widget"))),
 )}
 DRAWING_OPTIONS = ("precision", "rankdir", "node_budget", "color")    # the keyword arguments of graph_view
+# The training view's own options, not drawing options (no %config: each watch() chooses its own).
+_TRAINING_ONLY: dict[str, Option] = {o.name: o for o in (
+    Option("log_scale", False, "turns the training view's logarithmic loss axis on or off: ",
+           "Logarithmic loss axis of the training view"),
+)}
+TRAINING_OPTIONS = ("precision", "log_scale")    # the options of watch() a view redraws with
 DEFAULT_OPTIONS: dict[str, Any] = {name: OPTIONS[name].default for name in DRAWING_OPTIONS}
 RANKDIRS = tuple(value for value, _ in OPTIONS["rankdir"].choices)
 VIEWS = tuple(value for value, _ in OPTIONS["default_view"].choices)
@@ -93,11 +104,20 @@ VIEWS = tuple(value for value, _ in OPTIONS["default_view"].choices)
 
 def check_option(name: str, value: Any) -> Any:
     """``value`` for option ``name`` (normalised, e.g. rankdir upper-cased), or a ValueError saying
-    what is allowed. The extension's %config options use the same checks."""
-    option = OPTIONS.get(name)
+    what is allowed. The extension's %config options and the training view's use the same checks."""
+    option = OPTIONS.get(name) or _TRAINING_ONLY.get(name)
     if option is None:
         raise ValueError(f"unknown option {name!r}; the options are {', '.join(DEFAULT_OPTIONS)}")
     return option.check(value)
+
+
+def check_trait(proposal: Mapping[str, Any]) -> Any:
+    """The body of a widget's ``@traitlets.validate`` of its option traits: the proposed value normalised, or a
+    TraitError saying what is allowed (the trait keeps its value)."""
+    try:
+        return check_option(proposal["trait"].name, proposal["value"])
+    except ValueError as err:
+        raise traitlets.TraitError(str(err)) from None
 
 
 @dataclass(frozen=True)

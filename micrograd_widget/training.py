@@ -27,12 +27,14 @@ Synced traits: ``dot`` and ``structure`` (fixed: the boxes, which parameters eac
 ``curve`` (the losses drawn: every step up to ``MAX_BUCKETS``, then buckets of 2**k steps drawn by their
 lowest and highest finite loss and first non-finite one; plus the count, the last step and loss), ``grad``
 and ``data`` (every parameter's, in ``model.parameters()`` order), ``precision``, ``log_scale`` and
-``finished``. Non-finite numbers travel as tape.encode_number's strings.
+``finished``. Non-finite numbers travel as tape.encode_number's strings. A front end may write only ``log_scale``
+(``set_state``); ``precision`` and ``log_scale`` are checked from Python too (options.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import numbers
 import threading
@@ -44,9 +46,10 @@ import anywidget
 import traitlets
 
 from . import assets as _assets
+from . import view_state
 from .colors import palette
 from .model_picture import LayerBox, ModelBoxes, NeuronBox, model_boxes, model_dot, neuron_norms
-from .options import check_option
+from .options import TRAINING_OPTIONS, check_option, check_trait
 from .tape import encode_number
 from .training_log import COST_FACTOR as COST_FACTOR
 from .training_log import (
@@ -72,6 +75,8 @@ Unit = NeuronBox
 Group = LayerBox
 model_units = model_boxes
 # DEFAULT_EVERY, MIN_EVERY, COST_FACTOR and MAX_BUCKETS (training_log.py) stay importable from here too.
+
+_log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------- the widget
@@ -104,8 +109,7 @@ class TrainingWidget(anywidget.AnyWidget):
                  clock: Callable[[], float] = time.monotonic) -> None:
         params = parameters_of(model)
         precision = check_option("precision", precision)
-        if not isinstance(log_scale, bool):
-            raise TypeError(f"log_scale is True (a logarithmic loss axis) or False, got {log_scale!r}")
+        log_scale = check_option("log_scale", log_scale)
         if not callable(clock):
             raise TypeError(f"clock must be a function returning seconds (such as time.monotonic), got {clock!r}")
         self._params = params
@@ -237,6 +241,31 @@ class TrainingWidget(anywidget.AnyWidget):
     def units(self) -> list[NeuronBox]:
         """The former name of ``boxes``."""
         return self.boxes
+
+    # ------------------------------------------------------------------ what the view may change
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """An update from a front end, taken whole or not at all: it may change only its view options
+        (view_state.TRAINING_FROM_VIEW, checked as the graph view's are); anything else, or a bad value, is
+        refused, logged and the kernel's values pushed back. Nothing here raises."""
+        refusal, pushed = view_state.refuse_foreign(self, sync_data, view_state.TRAINING_FROM_VIEW)
+        own = {name: value for name, value in sync_data.items() if name in view_state.TRAINING_FROM_VIEW}
+        try:
+            checked = {name: view_state.option_from_view(name, value) for name, value in own.items()}
+        except (TypeError, ValueError) as err:
+            _log.warning("TrainingWidget: refused an update from the view: %s", err)
+            checked, refusal = {}, refusal or str(err)
+        if refusal:
+            pushed += sorted(own)
+        elif checked:
+            super().set_state(checked)
+        if pushed:
+            self.send_state(pushed)
+
+    @traitlets.validate(*TRAINING_OPTIONS)
+    def _check_option(self, proposal: dict[str, Any]) -> Any:
+        """precision and log_scale are checked by options.py's rules, from Python too; a bad value changes nothing."""
+        return check_trait(proposal)
 
     # ------------------------------------------------------------------ pushing
 

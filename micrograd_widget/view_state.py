@@ -2,15 +2,18 @@
 
 ``view_of(picture)`` is the ``view`` trait (which nodes a picture draws, which fold box holds each other node,
 the palette); ``fold_spec(tree)`` the ``folds`` trait (the fold hierarchy, fold_tree.py); every user string in
-them goes through tape.json_safe. A front end may write only ``FROM_VIEW``: leaf values, the output, the opened
+them goes through tape.json_safe. A graph view may write only ``FROM_VIEW``: leaf values, the output, the opened
 boxes and the drawing options; ``check_from_view`` checks one such value (options normalised) or raises a
-TypeError/ValueError saying what was wrong, the offending value shortened. widget.py owns the traits.
+TypeError/ValueError saying what was wrong, the offending value shortened. A training view may write only
+``TRAINING_FROM_VIEW``, its view options. ``refuse_foreign`` is the one guard of both widgets: what else a front
+end sends is refused, logged, and the kernel's values pushed back. widget.py and training.py own the traits.
 """
 
 from __future__ import annotations
 
+import logging
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from itertools import chain
 from typing import Any
 
@@ -20,10 +23,25 @@ from .options import DRAWING_OPTIONS, check_option
 from .tape import Tape, json_safe, to_buffer
 from .writes import short
 
-__all__ = ["FROM_VIEW", "check_from_view", "view_of", "fold_spec"]
+__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_foreign", "check_from_view", "option_from_view", "view_of",
+           "fold_spec"]
 
 # What a front end may write; every other trait is the kernel's.
 FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
+TRAINING_FROM_VIEW = frozenset({"log_scale"})   # the training view's: only the options its toolbar changes
+
+
+def refuse_foreign(widget: Any, sync_data: Mapping[str, Any], allowed: Collection[str]) -> tuple[str, list[str]]:
+    """The refusal of what a front end sent ``widget`` but may not write (the names not in ``allowed``), logged as
+    a warning of the widget's module: its message ('' when everything sent is allowed) and the widget's traits among
+    those names, whose kernel values the caller pushes back (``send_state``) with whatever else it puts back."""
+    foreign = sorted(str(name) for name in sync_data if name not in allowed)
+    if not foreign:
+        return "", []
+    message = f"the view may not change {short(foreign)}: they are the kernel's"
+    logging.getLogger(type(widget).__module__).warning("%s: refused an update from the view: %s",
+                                                       type(widget).__name__, message)
+    return message, [name for name in foreign if name in widget.keys]
 
 
 def check_from_view(tape: Tape, name: str, value: Any, tree: Callable[[], fold_tree.FoldTree],
@@ -44,6 +62,12 @@ def check_from_view(tape: Tape, name: str, value: Any, tree: Callable[[], fold_t
         if not isinstance(value, list):
             raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: {short(value)}")
         return fold_tree.check_open(tape, tree(), value, node_budget)
+    return option_from_view(name, value)
+
+
+def option_from_view(name: str, value: Any) -> Any:
+    """A view option (options.py's ``check_option``) a front end sent, normalised, or a TypeError/ValueError
+    saying what is allowed; a value that is no option's type is refused before its repr could be long."""
     if name == "node_budget" and value is None:
         raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
                          "only be asked for from Python")

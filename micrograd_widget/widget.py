@@ -45,7 +45,7 @@ from . import fold_tree, view_state, writes
 from .display import view_mimebundle
 from .engine import Value
 from .files import writable_path
-from .options import DRAWING_OPTIONS, check_option, current_drawing_options
+from .options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
 from .requests import answer, error_text
 from .tape import Tape, encode_number, to_buffer
 
@@ -244,11 +244,8 @@ class GraphWidget(anywidget.AnyWidget):
         if self._tape is None:
             _log.warning("GraphWidget: an update from the view of a closed widget was ignored")
             return
-        problems: list[str] = []
-        foreign = sorted(str(name) for name in sync_data if name not in view_state.FROM_VIEW)
-        if foreign:
-            problems.append(f"the view may not change {writes.short(foreign)}: they are the kernel's")
-            _log.warning("GraphWidget: refused an update from the view: %s", problems[-1])
+        refusal, kernel_owned = view_state.refuse_foreign(self, sync_data, view_state.FROM_VIEW)
+        problems = [refusal] if refusal else []
         own: dict[str, Any] = {}
         for name, value in sync_data.items():
             if name in view_state.FROM_VIEW:
@@ -281,17 +278,13 @@ class GraphWidget(anywidget.AnyWidget):
                  value == getattr(self, name) and not (writes.same_list if name == "leaf_values" else writes.same)(
                      value, getattr(self, name)))]
         pushed = (stale + [name for name in DRAWING_OPTIONS if name in sync_data]) if problems else stale
-        kernel_owned = [name for name in foreign if name in self.keys]
         if pushed or kernel_owned:
             self.send_state(pushed + kernel_owned)
 
     @traitlets.validate(*DRAWING_OPTIONS)
     def _check_option(self, proposal: dict[str, Any]) -> Any:
-        """Drawing options are checked (and normalised) by dot.py's rules; a bad value changes nothing."""
-        try:
-            return check_option(proposal["trait"].name, proposal["value"])
-        except ValueError as err:
-            raise traitlets.TraitError(str(err)) from None
+        """Drawing options are checked (and normalised) by options.py's rules; a bad value changes nothing."""
+        return check_trait(proposal)
 
     @traitlets.validate("opened")
     def _check_open(self, proposal: dict[str, Any]) -> Any:

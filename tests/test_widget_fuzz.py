@@ -1,18 +1,23 @@
 """A hostile front end (issue 12): random update messages and custom requests fed to one widget. No exception
 escapes; after every refused message the Values, tape and leaf values are exactly as before; after every
-message the Values agree with the engine on a freshly built graph; a valid move works after each."""
+message the Values agree with the engine on a freshly built graph; a valid move works after each. The same for
+the training widget (issue 24): only a true/false ``log_scale`` alone is taken, every refused trait goes back."""
 
 from __future__ import annotations
 
 import math
+import random
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_training_guard import Sent
 from test_widget import Recorder, custom_from_browser, from_browser
 from test_widget_faults import snapshot
 
 from micrograd_widget.engine import Value, topological_order
+from micrograd_widget.nn import MLP
+from micrograd_widget.training import watch
 from micrograd_widget.widget import GraphWidget
 
 LEAVES = 3
@@ -87,3 +92,45 @@ def test_no_front_end_message_breaks_the_widget(sequence: list[tuple[str, dict[s
         values[h] = -1.25 if values[h] == 1.25 else 1.25
         from_browser(w, leaf_values=values)
         assert w.error == "" and nodes[2].data == values[h], "a valid move works after every message"
+
+
+# The training widget's synced traits, written out by hand (ipywidgets' own among them).
+TRAINING_TRAITS = ["dot", "structure", "curve", "grad", "data", "precision", "log_scale", "finished", "_esm", "_css",
+                   "_mgw_view", "_mgw_assets", "_anywidget_id", "_model_name", "_view_name", "_dom_classes", "layout",
+                   "tabbable", "tooltip"]
+training_updates = st.dictionaries(st.one_of(st.sampled_from(TRAINING_TRAITS), st.text(max_size=8)),
+                                   st.one_of(st.booleans(), st.integers(-20, 20), junk), max_size=4)
+training_requests = st.one_of(junk, st.fixed_dictionaries({"type": st.sampled_from(["assets", "replay", "other"])},
+                                                          optional={"seq": junk, "log_scale": junk}))
+training_messages = st.lists(st.one_of(training_updates.map(lambda m: ("update", m)),
+                                       training_requests.map(lambda m: ("custom", m))), min_size=1, max_size=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(training_messages)
+def test_no_front_end_message_breaks_the_training_widget(sequence: list[tuple[str, Any]]) -> None:
+    random.seed(5)
+    w = watch(MLP(2, [3, 1]))
+    sent = Sent(w)
+    for k in range(3):
+        w.log(1.0 / (k + 1))
+    w.flush()
+    for kind, message in sequence:
+        before = w.get_state()
+        pushes = len(sent.states)
+        if kind == "update":
+            from_browser(w, **message)
+        else:
+            custom_from_browser(w, message)
+        taken = kind == "update" and set(message) == {"log_scale"} and type(message["log_scale"]) is bool
+        after = w.get_state()
+        assert {k: repr(v) for k, v in after.items() if k != "log_scale"} == {
+            k: repr(v) for k, v in before.items() if k != "log_scale"}, ("a kernel-owned trait changed", message)
+        assert after["log_scale"] is (message["log_scale"] if taken else before["log_scale"]), message
+        if kind == "update" and not taken:
+            pushed = {name: value for state in sent.states[pushes:] for name, value in state.items()}
+            assert pushed == {name: before[name] for name in message if name in before}, ("not pushed back", message)
+        assert 0 <= w.precision <= 17 and w.precision == 4
+    w.log(0.125)
+    w.flush()
+    assert sent.states[-1]["curve"]["count"] == 4, "the loop's log still reaches the view after every message"
