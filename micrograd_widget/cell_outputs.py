@@ -14,10 +14,13 @@ another cell's output with ``update_display`` belongs to the cell that made it.
 
 from __future__ import annotations
 
+import logging
 import weakref
 from typing import Any
 
 __all__ = ["CellOutputs"]
+
+_log = logging.getLogger(__name__)
 
 
 class CellOutputs:
@@ -75,11 +78,14 @@ class CellOutputs:
 
 
 def _close(refs: list[weakref.ref[Any]]) -> None:
-    """Close the widgets still alive among ``refs``."""
+    """Close the widgets still alive among ``refs``; one that fails to close is logged and the others still closed."""
     for ref in refs:
         widget = ref()
         if widget is not None:
-            widget.close()
+            try:
+                widget.close()
+            except Exception as err:  # a comm torn down under it: the rest must still be let go
+                _log.warning("micrograd_widget: could not close a widget of a replaced output: %r", err)
 
 
 def _output_widget_capturing() -> bool:

@@ -113,3 +113,14 @@ def test_without_a_cell_id_or_into_an_output_widget_the_widgets_are_kept(ip: Int
     captured = run(ip, capture, "captures")
     run(ip, capture, "captures")
     assert is_open(first) and is_open(second) and is_open(captured)
+
+
+def test_a_widget_that_fails_to_close_is_logged_and_the_others_are_still_closed(
+        ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    broken, fine = run(ip, MOONS, "a"), run(ip, MOONS, "b")
+
+    def fails() -> None:
+        raise OSError("the comm is gone")
+    monkeypatch.setattr(broken, "close", fails)
+    ip.run_line_magic("unload_ext", "micrograd_widget")
+    assert not is_open(fine) and "could not close a widget" in caplog.text and "the comm is gone" in caplog.text
