@@ -21,13 +21,18 @@
 // - Fallback when the assets model cannot be reached (an old front end, a model closed by
 //   Widget.close_all(), a kernel restart): the loader sends the custom message {type: "assets"}; the kernel
 //   (micrograd_widget.assets.answer_request) re-creates the assets model if it was closed, points the widget
-//   at it and replies {type: "assets", digest, css} with two buffers [code, wasm] (same encodings). With no kernel
-//   to answer, the widget shows an error saying what to do ([data-role="load-error"]).
+//   at it and replies {type: "assets", digest, css} with two buffers [code, wasm] (same encodings). It sends them
+//   to a widget at most once every few seconds (assets.ASK_INTERVAL); a request sooner is answered
+//   {type: "assets", digest, error, retry_after} with no buffers: the loader takes the views from the page's cache
+//   when it holds that digest (another view of the widget got them), else asks again after retry_after seconds.
+//   With no kernel to answer, the widget shows an error saying what to do ([data-role="load-error"]).
 
 const REF = "IPY_MODEL_";
 const CACHE = Symbol.for("micrograd-widget.views");
 const GET_MODEL_MS = 5000;
 const ASK_KERNEL_MS = 8000;
+const ASK_AGAIN = 2; // times the loader asks again when the kernel says "not yet" (retry_after)
+const MAX_RETRY_S = 30;
 
 /** The bytes of a DataView, ArrayBuffer or typed array (null for anything else). */
 function bytesOf(value) {
@@ -93,15 +98,35 @@ async function fromAssetsModel(model) {
 
 function askKernel(model) {
   return new Promise((resolve, reject) => {
+    let timer;
+    let asked = 0;
     const done = (fn, value) => {
       clearTimeout(timer);
       model.off("msg:custom", onMessage);
       fn(value);
     };
+    const ask = () => {
+      asked += 1;
+      timer = setTimeout(() => done(reject, new Error("no kernel answered")), ASK_KERNEL_MS);
+      try {
+        model.send({ type: "assets" });
+      } catch (err) {
+        done(reject, err);
+      }
+    };
     const onMessage = (msg, buffers) => {
       if (!msg || msg.type !== "assets") return;
       if (msg.error || !buffers || buffers.length < 2) {
-        done(reject, new Error(`the kernel could not send them: ${msg.error || "no buffers"}`));
+        const cached = typeof msg.digest === "string" ? globalThis[CACHE]?.get(msg.digest) : undefined;
+        const wait = Number(msg.retry_after);
+        if (cached) {
+          done(resolve, cached);
+        } else if (msg.retry_after != null && wait >= 0 && wait <= MAX_RETRY_S && asked <= ASK_AGAIN) {
+          clearTimeout(timer);
+          timer = setTimeout(ask, wait * 1000);
+        } else {
+          done(reject, new Error(`the kernel could not send them: ${msg.error || "no buffers"}`));
+        }
         return;
       }
       try {
@@ -110,13 +135,8 @@ function askKernel(model) {
         done(reject, err);
       }
     };
-    const timer = setTimeout(() => done(reject, new Error("no kernel answered")), ASK_KERNEL_MS);
     model.on("msg:custom", onMessage);
-    try {
-      model.send({ type: "assets" });
-    } catch (err) {
-      done(reject, err);
-    }
+    ask();
   });
 }
 

@@ -8,13 +8,19 @@ js/loader.js documents the interface (traits, encodings, the fallback message) f
 
 Correctness first: a closed assets model (``Widget.close_all()``, a marimo cell re-run) is replaced by a new
 one on next use, and a view that cannot reach the model asks its widget (custom message ``{"type":
-"assets"}``); the kernel then points the widget at a live assets model and answers with the two buffers.
+"assets"}``); the kernel then points the widget at a live assets model and answers with the two buffers, at most
+once every :data:`ASK_INTERVAL` seconds per widget (the reply is ~490 KB): a request sooner gets a small refusal
+naming the digest (another view of the widget on the page may have the views already) and when to ask again,
+which the loader does, so a reloaded page's new view still gets its code.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import math
+import time
+import weakref
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -22,7 +28,9 @@ from typing import Any
 import ipywidgets
 import traitlets
 
-__all__ = ["Assets", "assets_reference", "answer_request", "loader_esm", "shared_assets"]
+__all__ = ["ASK_INTERVAL", "Assets", "assets_reference", "answer_request", "loader_esm", "shared_assets"]
+
+ASK_INTERVAL = 5.0  # seconds: a widget's view is sent the assets at most once in this time
 
 _STATIC = Path(__file__).parent / "static"
 VIEWS = _STATIC / "views.js"
@@ -101,13 +109,27 @@ def assets_reference() -> Any:
     return _AssetsReference(Assets).tag(sync=True, to_json=_to_json, from_json=from_json)
 
 
+_clock = time.monotonic
+_answered: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()  # widget -> when it was sent them
+
+
 def answer_request(widget: Any, content: Any, _buffers: Any) -> None:
     """A widget's ``on_msg`` handler for its view's ``{"type": "assets"}``: point the widget at a live assets
-    model (a closed one is replaced) and send the view the CSS, and the code and the WebAssembly as two buffers."""
+    model (a closed one is replaced) and send the view the CSS, and the code and the WebAssembly as two buffers;
+    within :data:`ASK_INTERVAL` of the last sending to this widget, a refusal saying when to ask again instead."""
     if not (isinstance(content, dict) and content.get("type") == "assets"):
         return
     assets = shared_assets()
     if widget._mgw_assets is not assets:
         widget._mgw_assets = assets
     code, wasm, css, digest = _payload()
+    now = _clock()
+    last = _answered.get(widget)
+    if last is not None and now - last < ASK_INTERVAL:
+        wait = math.ceil((ASK_INTERVAL - (now - last)) * 10) / 10
+        widget.send({"type": "assets", "digest": digest, "retry_after": wait,
+                     "error": f"the assets were sent to this widget {now - last:.1f} s ago; they are sent at most "
+                              f"once every {ASK_INTERVAL:g} s per widget: ask again in {wait:g} s"})
+        return
+    _answered[widget] = now
     widget.send({"type": "assets", "digest": digest, "css": css}, buffers=[code, wasm])

@@ -3,7 +3,8 @@
 Without the extension a Value shows its static picture (``Value._repr_html_``: ``text/plain`` + ``text/html``).
 Loaded, a Value's bundle is the widget view + ``image/svg+xml`` fallback + ``text/plain`` (or, with
 ``default_view = 'static'``, the picture alone), and a ``text/html`` printer returning None keeps IPython
-from also calling ``_repr_html_``: one layout per display. Unloading removes both printers.
+from also calling ``_repr_html_``: one layout per display. Unloading removes both printers. The widgets made for
+a cell's output are closed when the cell runs again and on unload (cell_outputs.py says which, and when not).
 
 In a VS Code notebook (its Jupyter extension sets ``__vsc_ipynb_file__`` in the kernel's namespace) the default
 view is ``'static'``: VS Code fetches anywidget's front end from a CDN, so offline the live view would be an
@@ -26,6 +27,7 @@ from traitlets import Bool, Int, TraitError, TraitType, Unicode, validate
 from traitlets.config import Configurable
 
 from . import options as _options
+from .cell_outputs import CellOutputs
 from .display import value_mimebundle
 from .options import DRAWING_OPTIONS, OPTIONS, VIEWS, current_options
 from .widget import explore
@@ -68,10 +70,12 @@ class MicrogradWidget(Configurable):
 
 @dataclass(frozen=True)
 class _Loaded:
-    """The extension in one shell: its options, the printer registered for Value and the one it replaced."""
+    """The extension in one shell: its options, the widgets it made, the printer registered for Value and the
+    one it replaced."""
 
     shell: Any
     config: MicrogradWidget
+    outputs: CellOutputs
     show: Callable[[Any], Any]
     previous: Callable[[Any], Any] | None
     previous_html: Callable[[Any], Any] | None
@@ -90,8 +94,10 @@ def load_ipython_extension(ip: Any) -> None:
     except TraitError as err:
         raise TraitError(f"{err} (from the IPython configuration: fix c.MicrogradWidget there)") from None
 
+    outputs = CellOutputs()
+
     def show(value: Any) -> Any:
-        return _mimebundle(value, config)
+        return _mimebundle(value, config, outputs)
 
     if in_vscode(ip) and "default_view" not in (ip.config.get("MicrogradWidget") or {}):
         config.default_view = "static"
@@ -99,8 +105,9 @@ def load_ipython_extension(ip: Any) -> None:
     formatters = ip.display_formatter
     previous = formatters.mimebundle_formatter.for_type_by_name(*_TYPE, show)
     previous_html = formatters.formatters["text/html"].for_type_by_name(*_TYPE, _no_html)
-    _loaded[id(ip)] = _Loaded(ip, config, show, previous, previous_html)
+    _loaded[id(ip)] = _Loaded(ip, config, outputs, show, previous, previous_html)
     _options.register(ip, config)
+    outputs.attach(ip)
 
 
 def in_vscode(ip: Any) -> bool:
@@ -115,7 +122,8 @@ def _no_html(value: Any) -> None:
 
 
 def unload_ipython_extension(ip: Any) -> None:
-    """Undo ``load_ipython_extension``: Values show their static picture again (``Value._repr_html_``)."""
+    """Undo ``load_ipython_extension``: Values show their static picture again (``Value._repr_html_``), and the
+    widgets the extension made are closed (explore()'s are the user's and stay open)."""
     entry = _loaded.get(id(ip))
     if entry is None or entry.shell is not ip:
         return
@@ -125,6 +133,7 @@ def unload_ipython_extension(ip: Any) -> None:
     _restore(ip.display_formatter.formatters["text/html"], _no_html, entry.previous_html)
     if entry.config in ip.configurables:
         ip.configurables.remove(entry.config)
+    entry.outputs.detach(ip)
 
 
 def _restore(formatter: Any, ours: Callable[[Any], Any], previous: Callable[[Any], Any] | None) -> None:
@@ -139,12 +148,15 @@ def _restore(formatter: Any, ours: Callable[[Any], Any], previous: Callable[[Any
             formatter.for_type_by_name(*_TYPE, previous)
 
 
-def _mimebundle(value: Any, config: MicrogradWidget) -> Any:
+def _mimebundle(value: Any, config: MicrogradWidget, outputs: CellOutputs) -> Any:
     """The display of one Value under ``config``: the live widget (with the static picture for viewers
-    without a widget manager) or the static picture alone; ``text/plain`` is the Value's repr either way."""
+    without a widget manager; ``outputs`` closes it when the cell's output is replaced) or the static picture
+    alone; ``text/plain`` is the Value's repr either way."""
     options = config.drawing_options()
     if config.default_view == "widget":
-        bundle = explore(value, **options)._repr_mimebundle_()
+        widget = explore(value, **options)
+        outputs.record(widget)
+        bundle = widget._repr_mimebundle_()
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         return {**data, "text/plain": repr(value)}, metadata
     return value_mimebundle(value, **options)

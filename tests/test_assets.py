@@ -136,3 +136,37 @@ def test_a_widget_whose_assets_model_was_closed_still_serializes_naming_a_live_o
     assets.shared_assets().close()
     assert reference(widget) == f"IPY_MODEL_{assets.shared_assets().model_id}"
     assert not assets.shared_assets().closed
+
+
+def test_a_flood_of_assets_requests_gets_the_payload_once_per_interval_and_refusals_saying_when(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each answer carries ~490 KB: one widget's view is sent them at most once per ASK_INTERVAL; a request sooner
+    gets a small refusal naming the digest and when to ask again (js/loader.js asks again then)."""
+    now = [1000.0]
+    monkeypatch.setattr(assets, "_clock", lambda: now[0], raising=False)
+    widget, other = explore(lecture_L()["L"]), watch(MLP(2, [2, 1]))
+    sent, sent_other = record_sends(widget), record_sends(other)
+    shared = assets.shared_assets()
+    payload = len(shared.code) + len(shared.wasm)
+    assert payload > 400_000
+    for _ in range(100):
+        custom(widget, {"type": "assets"})
+    assert len(sent) == 100, "every request is answered"
+    full = [buffers for _, buffers in sent if buffers]
+    assert full == [[shared.code, shared.wasm]], "the payload is sent once"
+    assert sum(len(b) for _, buffers in sent for b in buffers) == payload
+    refusal, buffers = sent[1]
+    assert buffers == [] and refusal["type"] == "assets" and refusal["digest"] == shared.digest
+    assert refusal["retry_after"] == assets.ASK_INTERVAL
+    assert "at most once every 5 s per widget" in refusal["error"] and "ask again in 5 s" in refusal["error"]
+    assert len(str(refusal)) < 400
+    custom(other, {"type": "assets"})   # another widget's view is not held back by this one's flood
+    assert [buffers for _, buffers in sent_other] == [[shared.code, shared.wasm]]
+
+    now[0] += assets.ASK_INTERVAL - 1.25
+    custom(widget, {"type": "assets"})
+    assert sent[-1][1] == [] and sent[-1][0]["retry_after"] == 1.3, "rounded up: asking then is never too soon"
+    now[0] += 1.25
+    custom(widget, {"type": "assets"})     # a reloaded page's new view, asking after the wait
+    assert sent[-1] == ({"type": "assets", "digest": shared.digest, "css": shared.css}, [shared.code, shared.wasm])
+    assert len([b for _, b in sent if b]) == 2

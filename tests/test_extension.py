@@ -217,6 +217,9 @@ def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pyt
         def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, str], dict[str, Any]]:
             return {"application/vnd.jupyter.widget-view+json": '{"model_id": "x"}', "text/plain": "widget"}, {}
 
+        def close(self) -> None:
+            """Unloading closes the widgets the extension made."""
+
     def explore(root: Any, **options: Any) -> FakeWidget:
         calls.append((root, options))
         return FakeWidget()

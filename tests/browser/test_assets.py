@@ -45,6 +45,23 @@ def open_page(page, server, widgets, wait: bool = True, assets_ref: str | None =
         assert not page.evaluate("() => window.__mgw.error")
 
 
+def kernel_answer(widget) -> tuple[dict, list[bytes]]:
+    """What the kernel sends ``widget``'s views for one ``{"type": "assets"}`` request: (content, buffers)."""
+    sent = []
+    widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append((data, buffers))
+    widget._handle_msg({"content": {"data": {"method": "custom", "content": {"type": "assets"}}}, "buffers": []})
+    (data, buffers), = [(d, b) for d, b in sent if d.get("method") == "custom"]
+    return data["content"], [bytes(b) for b in buffers or []]
+
+
+def deliver(page, index: int, answer: tuple[dict, list[bytes]]) -> None:
+    """Hand the page's model ``index`` a custom message from the kernel, its buffers as DataViews."""
+    page.evaluate("""([i, msg, b64]) => {
+        const views = b64.map((s) => new DataView(Uint8Array.from(atob(s), (c) => c.charCodeAt(0)).buffer));
+        window.__mgw.models[i]._fire('msg:custom', msg, views);
+    }""", [index, answer[0], [base64.b64encode(b).decode("ascii") for b in answer[1]]])
+
+
 def test_three_widgets_of_both_kinds_import_the_views_once(guarded, static_server):
     page = guarded.page
     L = lecture_L()["L"]
@@ -70,18 +87,43 @@ def test_a_view_whose_assets_model_is_gone_renders_from_the_kernels_answer(guard
     open_page(page, static_server, [widget], wait=False, assets_ref="IPY_MODEL_0123456789abcdef")
     page.wait_for_function("() => window.__mgw.log.send.some((m) => m && m.type === 'assets')", timeout=30_000)
     # What the kernel answers to that message (the widget also points at a live assets model again).
-    sent = []
-    widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append((data, buffers))
-    widget._handle_msg({"content": {"data": {"method": "custom", "content": {"type": "assets"}}}, "buffers": []})
-    (data, buffers), = [(d, b) for d, b in sent if d.get("method") == "custom"]
-    page.evaluate("""([msg, b64]) => {
-        const views = b64.map((s) => new DataView(Uint8Array.from(atob(s), (c) => c.charCodeAt(0)).buffer));
-        window.__mgw.models[0]._fire('msg:custom', msg, views);
-    }""", [data["content"], [base64.b64encode(bytes(b)).decode("ascii") for b in buffers]])
+    deliver(page, 0, kernel_answer(widget))
     page.wait_for_function("() => window.__mgw.ready || window.__mgw.error", timeout=30_000)
     assert not page.evaluate("() => window.__mgw.error")
     WidgetDom(page).wait_ready()
     assert widget.get_state()["_mgw_assets"] == f"IPY_MODEL_{assets.shared_assets().model_id}"
+    assert not page.locator("[data-role=load-error]").count()
+
+
+def test_a_refused_assets_request_is_asked_again_or_served_from_the_pages_views(guarded, static_server, monkeypatch):
+    """The kernel sends a widget the assets at most once per ASK_INTERVAL; a view refused sooner asks again after
+    retry_after (here 0.3 s) and renders from that answer; a view refused while the page already holds the views
+    (another widget's answer) renders from them, without asking again."""
+    page = guarded.page
+    first, second = explore(lecture_L()["L"]), explore(lecture_L()["L"])
+    now = [100.0]
+    monkeypatch.setattr(assets, "_clock", lambda: now[0])
+    early = kernel_answer(first)    # a view of the first widget was sent them just before this page asked
+    open_page(page, static_server, [first, second], wait=False, assets_ref="IPY_MODEL_0123456789abcdef")
+    asked = "(n) => window.__mgw.log.send.filter((m) => m && m.type === 'assets').length === n"
+    page.wait_for_function(asked, arg=1, timeout=30_000)
+    now[0] += assets.ASK_INTERVAL - 0.3
+    refusal = kernel_answer(first)
+    assert refusal[1] == [] and refusal[0]["retry_after"] == 0.3 and early[1]
+    deliver(page, 0, refusal)
+    page.wait_for_function(asked, arg=2, timeout=30_000)
+    now[0] += 0.3
+    deliver(page, 0, kernel_answer(first))
+    page.wait_for_function("() => window.__mgw.models.length === 2 && "
+                           "window.__mgw.models[1]._listeners.includes('msg:custom')", timeout=30_000)
+    kernel_answer(second)
+    refused = kernel_answer(second)
+    assert refused[1] == [] and refused[0]["digest"] == assets.shared_assets().digest
+    deliver(page, 1, refused)       # the page has the views from the first widget's answer
+    page.wait_for_function("() => window.__mgw.ready || window.__mgw.error", timeout=30_000)
+    assert not page.evaluate("() => window.__mgw.error")
+    expect(page.locator(".mgw-root[data-state=ready]")).to_have_count(2, timeout=30_000)
+    assert page.evaluate("() => window.__mgw.blobModules.length") == 1
     assert not page.locator("[data-role=load-error]").count()
 
 

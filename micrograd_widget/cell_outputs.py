@@ -1,0 +1,97 @@
+"""The widgets ``%load_ext`` made, by the cell whose output shows them: closed when that output is replaced.
+
+A front end that sends the cell's id with its execute request (JupyterLab, Notebook 7 and VS Code put ``cellId``
+in the request's metadata; ipykernel passes it to IPython's ``pre_run_cell`` event as ``info.cell_id``) clears
+the cell's output when it runs the cell again, so the widgets made for that output are off screen: they are
+closed then (GraphWidget.close() lets go of the tape and the graph), and all of them when the extension unloads.
+
+What might still be on screen is never closed: a display with no cell id (plain IPython, a front end that
+sends none, a comm callback between cells) and one made while an ipywidgets ``Output`` captures the display
+(its output may sit in another cell) are kept until ``%unload_ext``. Widgets the user made with explore() are
+not the extension's: only those :meth:`CellOutputs.record` was given are ever closed here. A widget sent into
+another cell's output with ``update_display`` belongs to the cell that made it.
+"""
+
+from __future__ import annotations
+
+import logging
+import weakref
+from typing import Any
+
+__all__ = ["CellOutputs"]
+
+_log = logging.getLogger(__name__)
+
+
+class CellOutputs:
+    """The extension's widgets in one shell, by cell id; ``attach`` hooks it to the shell's cell events."""
+
+    def __init__(self) -> None:
+        self._by_cell: dict[str, list[weakref.ref[Any]]] = {}
+        self._kept: list[weakref.ref[Any]] = []   # shown with no cell to replace them: closed only on unload
+        self._running: list[tuple[Any, str | None]] = []  # (ExecutionInfo, its cell id): cells run inside cells
+
+    def attach(self, shell: Any) -> None:
+        """Follow ``shell``'s cells (IPython's ``pre_run_cell``/``post_run_cell`` events)."""
+        shell.events.register("pre_run_cell", self._pre_run_cell)
+        shell.events.register("post_run_cell", self._post_run_cell)
+
+    def detach(self, shell: Any) -> None:
+        """Stop following ``shell``'s cells and close every widget recorded (the extension is unloaded)."""
+        for event, callback in (("pre_run_cell", self._pre_run_cell), ("post_run_cell", self._post_run_cell)):
+            if callback in shell.events.callbacks.get(event, ()):
+                shell.events.unregister(event, callback)
+        widgets = [ref for refs in self._by_cell.values() for ref in refs] + self._kept
+        self._by_cell.clear()
+        self._kept.clear()
+        self._running.clear()
+        _close(widgets)
+
+    def record(self, widget: Any) -> None:
+        """A widget just made for a display: it belongs to the output of the cell running now, if any."""
+        cell = self._running[-1][1] if self._running else None
+        ref = weakref.ref(widget)
+        if cell is None or _output_widget_capturing():
+            self._kept = [r for r in self._kept if r() is not None]
+            self._kept.append(ref)
+        else:
+            self._by_cell.setdefault(cell, []).append(ref)
+
+    def _pre_run_cell(self, info: Any) -> None:
+        """A cell starts: the widgets of its previous output are off screen now (the front end cleared it)."""
+        cell = getattr(info, "cell_id", None)
+        cell = cell if isinstance(cell, str) and cell else None
+        if cell is not None:
+            _close(self._by_cell.pop(cell, []))
+        self._running.append((info, cell))
+
+    def _post_run_cell(self, result: Any) -> None:
+        """A cell ended (``result`` None when it could not start): displays after it belong to no cell."""
+        if result is None:      # IPython could not run it (the cell's start may have been seen): the newest
+            del self._running[-1:]
+            return
+        info = getattr(result, "info", None)
+        for depth in range(len(self._running) - 1, -1, -1):
+            if self._running[depth][0] is info:
+                del self._running[depth:]
+                return
+
+
+def _close(refs: list[weakref.ref[Any]]) -> None:
+    """Close the widgets still alive among ``refs``; one that fails to close is logged and the others still closed."""
+    for ref in refs:
+        widget = ref()
+        if widget is not None:
+            try:
+                widget.close()
+            except Exception as err:  # a comm torn down under it: the rest must still be let go
+                _log.warning("micrograd_widget: could not close a widget of a replaced output: %r", err)
+
+
+def _output_widget_capturing() -> bool:
+    """Whether an ipywidgets ``Output`` is capturing displays now (ipykernel sets its ``msg_id`` in ``with out:``):
+    the display then lands in that widget, which may sit in another cell's output."""
+    from ipywidgets import Output
+    from ipywidgets.widgets.widget import _instances
+
+    return any(isinstance(w, Output) and w.msg_id for w in list(_instances.values()))

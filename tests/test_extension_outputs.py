@@ -1,0 +1,126 @@
+"""The widgets ``%load_ext`` makes for a cell's output (micrograd_widget/cell_outputs.py), through a real IPython
+InteractiveShell: closed (tape and graph let go) when the same cell (same cell id, as JupyterLab, Notebook 7 and
+VS Code send it) runs again and when the extension unloads, so memory stays flat over re-runs; never the ones
+that may still be on screen (other cells, no cell id, an Output widget capturing) nor the user's own explore()."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from ipywidgets.widgets.widget import _instances
+from test_extension import make_shell
+from traitlets.config import Config
+
+import micrograd_widget
+from micrograd_widget.widget import GraphWidget
+
+MOONS = "from builders import small_moons\nloss = small_moons(hidden=4, points=2)\nloss"
+RUNS = 10
+
+
+@pytest.fixture
+def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    """A shell with the extension loaded, whose output cache keeps no result (``Out``/``_`` would keep the
+    Values a cell showed, by IPython's design: here only what the extension keeps is measured)."""
+    cfg = Config()
+    cfg.InteractiveShell.cache_size = 0
+    shell = make_shell(tmp_path, monkeypatch, cfg)
+    shell.run_line_magic("load_ext", "micrograd_widget")
+    yield shell
+    micrograd_widget.unload_ipython_extension(shell)
+    InteractiveShell.clear_instance()
+
+
+def graph_widgets() -> set[GraphWidget]:
+    return {w for w in list(_instances.values()) if isinstance(w, GraphWidget)}
+
+
+def run(shell: InteractiveShell, code: str, cell_id: str | None) -> GraphWidget:
+    """Run ``code`` as a front end would (its result shown by the display hook) and return the one widget made."""
+    before = graph_widgets()
+    result = shell.run_cell(code, store_history=True, cell_id=cell_id)
+    assert result.success, result.error_in_exec
+    made = graph_widgets() - before
+    assert len(made) == 1, made
+    return made.pop()
+
+
+def is_open(widget: GraphWidget) -> bool:
+    return widget.comm is not None and widget._tape is not None
+
+
+def rerun(shell: InteractiveShell, cell_ids: list[str]) -> tuple[list[weakref.ref[Any]], list[weakref.ref[Any]],
+                                                                  list[int]]:
+    """Run MOONS once per cell id: weakrefs to each run's widget and loss Value, and the bytes traced after each."""
+    widgets: list[weakref.ref[Any]] = []
+    values: list[weakref.ref[Any]] = []
+    traced: list[int] = []
+    for cell_id in cell_ids:
+        widgets.append(weakref.ref(run(shell, MOONS, cell_id)))
+        values.append(weakref.ref(shell.user_ns["loss"]))
+        getattr(shell.history_manager, "outputs", {}).clear()   # IPython 9 keeps each output's bundle (its SVG) too
+        gc.collect()
+        traced.append(tracemalloc.get_traced_memory()[0])
+    return widgets, values, traced
+
+
+def test_rerunning_a_cell_frees_its_earlier_widgets_and_graphs_memory_stays_flat(ip: InteractiveShell) -> None:
+    run(ip, MOONS, "warm-up")      # first-use costs (imports, caches) are not the re-runs'
+    tracemalloc.start()
+    try:
+        widgets, values, same = rerun(ip, ["cell-1"] * RUNS)
+        assert all(ref() is None for ref in widgets[:-1]), "the earlier outputs' widgets are collected"
+        assert all(ref() is None for ref in values[:-1]), "and the graphs they held"
+        assert widgets[-1]() is not None and is_open(widgets[-1]()), "the output on screen keeps its widget"
+        # The control: ten different cells each keep their output (all on screen), so memory grows per run.
+        kept, kept_values, different = rerun(ip, [f"cell-{i}" for i in range(2, RUNS + 2)])
+    finally:
+        tracemalloc.stop()
+    assert all(ref() is not None and is_open(ref()) for ref in kept)
+    assert all(ref() is not None for ref in kept_values)
+    per_run = (different[-1] - different[1]) / (RUNS - 2)
+    assert per_run > 0
+    assert same[-1] - same[1] < 2 * per_run, f"re-runs grew {same[-1] - same[1]} B; one kept output is {per_run} B"
+
+
+def test_unloading_closes_every_widget_the_extension_made_and_none_of_the_users(ip: InteractiveShell) -> None:
+    own = "from builders import small_moons\nfrom micrograd_widget import explore\nw = explore(small_moons(2, 1))\nw"
+    mine = run(ip, own, "own")
+    made = [run(ip, MOONS, "a"), run(ip, MOONS, "b"), run(ip, MOONS, None)]
+    again = run(ip, "display(w)\nloss", "shows-w")     # the user's widget shown again, next to a Value
+    assert is_open(mine) and all(is_open(w) for w in [*made, again])
+    run(ip, "display(w)\nloss", "shows-w")
+    assert is_open(mine) and not is_open(again), "only the extension's widget of the replaced output is closed"
+    ip.run_line_magic("unload_ext", "micrograd_widget")
+    assert not any(is_open(w) for w in made)
+    assert is_open(mine) and ip.user_ns["w"] is mine
+
+
+def test_without_a_cell_id_or_into_an_output_widget_the_widgets_are_kept(ip: InteractiveShell) -> None:
+    """No cell id (plain IPython, a front end that sends none): nothing says which output a run replaces, so its
+    widgets may still be on screen. Inside an Output widget (ipykernel sets its msg_id while it captures) the
+    display lands in that widget, which may be in another cell."""
+    first = run(ip, MOONS, None)
+    second = run(ip, MOONS, None)
+    capture = ("import ipywidgets\nfrom builders import small_moons\nout = ipywidgets.Output()\n"
+               "out.msg_id = 'the execute request'\ndisplay(small_moons(hidden=2, points=1))\nout.msg_id = ''")
+    captured = run(ip, capture, "captures")
+    run(ip, capture, "captures")
+    assert is_open(first) and is_open(second) and is_open(captured)
+
+
+def test_a_widget_that_fails_to_close_is_logged_and_the_others_are_still_closed(
+        ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    broken, fine = run(ip, MOONS, "a"), run(ip, MOONS, "b")
+
+    def fails() -> None:
+        raise OSError("the comm is gone")
+    monkeypatch.setattr(broken, "close", fails)
+    ip.run_line_magic("unload_ext", "micrograd_widget")
+    assert not is_open(fine) and "could not close a widget" in caplog.text and "the comm is gone" in caplog.text
