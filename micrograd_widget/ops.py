@@ -59,7 +59,7 @@ def _div(a: float, b: float, k: None) -> float:
 def _pow_const(a: float, b: None, k: float) -> float:
     if a == 0 and k < 0:
         raise ZeroDivisionValueError(f"'**{k}': 0 raised to a negative power ({_fmt(a)} ** {_fmt(k)}) is undefined")
-    if a < 0 and k != int(k):
+    if a < 0 and math.isfinite(k) and k != int(k):  # an infinite or NaN exponent follows IEEE pow, as PyTorch
         raise ValueError(
             f"'**{k}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
         )
@@ -85,6 +85,11 @@ def _d_pow_const(a: float, k: float) -> float:
     if a == 0 and k < 1:
         return math.inf if k > 0 else math.nan
     return k * _pow_or_inf(a, k - 1)
+
+
+def _d_pow_value(a: float, b: float) -> float:
+    """d(a**b)/da: 0 where the exponent is 0 (PyTorch's rule; it matters only for a NaN or infinite base)."""
+    return 0.0 if b == 0 else b * _pow_or_inf(a, b - 1)
 
 
 def _pow_value(a: float, b: float, k: None) -> float:
@@ -147,15 +152,18 @@ _ROWS: list[tuple[Any, ...]] = [
         lambda a, b, k: -a,            lambda a, b, k, out: (-1.0,),
         "-a",                          ("-1",),
         "true"),
+    # pow, powv: an infinite or NaN exponent follows IEEE pow (Python's and PyTorch's: 1 ** nan is 1, (-2) ** inf
+    # is inf), which JavaScript's ** does not at a base of +-1 (ieeePow mends it); the slope in the base is 0
+    # where the exponent is 0 (PyTorch's rule: nan ** 0 has slope 0).
     ("pow",     "**",      1,
         _pow_const,                    lambda a, b, k, out: (_d_pow_const(a, k),),
-        "a ** k",                      ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN)"
-                                        " : k * a ** (k - 1))",),
-        "!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k))"
+        "ieeePow(a, k)",               ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN)"
+                                        " : k * ieeePow(a, k - 1))",),
+        "!(a === 0 && k < 0) && !(a < 0 && Number.isFinite(k) && !Number.isInteger(k))"
         " && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k))"),
     ("powv",    "**",      2,
-        _pow_value,                    lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)),
-        "a ** b",                      ("b * a ** (b - 1)", "out * Math.log(a)"),
+        _pow_value,                    lambda a, b, k, out: (_d_pow_value(a, b), out * math.log(a)),
+        "ieeePow(a, b)",               ("b === 0 ? 0 : b * ieeePow(a, b - 1)", "out * Math.log(a)"),
         "!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b))"),
     ("exp",     "exp",     1,
         _exp,                          lambda a, b, k, out: (out,),
@@ -169,10 +177,12 @@ _ROWS: list[tuple[Any, ...]] = [
         lambda a, b, k: math.tanh(a),  lambda a, b, k, out: (1.0 - out * out,),
         "Math.tanh(a)",                ("1 - out * out",),
         "true"),
+    # relu: NaN passes through (micrograd's and PyTorch's forward; relu(-0.0) is -0.0 as there), and so does its
+    # slope: 1 at NaN, as PyTorch's (0 only where a <= 0), so a NaN upstream grad is not hidden either.
     ("relu",    "ReLU",    1,
-        lambda a, b, k: a if a > 0 else 0.0,
-                                       lambda a, b, k, out: (1.0 if a > 0 else 0.0,),
-        "a > 0 ? a : 0",               ("a > 0 ? 1 : 0",),
+        lambda a, b, k: 0.0 if a < 0 else a,
+                                       lambda a, b, k, out: (0.0 if a <= 0 else 1.0,),
+        "a < 0 ? 0 : a",               ("a <= 0 ? 0 : 1",),
         "true"),
     ("sigmoid", "sigmoid", 1,
         _sigmoid,                      lambda a, b, k, out: (out * (1.0 - out),),
@@ -252,6 +262,13 @@ def js_module() -> str:
         "// Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.",
         "// forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row;",
         "// domain(a, b, k, out) is true exactly where the Python forward returns instead of raising.",
+        "",
+        "/** a ** b as IEEE pow (Python's and C's): 1 where JavaScript's ** gives NaN, at a base of 1 or at -1 to an",
+        " * infinite power. */",
+        "export function ieeePow(a, b) {",
+        "  return a === 1 || (a === -1 && (b === Infinity || b === -Infinity)) ? 1 : a ** b;",
+        "}",
+        "",
         "export const OPS = [",
     ]
     for op in OPS:
