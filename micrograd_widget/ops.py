@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -30,7 +31,9 @@ class ZeroDivisionValueError(ZeroDivisionError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """One row of the op table."""
+    """One row of the op table. A copy (``copy``, ``deepcopy``) is the row itself, and a pickled row loads as the
+    same row: a built-in one by its name, a ``define_op`` one within the Python process that made it; so a copied
+    graph is still made of the table's rows (a Tape matches them by identity)."""
 
     id: int
     name: str
@@ -41,6 +44,43 @@ class Op:
     js_forward: str
     js_local_grad: tuple[str, ...]
     js_domain: str
+
+    def __copy__(self) -> Op:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Op:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if 0 <= self.id < len(OPS) and OPS[self.id] is self:
+            return _builtin_row, (self.name,)
+        key = (os.getpid(), id(self))
+        _PICKLED.setdefault(key, self)  # kept, so that the key finds this row when the pickle is loaded
+        return _defined_row, (self.name, self.symbol, self.arity, key)
+
+
+_PICKLED: dict[tuple[int, int], Op] = {}  # define_op rows that were pickled, by (process, id)
+
+
+def _builtin_row(name: str) -> Op:
+    """A pickled built-in row: the table's row of that name."""
+    try:
+        return OPS_BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"the pickle uses the op {name!r}, which this version's op table does not have") from None
+
+
+def _defined_row(name: str, symbol: str, arity: int, key: tuple[int, int]) -> Op:
+    """A pickled ``define_op`` row: the row itself in the process that made it; elsewhere (its functions cannot
+    travel) a row that loads the graph's numbers but raises, saying what to do, when it is replayed."""
+    row = _PICKLED.get(key)
+    if row is not None and row.name == name:
+        return row
+
+    def gone(*_: object) -> Any:
+        raise RuntimeError(f"op {name!r} was made by define_op in another Python process and cannot be replayed "
+                           "here: run its define_op again and rebuild the graph")
+    return Op(-1, name, symbol, arity, gone, gone, "", (), "")
 
 
 def _fmt(x: float) -> str:
