@@ -10,6 +10,7 @@ the garbage collector has little to chase: one tracked object per node.
 from __future__ import annotations
 
 import numbers
+import reprlib
 import weakref
 from collections.abc import Callable, Iterable
 from operator import attrgetter
@@ -72,6 +73,14 @@ def _check_number(data: object, who: str = "Value()") -> float:
     raise TypeError(f"{who} takes a real number (int or float), got {type(data).__name__}: {data!r}")
 
 
+def _check_label(label: object) -> str:
+    """A label as the engine keeps it: a str (the picture, the search and the saved page show it as text)."""
+    if isinstance(label, str):
+        return label
+    raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: {reprlib.repr(label)}; "
+                    "write str(...) of it to show it")
+
+
 _new = object.__new__
 _POW_SYMBOLS: dict[tuple[type, float], str] = {}
 
@@ -94,7 +103,7 @@ class Value:
     # _a, _b: the first two inputs (None when absent); _rest: inputs beyond two, only for nodes built
     # by hand with Value(x, (p, q, r, ...)). One slot each instead of a tuple keeps a node to a
     # single object for the garbage collector.
-    __slots__ = ("data", "grad", "_a", "_b", "_rest", "_op", "label", "_code", "_k", "_scope",
+    __slots__ = ("data", "grad", "_a", "_b", "_rest", "_op", "_label", "_code", "_k", "_scope",
                  "_user_backward", "__weakref__")
 
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
@@ -110,7 +119,7 @@ class Value:
         self._b = children[1] if n > 1 else None
         self._rest = children[2:] if n > 2 else None
         self._op = str(_op)
-        self.label = str(label)
+        self._label = _check_label(label)
         self._code: Op | None = None
         self._k: float | None = None
         self._scope = _current_scope
@@ -320,6 +329,15 @@ class Value:
         self._code = None
 
     @property
+    def label(self) -> str:
+        """The name the picture shows for this node ('' for none)."""
+        return self._label
+
+    @label.setter
+    def label(self, text: str) -> None:
+        self._label = _check_label(text)
+
+    @property
     def scope(self) -> str:
         """The module path this node was created in (e.g. 'layers.0.neurons.3'), '' outside any module."""
         return self._scope
@@ -367,11 +385,11 @@ class Value:
         return _blank_value, (before,), self._state()
 
     def _state(self) -> tuple[Any, ...]:
-        return (self.data, self.grad, self._a, self._b, self._rest, self._op, self.label, self._code, self._k,
+        return (self.data, self.grad, self._a, self._b, self._rest, self._op, self._label, self._code, self._k,
                 self._scope, self._user_backward)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
-        (self.data, self.grad, self._a, self._b, self._rest, self._op, self.label, self._code, self._k,
+        (self.data, self.grad, self._a, self._b, self._rest, self._op, self._label, self._code, self._k,
          self._scope, self._user_backward) = state
 
     def _repr_html_(self) -> str | None:
@@ -404,7 +422,7 @@ def _node(data: float, a: Value, b: Value | None, code: Op, op: str, k: float | 
     out._b = b
     out._rest = None
     out._op = op
-    out.label = ""
+    out._label = ""
     out._code = code
     out._k = k
     out._scope = _current_scope
@@ -426,7 +444,7 @@ def _leaf(data: float) -> Value:
     out._b = None
     out._rest = None
     out._op = ""
-    out.label = ""
+    out._label = ""
     out._code = None
     out._k = None
     out._scope = _current_scope

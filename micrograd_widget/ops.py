@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import re
+import reprlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -83,9 +85,25 @@ def _defined_row(name: str, symbol: str, arity: int, key: tuple[int, int]) -> Op
     return Op(-1, name, symbol, arity, gone, gone, "", (), "")
 
 
+_FLOAT_MAX = sys.float_info.max
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother = 40, 40
+
+
 def _fmt(x: float) -> str:
-    """A number as the error messages show it."""
+    """A number as the error messages show it: a float's repr; an int beyond 15 digits in float notation."""
+    if type(x) is int and not -10**15 < x < 10**15:
+        return f"{float(x):.6g}"  # the exponent checks (_check_exponent) keep x within a float's range
     return repr(x)
+
+
+def _check_exponent(k: float) -> None:
+    """An int exponent beyond a float's range (Python's ``**`` would raise about converting it) is refused in
+    words, without writing out its digits (which may be more than Python converts to text)."""
+    if type(k) is int and not -_FLOAT_MAX <= k <= _FLOAT_MAX:
+        digits = int(math.log10(abs(k))) + 1  # math.log10 takes an int of any size
+        raise OverflowError(f"'**': the exponent, an int of about {digits} digits, is too large; a number exponent "
+                            "must be at most about 1.8e308 in size (a float's range)")
 
 
 # ---- forwards that can fail: each names the op and the offending value ----
@@ -97,16 +115,18 @@ def _div(a: float, b: float, k: None) -> float:
 
 
 def _pow_const(a: float, b: None, k: float) -> float:
+    _check_exponent(k)
     if a == 0 and k < 0:
-        raise ZeroDivisionValueError(f"'**{k}': 0 raised to a negative power ({_fmt(a)} ** {_fmt(k)}) is undefined")
+        raise ZeroDivisionValueError(
+            f"'**{_fmt(k)}': 0 raised to a negative power ({_fmt(a)} ** {_fmt(k)}) is undefined")
     if a < 0 and math.isfinite(k) and k != int(k):  # an infinite or NaN exponent follows IEEE pow, as PyTorch
         raise ValueError(
-            f"'**{k}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
+            f"'**{_fmt(k)}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
         )
     try:
         out: float = a ** k
     except OverflowError:
-        raise OverflowError(f"'**{k}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
+        raise OverflowError(f"'**{_fmt(k)}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
     return out
 
 
@@ -258,13 +278,13 @@ def define_op(
         raise TypeError("define_op needs callables: forward(*inputs) and local_grad(*inputs, out)")
     if arity == 1:
         def fwd(a: float, b: float | None, k: float | None) -> float:
-            return float(forward(a))
+            return _number(forward(a), name, "forward")
 
         def grad(a: float, b: float | None, k: float | None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, out), 1, name)
     else:
         def fwd(a: float, b: float | None, k: float | None) -> float:
-            return float(forward(a, b))
+            return _number(forward(a, b), name, "forward")
 
         def grad(a: float, b: float | None, k: float | None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, b, out), 2, name)
@@ -284,7 +304,18 @@ def _partials(result: object, arity: int, name: str) -> tuple[float, ...]:
         raise TypeError(f"op {name!r}: local_grad must return {arity} partials (a tuple), got {type(result).__name__}")
     if len(parts) != arity:
         raise ValueError(f"op {name!r}: local_grad returned {len(parts)} partials, expected {arity}")
-    return tuple(float(p) for p in parts)
+    return tuple(_number(p, name, "local_grad") for p in parts)
+
+
+def _number(result: object, name: str, what: str) -> float:
+    """What a custom op's function returned, as a float; anything but a real number (a str such as '2.5'
+    included: float() would read it) is a TypeError naming the op and what came back."""
+    if type(result) is float:
+        return result
+    if isinstance(result, numbers.Real):
+        return float(result)
+    raise TypeError(f"op {name!r}: {what} must return a real number (int or float), "
+                    f"got {type(result).__name__}: {_SHORT.repr(result)}")
 
 
 def op_symbol(op: Op, k: float | None) -> str:
