@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import copy
 import pickle
-import random
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from builders import lecture_L
+from builders import lecture_L, seeded_mlp
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.export import save_html
@@ -23,12 +22,7 @@ from micrograd_widget.tape import Tape
 
 def mlp_loss() -> tuple[MLP, Value]:
     """An nn.MLP's squared-error loss over two points (ReLU hidden layers), backpropagated."""
-    state = random.getstate()
-    random.seed(11)
-    try:
-        model = MLP(2, [4, 4, 1])
-    finally:
-        random.setstate(state)
+    model = seeded_mlp(11, 2, [4, 4, 1])
     loss = sum((model([Value(x), Value(y)]) - t) ** 2 for x, y, t in ((0.5, -1.0, 1.0), (-0.3, 0.8, -1.0)))
     assert isinstance(loss, Value)
     loss.backward()

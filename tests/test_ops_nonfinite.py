@@ -7,14 +7,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
-import random
 from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import seeded_mlp
 
 from micrograd_widget.engine import Value
-from micrograd_widget.nn import MLP
 from micrograd_widget.ops import OPS, OPS_BY_NAME
 from micrograd_widget.tape import Tape, decode_number
 
@@ -111,12 +110,7 @@ def test_relu_of_nan_is_nan_so_a_diverging_network_shows_it(torch) -> None:
     t.relu().backward()
     assert math.isnan(y.data) and math.isnan(t.relu().item())
     assert x.grad == t.grad.item() == 1.0
-    state = random.getstate()
-    random.seed(3)
-    try:
-        model = MLP(2, [4, 4, 1])
-    finally:
-        random.setstate(state)
+    model = seeded_mlp(3, 2, [4, 4, 1])
     loss = (model([Value(math.nan), Value(1.0)]) - 1.0) ** 2  # NaN in, through two ReLU layers
     loss.backward()
     assert math.isnan(loss.data)
