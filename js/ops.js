@@ -1,6 +1,13 @@
 // Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.
 // forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row;
 // domain(a, b, k, out) is true exactly where the Python forward returns instead of raising.
+
+/** a ** b as IEEE pow (Python's and C's): 1 where JavaScript's ** gives NaN, at a base of 1 or at -1 to an
+ * infinite power. */
+export function ieeePow(a, b) {
+  return a === 1 || (a === -1 && (b === Infinity || b === -Infinity)) ? 1 : a ** b;
+}
+
 export const OPS = [
   { id: 0, name: "add", symbol: "+", arity: 2,
     forward: (a, b, k) => a + b,
@@ -23,12 +30,12 @@ export const OPS = [
     localGrad: (a, b, k, out) => [-1],
     domain: (a, b, k, out) => true },
   { id: 5, name: "pow", symbol: "**", arity: 1,
-    forward: (a, b, k) => a ** k,
-    localGrad: (a, b, k, out) => [k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))],
-    domain: (a, b, k, out) => !(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)) },
+    forward: (a, b, k) => ieeePow(a, k),
+    localGrad: (a, b, k, out) => [k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * ieeePow(a, k - 1))],
+    domain: (a, b, k, out) => !(a === 0 && k < 0) && !(a < 0 && Number.isFinite(k) && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)) },
   { id: 6, name: "powv", symbol: "**", arity: 2,
-    forward: (a, b, k) => a ** b,
-    localGrad: (a, b, k, out) => [b * a ** (b - 1), out * Math.log(a)],
+    forward: (a, b, k) => ieeePow(a, b),
+    localGrad: (a, b, k, out) => [b === 0 ? 0 : b * ieeePow(a, b - 1), out * Math.log(a)],
     domain: (a, b, k, out) => !(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b)) },
   { id: 7, name: "exp", symbol: "exp", arity: 1,
     forward: (a, b, k) => Math.exp(a),
@@ -43,8 +50,8 @@ export const OPS = [
     localGrad: (a, b, k, out) => [1 - out * out],
     domain: (a, b, k, out) => true },
   { id: 10, name: "relu", symbol: "ReLU", arity: 1,
-    forward: (a, b, k) => a > 0 ? a : 0,
-    localGrad: (a, b, k, out) => [a > 0 ? 1 : 0],
+    forward: (a, b, k) => a < 0 ? 0 : a,
+    localGrad: (a, b, k, out) => [a <= 0 ? 0 : 1],
     domain: (a, b, k, out) => true },
   { id: 11, name: "sigmoid", symbol: "sigmoid", arity: 1,
     forward: (a, b, k) => a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a)),
@@ -67,12 +74,12 @@ export function forwardLoop(n, code, inA, inB, konst, data) {
       case 2: { const a = data[inA[i]], b = data[inB[i]]; out = a * b; data[i] = out; } break;
       case 3: { const a = data[inA[i]], b = data[inB[i]]; out = a / b; data[i] = out; if (failure < 0 && !(b !== 0)) failure = i; } break;
       case 4: { const a = data[inA[i]]; out = -a; data[i] = out; } break;
-      case 5: { const a = data[inA[i]], k = konst[i]; out = a ** k; data[i] = out; if (failure < 0 && !(!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)))) failure = i; } break;
-      case 6: { const a = data[inA[i]], b = data[inB[i]]; out = a ** b; data[i] = out; if (failure < 0 && !(!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b)))) failure = i; } break;
+      case 5: { const a = data[inA[i]], k = konst[i]; out = ieeePow(a, k); data[i] = out; if (failure < 0 && !(!(a === 0 && k < 0) && !(a < 0 && Number.isFinite(k) && !Number.isInteger(k)) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k)))) failure = i; } break;
+      case 6: { const a = data[inA[i]], b = data[inB[i]]; out = ieeePow(a, b); data[i] = out; if (failure < 0 && !(!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b)))) failure = i; } break;
       case 7: { const a = data[inA[i]]; out = Math.exp(a); data[i] = out; if (failure < 0 && !(Number.isFinite(out) || !Number.isFinite(a))) failure = i; } break;
       case 8: { const a = data[inA[i]]; out = Math.log(a); data[i] = out; if (failure < 0 && !(!(a <= 0))) failure = i; } break;
       case 9: { const a = data[inA[i]]; out = Math.tanh(a); data[i] = out; } break;
-      case 10: { const a = data[inA[i]]; out = a > 0 ? a : 0; data[i] = out; } break;
+      case 10: { const a = data[inA[i]]; out = a < 0 ? 0 : a; data[i] = out; } break;
       case 11: { const a = data[inA[i]]; out = a >= 0 ? 1 / (1 + Math.exp(-a)) : Math.exp(a) / (1 + Math.exp(a)); data[i] = out; } break;
       default: throw new Error(`op code ${c} at node ${i} is not in the op table`);
     }
@@ -94,12 +101,12 @@ export function backwardLoop(output, code, inA, inB, konst, data, grad) {
       case 2: { const a = data[ai], b = data[bi]; grad[ai] += (b) * g; grad[bi] += (a) * g; } break;
       case 3: { const a = data[ai], b = data[bi]; grad[ai] += (1 / b) * g; grad[bi] += (-(a / b) / b) * g; } break;
       case 4: { grad[ai] += (-1) * g; } break;
-      case 5: { const a = data[ai], k = konst[i]; grad[ai] += (k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1))) * g; } break;
-      case 6: { const a = data[ai], b = data[bi], out = data[i]; grad[ai] += (b * a ** (b - 1)) * g; grad[bi] += (out * Math.log(a)) * g; } break;
+      case 5: { const a = data[ai], k = konst[i]; grad[ai] += (k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * ieeePow(a, k - 1))) * g; } break;
+      case 6: { const a = data[ai], b = data[bi], out = data[i]; grad[ai] += (b === 0 ? 0 : b * ieeePow(a, b - 1)) * g; grad[bi] += (out * Math.log(a)) * g; } break;
       case 7: { const out = data[i]; grad[ai] += (out) * g; } break;
       case 8: { const a = data[ai]; grad[ai] += (1 / a) * g; } break;
       case 9: { const out = data[i]; grad[ai] += (1 - out * out) * g; } break;
-      case 10: { const a = data[ai]; grad[ai] += (a > 0 ? 1 : 0) * g; } break;
+      case 10: { const a = data[ai]; grad[ai] += (a <= 0 ? 0 : 1) * g; } break;
       case 11: { const out = data[i]; grad[ai] += (out * (1 - out)) * g; } break;
       default: throw new Error(`op code ${c} at node ${i} is not in the op table`);
     }
@@ -115,12 +122,12 @@ export function localGradInto(c, a, b, k, out, into) {
     case 2: into[0] = b; into[1] = a; break;
     case 3: into[0] = 1 / b; into[1] = -(a / b) / b; break;
     case 4: into[0] = -1; into[1] = NaN; break;
-    case 5: into[0] = k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * a ** (k - 1)); into[1] = NaN; break;
-    case 6: into[0] = b * a ** (b - 1); into[1] = out * Math.log(a); break;
+    case 5: into[0] = k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN) : k * ieeePow(a, k - 1)); into[1] = NaN; break;
+    case 6: into[0] = b === 0 ? 0 : b * ieeePow(a, b - 1); into[1] = out * Math.log(a); break;
     case 7: into[0] = out; into[1] = NaN; break;
     case 8: into[0] = 1 / a; into[1] = NaN; break;
     case 9: into[0] = 1 - out * out; into[1] = NaN; break;
-    case 10: into[0] = a > 0 ? 1 : 0; into[1] = NaN; break;
+    case 10: into[0] = a <= 0 ? 0 : 1; into[1] = NaN; break;
     case 11: into[0] = out * (1 - out); into[1] = NaN; break;
     default: throw new Error(`op code ${c} is not in the op table`);
   }

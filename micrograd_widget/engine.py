@@ -10,8 +10,11 @@ the garbage collector has little to chase: one tracked object per node.
 from __future__ import annotations
 
 import numbers
+import reprlib
+import weakref
 from collections.abc import Callable, Iterable
 from operator import attrgetter
+from typing import Any
 
 from .ops import OPS_BY_NAME, Op, op_symbol
 
@@ -70,6 +73,14 @@ def _check_number(data: object, who: str = "Value()") -> float:
     raise TypeError(f"{who} takes a real number (int or float), got {type(data).__name__}: {data!r}")
 
 
+def _check_label(label: object) -> str:
+    """A label as the engine keeps it: a str (the picture, the search and the saved page show it as text)."""
+    if isinstance(label, str):
+        return label
+    raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: {reprlib.repr(label)}; "
+                    "write str(...) of it to show it")
+
+
 _new = object.__new__
 _POW_SYMBOLS: dict[tuple[type, float], str] = {}
 
@@ -92,7 +103,7 @@ class Value:
     # _a, _b: the first two inputs (None when absent); _rest: inputs beyond two, only for nodes built
     # by hand with Value(x, (p, q, r, ...)). One slot each instead of a tuple keeps a node to a
     # single object for the garbage collector.
-    __slots__ = ("data", "grad", "_a", "_b", "_rest", "_op", "label", "_code", "_k", "_scope",
+    __slots__ = ("data", "grad", "_a", "_b", "_rest", "_op", "_label", "_code", "_k", "_scope",
                  "_user_backward", "__weakref__")
 
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = "", label: str = "") -> None:
@@ -108,7 +119,7 @@ class Value:
         self._b = children[1] if n > 1 else None
         self._rest = children[2:] if n > 2 else None
         self._op = str(_op)
-        self.label = str(label)
+        self._label = _check_label(label)
         self._code: Op | None = None
         self._k: float | None = None
         self._scope = _current_scope
@@ -318,12 +329,68 @@ class Value:
         self._code = None
 
     @property
+    def label(self) -> str:
+        """The name the picture shows for this node ('' for none)."""
+        return self._label
+
+    @label.setter
+    def label(self, text: str) -> None:
+        self._label = _check_label(text)
+
+    @property
     def scope(self) -> str:
         """The module path this node was created in (e.g. 'layers.0.neurons.3'), '' outside any module."""
         return self._scope
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
+
+    # ---- copies and pickles: the graph's own rows (ops.Op copies as itself), no recursion at any depth ----
+
+    def __copy__(self) -> Value:
+        """A new node with this one's numbers, label, op and inputs (the same input Values)."""
+        out = _new(Value)
+        out.__setstate__(self._state())
+        return out
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Value:
+        """The graph that ends here, copied node by node in topological order (no recursion: a chain of a million
+        nodes copies); a node copied earlier in the same ``deepcopy`` call is shared, as ``deepcopy`` does."""
+        from copy import deepcopy
+
+        order = topological_order(self)
+        for v in order:
+            if id(v) in memo:
+                continue
+            state = v._state()
+            a, b, rest, user_backward = state[2], state[3], state[4], state[10]
+            out = _new(Value)
+            out.__setstate__((*state[:2], None if a is None else memo[id(a)], None if b is None else memo[id(b)],
+                              None if rest is None else tuple(memo[id(c)] for c in rest), *state[5:10],
+                              None if user_backward is None else deepcopy(user_backward, memo)))
+            memo[id(v)] = out
+        memo.setdefault(id(memo), []).extend(order)  # the originals outlive the memo that names them by id
+        return memo[id(self)]  # type: ignore[no-any-return]  # the memo maps every node of the graph to its copy
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        """For pickle, without recursion at any depth: an inner node first lists the nodes before it (in
+        topological order, each written plainly once its inputs are written), then itself; so pickle's memo keeps
+        every shared node one object, across every root in the same pickle."""
+        if self._a is None or self in _WRITTEN_PLAINLY:
+            _WRITTEN_PLAINLY.discard(self)
+            return _blank_value, (), self._state()
+        before = topological_order(self)
+        before.pop()
+        _WRITTEN_PLAINLY.update(v for v in before if v._a is not None)
+        return _blank_value, (before,), self._state()
+
+    def _state(self) -> tuple[Any, ...]:
+        return (self.data, self.grad, self._a, self._b, self._rest, self._op, self._label, self._code, self._k,
+                self._scope, self._user_backward)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (self.data, self.grad, self._a, self._b, self._rest, self._op, self._label, self._code, self._k,
+         self._scope, self._user_backward) = state
 
     def _repr_html_(self) -> str | None:
         """Jupyter's rich display: this node's graph as a static picture (display.py)."""
@@ -337,6 +404,13 @@ class Value:
 
 
 _get_grad = attrgetter("grad")
+_WRITTEN_PLAINLY: weakref.WeakSet[Value] = weakref.WeakSet()  # inner nodes a pickle writes after their inputs
+
+
+def _blank_value(*before: list[Value]) -> Value:
+    """A new node for pickle to fill in (after the nodes ``before`` it, when it lists them, are loaded)."""
+    out: Value = _new(Value)
+    return out
 
 
 def _node(data: float, a: Value, b: Value | None, code: Op, op: str, k: float | None = None) -> Value:
@@ -348,7 +422,7 @@ def _node(data: float, a: Value, b: Value | None, code: Op, op: str, k: float | 
     out._b = b
     out._rest = None
     out._op = op
-    out.label = ""
+    out._label = ""
     out._code = code
     out._k = k
     out._scope = _current_scope
@@ -370,7 +444,7 @@ def _leaf(data: float) -> Value:
     out._b = None
     out._rest = None
     out._op = ""
-    out.label = ""
+    out._label = ""
     out._code = None
     out._k = None
     out._scope = _current_scope

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
+import os
 import re
+import reprlib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -30,7 +33,9 @@ class ZeroDivisionValueError(ZeroDivisionError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """One row of the op table."""
+    """One row of the op table. A copy (``copy``, ``deepcopy``) is the row itself, and a pickled row loads as the
+    same row: a built-in one by its name, a ``define_op`` one within the Python process that made it; so a copied
+    graph is still made of the table's rows (a Tape matches them by identity)."""
 
     id: int
     name: str
@@ -42,10 +47,63 @@ class Op:
     js_local_grad: tuple[str, ...]
     js_domain: str
 
+    def __copy__(self) -> Op:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Op:
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        if 0 <= self.id < len(OPS) and OPS[self.id] is self:
+            return _builtin_row, (self.name,)
+        key = (os.getpid(), id(self))
+        _PICKLED.setdefault(key, self)  # kept, so that the key finds this row when the pickle is loaded
+        return _defined_row, (self.name, self.symbol, self.arity, key)
+
+
+_PICKLED: dict[tuple[int, int], Op] = {}  # define_op rows that were pickled, by (process, id)
+
+
+def _builtin_row(name: str) -> Op:
+    """A pickled built-in row: the table's row of that name."""
+    try:
+        return OPS_BY_NAME[name]
+    except KeyError:
+        raise ValueError(f"the pickle uses the op {name!r}, which this version's op table does not have") from None
+
+
+def _defined_row(name: str, symbol: str, arity: int, key: tuple[int, int]) -> Op:
+    """A pickled ``define_op`` row: the row itself in the process that made it; elsewhere (its functions cannot
+    travel) a row that loads the graph's numbers but raises, saying what to do, when it is replayed."""
+    row = _PICKLED.get(key)
+    if row is not None and row.name == name:
+        return row
+
+    def gone(*_: object) -> Any:
+        raise RuntimeError(f"op {name!r} was made by define_op in another Python process and cannot be replayed "
+                           "here: run its define_op again and rebuild the graph")
+    return Op(-1, name, symbol, arity, gone, gone, "", (), "")
+
+
+_FLOAT_MAX = sys.float_info.max
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother = 40, 40
+
 
 def _fmt(x: float) -> str:
-    """A number as the error messages show it."""
+    """A number as the error messages show it: a float's repr; an int beyond 15 digits in float notation."""
+    if type(x) is int and not -10**15 < x < 10**15:
+        return f"{float(x):.6g}"  # the exponent checks (_check_exponent) keep x within a float's range
     return repr(x)
+
+
+def _check_exponent(k: float) -> None:
+    """An int exponent beyond a float's range (Python's ``**`` would raise about converting it) is refused in
+    words, without writing out its digits (which may be more than Python converts to text)."""
+    if type(k) is int and not -_FLOAT_MAX <= k <= _FLOAT_MAX:
+        digits = int(math.log10(abs(k))) + 1  # math.log10 takes an int of any size
+        raise OverflowError(f"'**': the exponent, an int of about {digits} digits, is too large; a number exponent "
+                            "must be at most about 1.8e308 in size (a float's range)")
 
 
 # ---- forwards that can fail: each names the op and the offending value ----
@@ -57,16 +115,18 @@ def _div(a: float, b: float, k: None) -> float:
 
 
 def _pow_const(a: float, b: None, k: float) -> float:
+    _check_exponent(k)
     if a == 0 and k < 0:
-        raise ZeroDivisionValueError(f"'**{k}': 0 raised to a negative power ({_fmt(a)} ** {_fmt(k)}) is undefined")
-    if a < 0 and k != int(k):
+        raise ZeroDivisionValueError(
+            f"'**{_fmt(k)}': 0 raised to a negative power ({_fmt(a)} ** {_fmt(k)}) is undefined")
+    if a < 0 and math.isfinite(k) and k != int(k):  # an infinite or NaN exponent follows IEEE pow, as PyTorch
         raise ValueError(
-            f"'**{k}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
+            f"'**{_fmt(k)}': a negative base ({_fmt(a)}) to a non-integer power ({_fmt(k)}) is not a real number"
         )
     try:
         out: float = a ** k
     except OverflowError:
-        raise OverflowError(f"'**{k}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
+        raise OverflowError(f"'**{_fmt(k)}': {_fmt(a)} ** {_fmt(k)} overflows a float") from None
     return out
 
 
@@ -85,6 +145,11 @@ def _d_pow_const(a: float, k: float) -> float:
     if a == 0 and k < 1:
         return math.inf if k > 0 else math.nan
     return k * _pow_or_inf(a, k - 1)
+
+
+def _d_pow_value(a: float, b: float) -> float:
+    """d(a**b)/da: 0 where the exponent is 0 (PyTorch's rule; it matters only for a NaN or infinite base)."""
+    return 0.0 if b == 0 else b * _pow_or_inf(a, b - 1)
 
 
 def _pow_value(a: float, b: float, k: None) -> float:
@@ -147,15 +212,18 @@ _ROWS: list[tuple[Any, ...]] = [
         lambda a, b, k: -a,            lambda a, b, k, out: (-1.0,),
         "-a",                          ("-1",),
         "true"),
+    # pow, powv: an infinite or NaN exponent follows IEEE pow (Python's and PyTorch's: 1 ** nan is 1, (-2) ** inf
+    # is inf), which JavaScript's ** does not at a base of +-1 (ieeePow mends it); the slope in the base is 0
+    # where the exponent is 0 (PyTorch's rule: nan ** 0 has slope 0).
     ("pow",     "**",      1,
         _pow_const,                    lambda a, b, k, out: (_d_pow_const(a, k),),
-        "a ** k",                      ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN)"
-                                        " : k * a ** (k - 1))",),
-        "!(a === 0 && k < 0) && !(a < 0 && !Number.isInteger(k))"
+        "ieeePow(a, k)",               ("k === 0 ? 0 : (a === 0 && k < 1 ? (k > 0 ? Infinity : NaN)"
+                                        " : k * ieeePow(a, k - 1))",),
+        "!(a === 0 && k < 0) && !(a < 0 && Number.isFinite(k) && !Number.isInteger(k))"
         " && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(k))"),
     ("powv",    "**",      2,
-        _pow_value,                    lambda a, b, k, out: (b * _pow_or_inf(a, b - 1), out * math.log(a)),
-        "a ** b",                      ("b * a ** (b - 1)", "out * Math.log(a)"),
+        _pow_value,                    lambda a, b, k, out: (_d_pow_value(a, b), out * math.log(a)),
+        "ieeePow(a, b)",               ("b === 0 ? 0 : b * ieeePow(a, b - 1)", "out * Math.log(a)"),
         "!(a <= 0) && (Number.isFinite(out) || !Number.isFinite(a) || !Number.isFinite(b))"),
     ("exp",     "exp",     1,
         _exp,                          lambda a, b, k, out: (out,),
@@ -169,10 +237,12 @@ _ROWS: list[tuple[Any, ...]] = [
         lambda a, b, k: math.tanh(a),  lambda a, b, k, out: (1.0 - out * out,),
         "Math.tanh(a)",                ("1 - out * out",),
         "true"),
+    # relu: NaN passes through (micrograd's and PyTorch's forward; relu(-0.0) is -0.0 as there), and so does its
+    # slope: 1 at NaN, as PyTorch's (0 only where a <= 0), so a NaN upstream grad is not hidden either.
     ("relu",    "ReLU",    1,
-        lambda a, b, k: a if a > 0 else 0.0,
-                                       lambda a, b, k, out: (1.0 if a > 0 else 0.0,),
-        "a > 0 ? a : 0",               ("a > 0 ? 1 : 0",),
+        lambda a, b, k: 0.0 if a < 0 else a,
+                                       lambda a, b, k, out: (0.0 if a <= 0 else 1.0,),
+        "a < 0 ? 0 : a",               ("a <= 0 ? 0 : 1",),
         "true"),
     ("sigmoid", "sigmoid", 1,
         _sigmoid,                      lambda a, b, k, out: (out * (1.0 - out),),
@@ -208,13 +278,13 @@ def define_op(
         raise TypeError("define_op needs callables: forward(*inputs) and local_grad(*inputs, out)")
     if arity == 1:
         def fwd(a: float, b: float | None, k: float | None) -> float:
-            return float(forward(a))
+            return _number(forward(a), name, "forward")
 
         def grad(a: float, b: float | None, k: float | None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, out), 1, name)
     else:
         def fwd(a: float, b: float | None, k: float | None) -> float:
-            return float(forward(a, b))
+            return _number(forward(a, b), name, "forward")
 
         def grad(a: float, b: float | None, k: float | None, out: float) -> tuple[float, ...]:
             return _partials(local_grad(a, b, out), 2, name)
@@ -234,7 +304,18 @@ def _partials(result: object, arity: int, name: str) -> tuple[float, ...]:
         raise TypeError(f"op {name!r}: local_grad must return {arity} partials (a tuple), got {type(result).__name__}")
     if len(parts) != arity:
         raise ValueError(f"op {name!r}: local_grad returned {len(parts)} partials, expected {arity}")
-    return tuple(float(p) for p in parts)
+    return tuple(_number(p, name, "local_grad") for p in parts)
+
+
+def _number(result: object, name: str, what: str) -> float:
+    """What a custom op's function returned, as a float; anything but a real number (a str such as '2.5'
+    included: float() would read it) is a TypeError naming the op and what came back."""
+    if type(result) is float:
+        return result
+    if isinstance(result, numbers.Real):
+        return float(result)
+    raise TypeError(f"op {name!r}: {what} must return a real number (int or float), "
+                    f"got {type(result).__name__}: {_SHORT.repr(result)}")
 
 
 def op_symbol(op: Op, k: float | None) -> str:
@@ -252,6 +333,13 @@ def js_module() -> str:
         "// Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.",
         "// forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row;",
         "// domain(a, b, k, out) is true exactly where the Python forward returns instead of raising.",
+        "",
+        "/** a ** b as IEEE pow (Python's and C's): 1 where JavaScript's ** gives NaN, at a base of 1 or at -1 to an",
+        " * infinite power. */",
+        "export function ieeePow(a, b) {",
+        "  return a === 1 || (a === -1 && (b === Infinity || b === -Infinity)) ? 1 : a ** b;",
+        "}",
+        "",
         "export const OPS = [",
     ]
     for op in OPS:

@@ -11,6 +11,7 @@ arrays as little-endian binary buffers.
 from __future__ import annotations
 
 import math
+import reprlib
 import weakref
 from array import array
 from bisect import bisect_right
@@ -164,16 +165,34 @@ class Tape:
         for i, c in self._consts.items():
             self.k[i] = c
         self.symbols: tuple[str, ...] = tuple([v._op for v in values])
-        self.labels: tuple[str, ...] = tuple([v.label for v in values])
+        self.labels: tuple[str, ...] = tuple([v._label for v in values])
         self.scopes: tuple[str, ...] = tuple([v._scope for v in values])
         self.root = n - 1
-        self.data = array("d", [v.data for v in values])
-        self.grad = array("d", [v.grad for v in values])
+        self.data = self._numbers([v.data for v in values], "data")
+        self.grad = self._numbers([v.grad for v in values], "grad")
         self._index: dict[Value, int] | None = None
         self._lookups = 0
         self._tuples: weakref.ref[_Tuples] | None = None
         self._program = (array("i", w.steps), [op.forward for op in w.step_ops],
                          [op.local_grad for op in w.step_ops], array("i", w.inputs_a), array("i", w.inputs_b))
+
+    def _numbers(self, column: list[float], what: str) -> array[float]:
+        """Every node's ``data`` or ``grad`` as an array; a TypeError naming the first node whose is not a number."""
+        try:
+            return array("d", column)
+        except TypeError:
+            pass
+        for i, x in enumerate(column):
+            try:
+                array("d", [x])
+            except TypeError:
+                raise TypeError(f"node {i} ({self._name(i)}) has .{what} = {reprlib.repr(x)}, a {type(x).__name__}: "
+                                f"a Value's {what} must be a real number; set it to a float") from None
+        raise AssertionError("unreachable: array('d') refused a column of numbers")
+
+    def _name(self, i: int) -> str:
+        """How messages name node ``i``: its label, else its op symbol, else 'a leaf'."""
+        return repr(self.labels[i] or self.symbols[i]) if self.labels[i] or self.symbols[i] else "a leaf"
 
     @classmethod
     def from_value(cls, root: Value) -> Tape:
@@ -233,7 +252,7 @@ class Tape:
         if self._opaque:
             i = self._opaque[0]
             raise TapeReplayError(
-                f"node {i} ({self.labels[i] or self.symbols[i]!r}) was built by hand outside the op table; "
+                f"node {i} ({self._name(i)}) was built by hand outside the op table; "
                 "the tape cannot replay it (make it with micrograd_widget.ops.define_op and Value.apply)"
             )
 

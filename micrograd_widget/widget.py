@@ -103,9 +103,12 @@ class GraphWidget(anywidget.AnyWidget):
         self._tape: Tape | None = tape
         self._from_view = False
         out = tape.root if output is None else writes.node_id(tape, output, "output")
-        replayable = not tape.opaque
-        if replayable:
-            tape.replay(output=out)     # forward and backward on one list of the data
+        failure = ""
+        if not tape.opaque:
+            try:
+                tape.replay(output=out)     # forward and backward on one list of the data
+            except Exception as err:  # a user op failing: shown in the view, the tape keeps the Values' numbers
+                failure = error_text(err)
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
         with tape.shared_inputs():  # the fold hierarchy and the picture read every node's inputs: one list for both
@@ -125,6 +128,7 @@ class GraphWidget(anywidget.AnyWidget):
             output=out,
             data=self._numbers(tape.data),
             grad=self._numbers(tape.grad),
+            error=failure,
             **settings,
         )
         self._busy = False

@@ -136,3 +136,17 @@ def nonfinite_grads() -> Value:
     total.label = "total"
     total.backward()
     return total
+
+
+def seeded_mlp(seed: int, nin: int, nouts: list[int]) -> Any:
+    """``nn.MLP(nin, nouts)`` with weights drawn under ``random.seed(seed)``; the global random state is kept."""
+    import random
+
+    from micrograd_widget.nn import MLP
+
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        return MLP(nin, nouts)
+    finally:
+        random.setstate(state)
