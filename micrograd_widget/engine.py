@@ -10,7 +10,6 @@ the garbage collector has little to chase: one tracked object per node.
 from __future__ import annotations
 
 import numbers
-import reprlib
 import weakref
 from collections.abc import Callable, Iterable
 from operator import attrgetter
@@ -73,12 +72,10 @@ def _check_number(data: object, who: str = "Value()") -> float:
     raise TypeError(f"{who} takes a real number (int or float), got {type(data).__name__}: {data!r}")
 
 
-def _check_label(label: object) -> str:
-    """A label as the engine keeps it: a str (the picture, the search and the saved page show it as text)."""
-    if isinstance(label, str):
-        return label
-    raise TypeError(f"a Value's label must be a str, got {type(label).__name__}: {reprlib.repr(label)}; "
-                    "write str(...) of it to show it")
+def _as_label(label: object) -> str:
+    """A label as the engine keeps it: a plain str (the picture, the search and the saved page show it as text, and
+    the tape looks leaves up by it); anything else is shown as its ``str()``, as the lecture's ``"%s" % label`` did."""
+    return label if type(label) is str else str(label)
 
 
 _new = object.__new__
@@ -119,7 +116,7 @@ class Value:
         self._b = children[1] if n > 1 else None
         self._rest = children[2:] if n > 2 else None
         self._op = str(_op)
-        self._label = _check_label(label)
+        self._label = _as_label(label)
         self._code: Op | None = None
         self._k: float | None = None
         self._scope = _current_scope
@@ -335,7 +332,7 @@ class Value:
 
     @label.setter
     def label(self, text: str) -> None:
-        self._label = _check_label(text)
+        self._label = _as_label(text)
 
     @property
     def scope(self) -> str:
