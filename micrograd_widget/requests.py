@@ -27,7 +27,7 @@ __all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "err
 
 MAX_GRADCHECK_LEAVES = 256
 # Leaves x nodes one gradcheck request may cost: two forward replays per leaf, at ~0.24 us per node each, plus
-# the request's own replays, keep the kernel busy at most ~2.5 s (benchmarks/bench_requests.py).
+# the request's own replays, keep the kernel busy ~2 s (1.3-2.2 s on the moons loss: benchmarks/bench_requests.py).
 MAX_GRADCHECK_WORK = 4_000_000
 MAX_ERROR_CHARS = 300
 
@@ -125,7 +125,7 @@ def _check_work(tape: Tape, leaves: int) -> None:
         fits = MAX_GRADCHECK_WORK // len(tape)
         raise TapeReplayError(
             f"this gradcheck would cost {leaves:,} {'leaf' if leaves == 1 else 'leaves'} x {len(tape):,} nodes = "
-            f"{work:,}, over the limit of {MAX_GRADCHECK_WORK:,} per request (MAX_GRADCHECK_WORK, ~2.5 s of kernel "
+            f"{work:,}, over the limit of {MAX_GRADCHECK_WORK:,} per request (MAX_GRADCHECK_WORK, ~2 s of kernel "
             "time): " + (f"ask for at most {fits:,} leaves at a time, or " if fits else "")
             + "run micrograd_widget.gradcheck(root, leaves=[...]) in Python")
 
