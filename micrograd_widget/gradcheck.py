@@ -8,13 +8,15 @@ as a failing row.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import warnings
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .engine import Value
 from .tape import Tape
 
-__all__ = ["gradcheck", "GradCheck", "GradCheckRow"]
+__all__ = ["gradcheck", "check_tape", "check_options", "GradCheck", "GradCheckRow", "LONG_CHECK_EVALUATIONS"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,12 @@ class GradCheck:
         )
 
 
+# A check of more than this many node evaluations (two forward replays per leaf, each over every node) warns
+# first: about 10 s at the ~4 million a second a replay runs on a laptop.
+LONG_CHECK_EVALUATIONS = 40_000_000
+_EVALUATIONS_PER_SECOND = 4e6
+
+
 def gradcheck(
     root: Value,
     eps: float = 1e-6,
@@ -102,46 +110,79 @@ def gradcheck(
     """Compare d(output)/d(leaf) from backprop with ``(f(x+eps) - f(x-eps)) / 2eps`` for every leaf.
 
     A row passes when ``|analytic - numeric| <= atol + rtol * |numeric|``. ``leaves`` limits the check to
-    some leaves (each costs two forward replays); ``output`` picks a node other than ``root`` to
-    differentiate. The user's Values are left exactly as they were.
+    some leaves (each costs two forward replays of the whole graph: a UserWarning says so first when the
+    check is long); ``output`` picks a node other than ``root`` to differentiate. The user's Values are left
+    exactly as they were.
     """
     if not isinstance(root, Value):
         raise TypeError(f"gradcheck() takes a Value, got {type(root).__name__}")
+    check_options(eps, rtol, atol)
+    tape = Tape.from_value(root)
+    out = tape.root if output is None else tape.index(output)
+    chosen = list(tape.leaves) if leaves is None else _leaf_ids(tape, leaves)
+    evaluations = 2 * len(chosen) * len(tape)
+    if evaluations > LONG_CHECK_EVALUATIONS:
+        warnings.warn(
+            f"gradcheck: {len(chosen):,} leaves x 2 forward replays of {len(tape):,} nodes = {evaluations:,} node "
+            f"evaluations (~{evaluations / _EVALUATIONS_PER_SECOND:,.0f} s); pass leaves=[...] to check fewer",
+            UserWarning, stacklevel=2)
+    return check_tape(tape, chosen, out, eps, rtol, atol)
+
+
+def check_options(eps: float, rtol: float, atol: float) -> None:
+    """A ValueError unless eps > 0 and rtol, atol >= 0 are finite numbers."""
     for name, x in (("eps", eps), ("rtol", rtol), ("atol", atol)):
         if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0:
             raise ValueError(f"gradcheck({name}=...) must be a finite number >= 0, got {x!r}")
     if eps == 0:
         raise ValueError("gradcheck(eps=...) must be positive, e.g. 1e-6")
-    tape = Tape.from_value(root)
-    out = tape.root if output is None else tape.index(output)
-    if leaves is None:
-        chosen = list(tape.leaves)
-    else:
-        chosen = []
-        for leaf in leaves:
-            i = tape.index(leaf)
-            if i not in tape.leaves:
-                raise ValueError(f"gradcheck(leaves=...): {leaf!r} is not a leaf of this graph")
-            chosen.append(i)
-    base = list(tape.data)
-    tape.forward()
-    analytic = tape.backward(out)
-    rows = []
-    for i in chosen:
-        x = base[i]
-        try:
-            plus = tape.forward({i: x + eps})[out]
-            minus = tape.forward({i: x - eps})[out]
-            numeric = (plus - minus) / (2 * eps)
-            note = ""
-        except (ArithmeticError, ValueError) as err:
-            numeric, note = math.nan, f"f(x±eps) failed: {err}"
-        finally:
-            tape.forward({i: x})
-        a = analytic[i]
-        diff = abs(a - numeric)
-        scale = max(abs(a), abs(numeric))
-        rel = math.nan if math.isnan(diff) else (diff / scale if scale > 0 else 0.0)
-        ok = bool(diff <= atol + rtol * abs(numeric)) if not note else False
-        rows.append(GradCheckRow(i, tape.labels[i], x, a, numeric, diff, rel, ok, note))
+
+
+def _leaf_ids(tape: Tape, leaves: Iterable[Value]) -> list[int]:
+    """The node ids of ``leaves`` in ``tape``, each checked to be a leaf: one set of the leaves, one dict look-up
+    per leaf (``Tape.index``), so O(n + k)."""
+    leaf_set = set(tape.leaves)
+    chosen = []
+    for leaf in leaves:
+        i = tape.index(leaf)
+        if i not in leaf_set:
+            raise ValueError(f"gradcheck(leaves=...): {leaf!r} is not a leaf of this graph")
+        chosen.append(i)
+    return chosen
+
+
+def check_tape(tape: Tape, chosen: Sequence[int], out: int, eps: float, rtol: float, atol: float) -> GradCheck:
+    """``gradcheck`` on a tape, at its leaves' current data, for the leaf ids ``chosen`` and output node ``out``
+    (checked by the caller): one forward and one backward, then two forward replays per leaf (x + eps, x - eps),
+    each from the same point. The tape's data and grads are put back as they were, even on an interrupt."""
+    check_options(eps, rtol, atol)
+    saved = (tape.data, tape.grad)
+    try:
+        base = tape.forward()
+        analytic = tape.backward(out)
+        rows = [_row(tape, base, analytic, i, out, eps, rtol, atol) for i in chosen]
+    finally:
+        tape.data, tape.grad = saved
     return GradCheck(tuple(rows), float(eps), float(rtol), float(atol), out)
+
+
+def _row(tape: Tape, base: array[float], analytic: array[float], i: int, out: int,
+         eps: float, rtol: float, atol: float) -> GradCheckRow:
+    """Leaf ``i``'s row: its central difference from two replays, each starting from ``base`` (the point)."""
+    x = base[i]
+    try:
+        plus = tape.forward({i: x + eps})[out]
+        tape.data = base  # the next replay's other leaves come from the point, not from x + eps
+        minus = tape.forward({i: x - eps})[out]
+        numeric = (plus - minus) / (2 * eps)
+        note = ""
+    except (ArithmeticError, ValueError) as err:
+        numeric, note = math.nan, f"f(x±eps) failed: {err}"
+    finally:
+        tape.data = base
+    a = analytic[i]
+    diff = abs(a - numeric)
+    scale = max(abs(a), abs(numeric))
+    rel = math.nan if math.isnan(diff) else (diff / scale if scale > 0 else 0.0)
+    ok = bool(diff <= atol + rtol * abs(numeric)) if not note else False
+    return GradCheckRow(i, tape.labels[i], x, a, numeric, diff, rel, ok, note)

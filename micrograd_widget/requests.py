@@ -5,8 +5,9 @@ A graph with a user-defined op cannot be replayed in the browser, so the view as
 ``{"type": "gradcheck"}`` (micrograd_widget.gradcheck for those values, applied first as a settled slider
 would be). Every request gets a reply, an ``error`` one when it cannot be answered; a refused request
 leaves the Values, the tape and the widget's traits as they were. The work a front end can ask for is
-bounded: a gradcheck request checks at most ``MAX_GRADCHECK_LEAVES`` distinct leaves (the view pages
-through more), and a replay request carries exactly one value per leaf.
+bounded by its cost: a gradcheck request checks at most ``MAX_GRADCHECK_LEAVES`` distinct leaves (the size
+of its reply) and at most ``MAX_GRADCHECK_WORK`` leaves x nodes (each leaf replays every node twice; the view
+pages through more), and a replay request carries exactly one value per leaf.
 """
 
 from __future__ import annotations
@@ -14,16 +15,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .gradcheck import gradcheck
-from .tape import TapeReplayError, encode_number, json_safe, to_buffer
+from .gradcheck import check_options, check_tape
+from .tape import Tape, TapeReplayError, encode_number, json_safe, to_buffer
 from .writes import decode_leaves, node_id, real_number, short
 
 if TYPE_CHECKING:
     from .widget import GraphWidget
 
-__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_ERROR_CHARS", "error_text", "short", "real_number", "answer"]
+__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "short", "real_number",
+           "answer"]
 
 MAX_GRADCHECK_LEAVES = 256
+# Leaves x nodes one gradcheck request may cost: two forward replays per leaf, at ~0.24 us per node each, plus
+# the request's own replays, keep the kernel busy ~2 s (1.3-2.2 s on the moons loss: benchmarks/bench_requests.py).
+MAX_GRADCHECK_WORK = 4_000_000
 MAX_ERROR_CHARS = 300
 
 def error_text(err: BaseException) -> str:
@@ -112,26 +117,40 @@ def _chosen_leaves(widget: GraphWidget, leaves: object) -> list[int]:
     return chosen
 
 
+def _check_work(tape: Tape, leaves: int) -> None:
+    """A TapeReplayError naming the limit unless checking ``leaves`` leaves (two forward replays of every node
+    each) is within MAX_GRADCHECK_WORK leaves x nodes."""
+    work = leaves * len(tape)
+    if work > MAX_GRADCHECK_WORK:
+        fits = MAX_GRADCHECK_WORK // len(tape)
+        raise TapeReplayError(
+            f"this gradcheck would cost {leaves:,} {'leaf' if leaves == 1 else 'leaves'} x {len(tape):,} nodes = "
+            f"{work:,}, over the limit of {MAX_GRADCHECK_WORK:,} per request (MAX_GRADCHECK_WORK, ~2 s of kernel "
+            "time): " + (f"ask for at most {fits:,} leaves at a time, or " if fits else "")
+            + "run micrograd_widget.gradcheck(root, leaves=[...]) in Python")
+
+
 def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
-    """micrograd_widget.gradcheck for the leaf values and output the view shows.
+    """micrograd_widget.gradcheck for the leaf values and output the view shows, on the widget's own tape.
 
     Request ``{"type": "gradcheck", "seq", "leaf_values", "output", "eps", "rtol", "atol", "leaves"}``
     (``leaves``: node ids to check, default every leaf when there are at most MAX_GRADCHECK_LEAVES);
     answer ``{"type": "gradcheck", "seq", "rows": [{"node", "label", "data", "analytic", "numeric",
-    "abs_error", "rel_error", "ok", "note"}], "passed", "eps", "rtol", "atol", "output"}``. The leaf values
-    are applied first (as a settled slider would be), so the Values hold what was checked; if the check
-    then fails, they are put back."""
+    "abs_error", "rel_error", "ok", "note"}], "passed", "eps", "rtol", "atol", "output"}``. Everything is
+    checked before any replay; then the leaf values are applied (as a settled slider would be), so the Values
+    hold what was checked; if the check then fails, they are put back."""
     tape = widget.tape
     values = decode_leaves(tape, content.get("leaf_values"))
     output = node_id(tape, content.get("output", tape.root), "output")
     tolerances = {name: real_number(content.get(name, default), f"gradcheck {name}")
                   for name, default in (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
+    check_options(**tolerances)
     chosen = _chosen_leaves(widget, content.get("leaves"))
+    _check_work(tape, len(chosen))
     undo = widget._undo_point()
     try:
         widget._settle(values, output)
-        result = gradcheck(tape.values[tape.root], leaves=[tape.values[i] for i in chosen],
-                           output=tape.values[output], **tolerances)
+        result = check_tape(tape, chosen, output, **tolerances)
     except Exception:
         undo()
         raise

@@ -1,12 +1,16 @@
 """gradcheck: analytic grads against central finite differences, for every op and a broken custom op."""
 
 import math
+import warnings
+from typing import Any
 
 import pytest
 
+from micrograd_widget import tape as tape_module
 from micrograd_widget.engine import Value
-from micrograd_widget.gradcheck import gradcheck
+from micrograd_widget.gradcheck import LONG_CHECK_EVALUATIONS, gradcheck
 from micrograd_widget.ops import OPS, define_op
+from micrograd_widget.tape import Tape
 
 
 def _graph_for(op_name: str) -> tuple[Value, list[Value]]:
@@ -180,3 +184,114 @@ def test_a_bigger_step_changes_the_numeric_estimate_as_the_central_difference_do
     assert row.numeric == pytest.approx(6 * X0**2 + 2 * 0.1**2, rel=1e-12)
     assert not row.ok, "a 0.02 gap with atol=0.019 must fail"
     assert gradcheck(root, eps=0.1, rtol=0.0, atol=0.021, leaves=[x]).passed
+
+
+# ---- cost: two replays per leaf, linear validation, a word before a long check (issue 24) ----
+
+
+def _count_forwards(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts every forward replay a Tape runs (forward() and replay() both go through tape._run_forward)."""
+    calls = [0]
+    run = tape_module._run_forward
+
+    def counted(*args: Any) -> None:
+        calls[0] += 1
+        run(*args)
+
+    monkeypatch.setattr(tape_module, "_run_forward", counted)
+    return calls
+
+
+def _neuron(x1: float, x2: float, w1: float, w2: float, b: float) -> float:
+    """The lecture's neuron, tanh(x1 w1 + x2 w2 + b), in plain floats: a reference gradcheck never sees."""
+    return math.tanh(x1 * w1 + x2 * w2 + b)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_two_forward_replays_per_leaf_and_one_at_the_point(monkeypatch: pytest.MonkeyPatch, k: int) -> None:
+    names = ["x1", "x2", "w1", "w2", "b"]
+    point = [2.0, 0.0, -3.0, 1.0, 6.8813735870195432]
+    leaves = [Value(x, label=name) for x, name in zip(point, names)]
+    x1, x2, w1, w2, b = leaves
+    root = (x1 * w1 + x2 * w2 + b).tanh()
+    calls = _count_forwards(monkeypatch)
+    result = gradcheck(root, leaves=leaves[:k])
+    assert calls[0] == 2 * k + 1, "x + eps and x - eps per leaf, plus one forward at the point for its grads"
+    assert len(result.rows) == k
+    for j, row in enumerate(result.rows):
+        plus, minus = list(point), list(point)
+        plus[j] += EPS
+        minus[j] -= EPS
+        reference = (_neuron(*plus) - _neuron(*minus)) / (2 * EPS)  # the textbook central difference
+        assert row.label == names[j] and row.data == point[j]
+        assert row.numeric == pytest.approx(reference, rel=1e-9, abs=1e-12), "each leaf is nudged from the point"
+
+
+class _CountingLeaves:
+    """A tape's ``leaves`` that counts every element it hands out: a scan per asked leaf (``in`` falls back to
+    iterating) shows as k x n reads, a set made once as n."""
+
+    def __init__(self, ids: Any) -> None:
+        self.ids = list(ids)
+        self.reads = 0
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, j: int) -> int:
+        self.reads += 1
+        return self.ids[j]
+
+    def __iter__(self) -> Any:
+        for i in self.ids:
+            self.reads += 1
+            yield i
+
+
+class _Validated(Exception):
+    """Raised by the first replay: by then the leaves have been validated."""
+
+
+def test_leaves_are_validated_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = 2000
+    xs = [Value(0.001 * i) for i in range(n)]
+    root = sum((x * x for x in xs), Value(0.0))
+    made: list[_CountingLeaves] = []
+    from_value = Tape.from_value
+
+    def counting_tape(cls: type[Tape], value: Value) -> Tape:
+        tape = from_value(value)
+        made.append(_CountingLeaves(tape.leaves))
+        tape.leaves = made[-1]  # type: ignore[assignment]  # a sequence of ints that counts its reads
+        return tape
+
+    def stop(*args: Any) -> None:
+        raise _Validated
+
+    monkeypatch.setattr(Tape, "from_value", classmethod(counting_tape))
+    monkeypatch.setattr(tape_module, "_run_forward", stop)
+    with pytest.raises(_Validated):
+        gradcheck(root, leaves=xs)
+    (leaves,) = made
+    assert leaves.reads <= 3 * (len(leaves) + n), f"{leaves.reads:,} reads of {len(leaves):,} leaves for {n:,} asked"
+
+
+def test_a_long_check_warns_first_saying_how_much_work_and_a_short_one_does_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = sum((Value(0.001 * i) * 2.0 for i in range(3000)), Value(0.0))  # 6,001 leaves (x and each 2.0)
+    tape = Tape.from_value(root)
+    evaluations = 2 * len(tape.leaves) * len(tape)
+    assert evaluations > LONG_CHECK_EVALUATIONS, "the test's graph must be a long check"
+    calls = _count_forwards(monkeypatch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the warning raises, so the long check itself is never run
+        with pytest.raises(UserWarning, match="gradcheck") as warned:
+            gradcheck(root)
+    text = str(warned.value)
+    assert f"{len(tape.leaves):,} leaves" in text and f"{len(tape):,} nodes" in text and f"{evaluations:,}" in text
+    assert "leaves=[" in text, "the warning says how to check fewer"
+    assert calls[0] == 0, "the warning comes before the work"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert gradcheck(root, leaves=[tape.values[i] for i in tape.leaves[:3]]).passed
+        assert gradcheck(_graph_for("tanh")[0]).passed

@@ -1,0 +1,106 @@
+"""requests.py: what a front end may ask the kernel to compute is bounded by its cost (issue 24, 5). Work is
+counted in replays (calls of the tape's forward and backward loops), never timed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_widget import Recorder, custom_from_browser
+from test_widget_faults import snapshot
+
+import micrograd_widget
+from micrograd_widget import requests
+from micrograd_widget import tape as tape_module
+from micrograd_widget.engine import Value
+from micrograd_widget.ops import define_op
+from micrograd_widget.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES, MAX_GRADCHECK_WORK
+from micrograd_widget.widget import GraphWidget
+
+DOUBLE = define_op("double_for_cost", lambda a: 2 * a, lambda a, out: 2.0)  # user-defined: the kernel checks
+
+
+def doubled_sum(n: int) -> tuple[GraphWidget, list[int]]:
+    """A widget on sum(double(x_i)) for n leaves (about 3n nodes) and the leaves' node ids."""
+    xs = [Value(0.01 * i, label=f"x{i}") for i in range(n)]
+    w = GraphWidget(sum((Value.apply(DOUBLE, x) for x in xs), Value(0.0, label="zero")))
+    return w, [w.tape.index(x) for x in xs]
+
+
+def count_replays(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts [forward, backward] loops the tapes run (every replay, settle and check goes through them)."""
+    calls = [0, 0]
+    forward, backward = tape_module._run_forward, tape_module._run_backward
+
+    def counted_forward(*args: Any) -> None:
+        calls[0] += 1
+        forward(*args)
+
+    def counted_backward(*args: Any) -> list[float]:
+        calls[1] += 1
+        return backward(*args)
+
+    monkeypatch.setattr(tape_module, "_run_forward", counted_forward)
+    monkeypatch.setattr(tape_module, "_run_backward", counted_backward)
+    return calls
+
+
+def test_a_gradcheck_request_over_the_work_limit_is_refused_in_words_before_any_replay(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    w, ids = doubled_sum(8000)
+    n = len(w.tape)
+    assert MAX_GRADCHECK_LEAVES * n > MAX_GRADCHECK_WORK, "the test's graph must be too large for 256 leaves"
+    sent = Recorder(w)
+    before = snapshot(w)
+    calls = count_replays(monkeypatch)
+    moved = list(w.leaf_values)
+    moved[0] = 5.0  # a request that would also apply new leaf values: refused, they are not applied either
+    custom_from_browser(w, {"type": "gradcheck", "seq": 7, "leaf_values": moved, "leaves": ids[:MAX_GRADCHECK_LEAVES]})
+    reply = sent.customs()[-1]
+    assert calls == [0, 0], "refused before any replay"
+    assert snapshot(w) == before
+    assert reply["seq"] == 7 and "rows" not in reply
+    error = reply["error"]
+    fits = MAX_GRADCHECK_WORK // n
+    assert f"{MAX_GRADCHECK_LEAVES} leaves x {n:,} nodes = {MAX_GRADCHECK_LEAVES * n:,}" in error, error
+    assert f"{MAX_GRADCHECK_WORK:,}" in error and "MAX_GRADCHECK_WORK" in error, "the limit is named"
+    assert f"at most {fits:,} leaves" in error and "gradcheck(root, leaves=[...]) in Python" in error, "what to do"
+    assert len(error) <= MAX_ERROR_CHARS
+
+
+def test_a_default_request_for_every_leaf_is_bounded_by_work_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, _ = doubled_sum(10)
+    leaves, n = len(w.tape.leaves), len(w.tape)
+    assert leaves <= MAX_GRADCHECK_LEAVES
+    monkeypatch.setattr(requests, "MAX_GRADCHECK_WORK", 5 * n)  # few leaves, but too many for this limit
+    sent = Recorder(w)
+    calls = count_replays(monkeypatch)
+    custom_from_browser(w, {"type": "gradcheck", "seq": 1, "leaf_values": list(w.leaf_values)})
+    assert calls == [0, 0]
+    error = sent.customs()[-1]["error"]
+    assert f"{leaves} leaves x {n} nodes = {leaves * n}" in error and "at most 5 leaves" in error, error
+
+
+def test_a_request_at_the_limit_is_answered_with_two_forwards_per_leaf(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, ids = doubled_sum(60)
+    n = len(w.tape)
+    monkeypatch.setattr(requests, "MAX_GRADCHECK_WORK", 40 * n)  # the rule, on a graph small enough to run
+    sent = Recorder(w)
+    calls = count_replays(monkeypatch)
+    custom_from_browser(w, {"type": "gradcheck", "seq": 1, "leaf_values": list(w.leaf_values), "leaves": ids[:41]})
+    assert calls == [0, 0] and "40 leaves" in sent.customs()[-1]["error"]
+    custom_from_browser(w, {"type": "gradcheck", "seq": 2, "leaf_values": list(w.leaf_values), "leaves": ids[:40]})
+    reply = sent.customs()[-1]
+    assert "error" not in reply and len(reply["rows"]) == 40 and reply["passed"] is True
+    assert [r["numeric"] for r in reply["rows"]] == pytest.approx([2.0] * 40, rel=1e-8), "d(2x)/dx by hand"
+    assert calls == [2 * 40 + 1, 1], "two forwards per leaf, one forward and one backward at the point"
+
+
+def test_the_views_kernel_pages_fit_the_kernels_limit() -> None:
+    """js/gradcheck.js pages a kernel check by leaves x nodes too: its page never goes over the kernel's limit."""
+    source = (Path(micrograd_widget.__file__).parent.parent / "js" / "gradcheck.js").read_text(encoding="utf-8")
+    match = re.search(r"const KERNEL_NODE_BUDGET = (\d+);", source)
+    assert match, "js/gradcheck.js no longer names its page budget"
+    assert int(match.group(1)) <= MAX_GRADCHECK_WORK
