@@ -120,10 +120,15 @@ def leaf_position(tape: Tape, leaf: Value | str | int) -> int:
         matches = [j for j, i in enumerate(tape.leaves) if tape.labels[i] == leaf]
         if len(matches) == 1:
             return matches[0]
-        named = sorted({tape.labels[i] for i in tape.leaves if tape.labels[i]})
         if matches:
-            raise KeyError(f"{len(matches)} leaves are labelled {leaf!r}; pass the Value or its node id instead")
-        raise KeyError(f"no leaf is labelled {leaf!r}; labelled leaves: {named[:20]}")
+            raise KeyError(f"{len(matches)} leaves are labelled {short(leaf)}; pass the Value or its node id instead")
+        named = sorted({tape.labels[i] for i in tape.leaves if tape.labels[i]})
+        renamed = [i for i in tape.leaves if tape.values[i].label == leaf]
+        now = (f"; node {renamed[0]} is labelled so now, but was {short(tape.labels[renamed[0]])} then"
+               if len(renamed) == 1 else "")
+        raise KeyError(f"no leaf is labelled {short(leaf)}: labels are read when the widget is made, and it knows "
+                       f"{short(named)}{now}; pass the leaf's Value or its node id, or make a new widget "
+                       "(explore(root)) to use the new labels")
     node = node_id(tape, leaf, "leaf")
     try:
         return tape.leaves.index(node)
