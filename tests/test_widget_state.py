@@ -18,6 +18,7 @@ from ipywidgets.widgets import widget as ipywidget_module
 from ipywidgets.widgets.widget import _remove_buffers
 
 from micrograd_widget import dot as dot_module
+from micrograd_widget import fold_tree
 from micrograd_widget.display import tape_mimebundle, value_mimebundle
 from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
@@ -309,3 +310,15 @@ def test_a_deeply_nested_value_gets_a_short_error(name: str) -> None:
     assert widget.error and len(widget.error) < 300
     assert "[[[" in widget.error or "may not change ['spec']" in widget.error
     assert widget.leaf_values == before and nodes["a"].data == 2.0
+
+
+def test_one_opened_message_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24 (5): the check ran twice per message (the view's check, then the trait's validator)."""
+    widget, _ = folded_widget()
+    Kernel(widget)
+    calls: list[int] = []
+    check = fold_tree.check_open
+    monkeypatch.setattr(fold_tree, "check_open", lambda *a, **k: calls.append(len(a[2])) or check(*a, **k))
+    every = [g.key for g in build_tree(widget.tape, 60).groups]
+    FrontEnd(Kernel(widget), "tab1").send(opened=every)
+    assert calls == [len(every)] and widget.opened and widget.error == ""
