@@ -11,10 +11,10 @@ The rule is fold_tree's: at most ``budget`` units and ``max(EDGES_PER_BOX * budg
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import sub
 from typing import TYPE_CHECKING
 
@@ -43,7 +43,7 @@ class FitBase:
 
 def fit_base(tape: Tape, tree: FoldTree) -> FitBase:
     """The default picture (nothing opened) of ``tree`` as units and counts, and the CSR tables: a few passes
-    over the nodes and edges, each in C (map, zip, sort), so it costs about what freezing the tape does."""
+    over the nodes and edges, most of them in C (map, zip, Counter)."""
     n, groups, group_of = tree.n, tree.groups, tree.group_of
     top = array("i", range(len(groups)))        # per group, its top-level ancestor (parents come first)
     for g, group in enumerate(groups):
@@ -58,14 +58,17 @@ def fit_base(tape: Tape, tree: FoldTree) -> FitBase:
     return FitBase(unit, units, edges, *_buckets(len(groups), group_of, range(n)), *_buckets(n, flat, owner))
 
 
-def _buckets(size: int, keys: Sequence[int], items: Sequence[int]) -> tuple[array[int], array[int]]:
+def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[array[int], array[int]]:
     """``items`` grouped by ``keys`` (0 to size - 1; a key -1 drops its item) in CSR form: key k's items are
-    ``grouped[start[k]:start[k + 1]]``, in their given order."""
-    order = sorted(range(len(keys)), key=keys.__getitem__)         # stable: items keep their order
-    ordered = list(map(keys.__getitem__, order))
-    skip = bisect_left(ordered, 0)
-    start = array("i", [bisect_left(ordered, k) - skip for k in range(size + 1)])
-    return start, array("i", map(items.__getitem__, order[skip:]))
+    ``grouped[start[k]:start[k + 1]]``, in their given order (a counting sort)."""
+    counts = Counter(keys)
+    start = array("i", accumulate(map(counts.get, range(size), repeat(0)), initial=0))
+    at, grouped = start.tolist(), array("i", [0]) * start[-1]
+    for k, item in zip(keys, items):
+        if k >= 0:
+            grouped[at[k]] = item
+            at[k] += 1
+    return start, grouped
 
 
 class OpenSetFit:
@@ -85,9 +88,7 @@ class OpenSetFit:
         """Per node inside group ``g``, its unit once ``g`` is open: itself, or the child group holding it."""
         tree, base, n = self.tree, self.base, self.tree.n
         ds, direct = base.direct_start, base.direct
-        new = dict.fromkeys(direct[ds[g]:ds[g + 1]], 0)
-        for i in new:
-            new[i] = i
+        new = {i: i for i in direct[ds[g]:ds[g + 1]]}
         for c in tree.groups[g].children:
             stack, u = [c], n + c
             while stack:
