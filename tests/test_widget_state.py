@@ -300,16 +300,18 @@ def test_a_deeply_nested_value_gets_a_short_error(name: str) -> None:
     for _ in range(960):
         deep = [deep]
 
-    def at_depth(frames: int) -> None:    # a kernel's stack is deep already when a message arrives
+    def at_depth(frames: int, value: Any) -> None:    # a kernel's stack is deep already when a message arrives
         if frames:
-            at_depth(frames - 1)
+            at_depth(frames - 1, value)
         else:
-            kernel.handle("tab1", "m1", {name: deep})
+            kernel.handle("tab1", "m1", {name: value})
     before = list(widget.leaf_values)
-    at_depth(60)
-    assert widget.error and len(widget.error) < 300
-    assert "[[[" in widget.error or "may not change ['spec']" in widget.error
-    assert widget.leaf_values == before and nodes["a"].data == 2.0
+    for value in (deep, [deep, *before[1:]], [*widget.opened, deep]):
+        widget.error = ""
+        at_depth(60, value)
+        assert widget.error and len(widget.error) < 300
+        assert "[[[" in widget.error or "may not change ['spec']" in widget.error
+        assert widget.leaf_values == before and nodes["a"].data == 2.0
 
 
 def test_one_opened_message_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
