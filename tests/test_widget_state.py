@@ -206,11 +206,16 @@ def leaves_of(nodes: dict[str, Value]) -> dict[str, float]:
     return {k: nodes[k].data for k in "abcf"}
 
 
-def test_a_change_in_one_tab_reaches_the_other() -> None:
+def two_tabs() -> tuple[dict[str, Value], GraphWidget, Kernel, FrontEnd, FrontEnd]:
+    """The lecture's L in a widget shown in two tabs."""
     nodes = lecture_L()
     widget = GraphWidget(nodes["L"])
     kernel = Kernel(widget)
-    tab1, tab2 = FrontEnd(kernel, "tab1"), FrontEnd(kernel, "tab2")
+    return nodes, widget, kernel, FrontEnd(kernel, "tab1"), FrontEnd(kernel, "tab2")
+
+
+def test_a_change_in_one_tab_reaches_the_other() -> None:
+    nodes, widget, kernel, tab1, tab2 = two_tabs()
     tab1.send(leaf_values=moved_leaf(tab1, widget, nodes["a"], 0.5))
     tab1.send(output=widget.tape.index(nodes["d"]))
     tab1.receive()
@@ -221,10 +226,7 @@ def test_a_change_in_one_tab_reaches_the_other() -> None:
 
 
 def test_the_second_tab_does_not_undo_the_first() -> None:
-    nodes = lecture_L()
-    widget = GraphWidget(nodes["L"])
-    kernel = Kernel(widget)
-    tab1, tab2 = FrontEnd(kernel, "tab1"), FrontEnd(kernel, "tab2")
+    nodes, widget, _, tab1, tab2 = two_tabs()
     tab1.send(leaf_values=moved_leaf(tab1, widget, nodes["a"], 0.5))
     tab2.receive()
     tab2.send(leaf_values=moved_leaf(tab2, widget, nodes["b"], 4.0))
