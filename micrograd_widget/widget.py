@@ -275,7 +275,7 @@ class GraphWidget(anywidget.AnyWidget):
                 options = {name: own[name] for name in (*DRAWING_OPTIONS, "opened") if name in own}
                 if not problems and options:
                     for name, value in options.items():
-                        setattr(self, name, value)      # checked above: the validators pass kernel writes
+                        setattr(self, name, value)      # checked above: the opened validator passes it
                     self._redraw()
             except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
                 problems.append(error_text(err))
