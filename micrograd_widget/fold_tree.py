@@ -26,8 +26,10 @@ from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
 from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
+from .fold_fit import FitBase, OpenSetFit
 from .fold_groups import Context, Spec, child_units, nodes_only
 from .tape import Tape, json_safe, to_buffer
+from .writes import short
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
@@ -69,6 +71,7 @@ class FoldTree:
     message: str
     by_key: dict[str, int] = field(default_factory=dict)
     nested: bool = True      # False: the top level only (enough to draw the default picture, nothing to open)
+    fit_base: FitBase | None = field(default=None, repr=False, compare=False)  # fold_fit.py's, made when first needed
 
     def spec(self) -> dict[str, Any]:
         """What the browser needs (js/fold.js compileFolds): rows of small JSON, one little-endian Int32 buffer."""
@@ -347,24 +350,22 @@ def keys_to_reveal(tree: FoldTree, node: int) -> list[str]:
 
 def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int | None) -> list[str]:
     """An open set as the widget keeps it: known keys only (a ``ValueError`` names the unknown ones), in tree
-    order, groups inside closed ones dropped, and cut to what the budget allows (in tree order)."""
+    order, groups inside closed ones dropped, and cut to what the budget allows (in tree order). Its cost is the
+    keys and the boxes tried (fold_fit.py), not a picture of the graph per key."""
     if isinstance(open_keys, str) or not all(isinstance(k, str) for k in open_keys):
-        raise ValueError(f"open is a list of fold box keys (strings), got {open_keys!r}")
-    unknown = [k for k in open_keys if k not in tree.by_key]
-    if unknown:
+        raise ValueError(f"open is a list of fold box keys (strings), got {short(open_keys)}")
+    wanted = {tree.by_key.get(k, -1) for k in open_keys}
+    if -1 in wanted:
+        unknown = [k for k in open_keys if k not in tree.by_key]
         known = [g.key for g in tree.groups[:10]]
-        raise ValueError(f"unknown fold box key(s) {unknown[:5]!r}; keys look like {known!r}")
-    wanted = _is_open(tree, open_keys)
-    if budget is None:
-        return _canonical(tree, wanted)
-    kept = [False] * len(tree.groups)
-    limit = _edge_limit(tape, tree, kept, budget)
-    for g, o in enumerate(wanted):
-        if o and (tree.groups[g].parent < 0 or kept[tree.groups[g].parent]):
-            kept[g] = True
-            if not _fits(tape, tree, kept, budget, limit):
-                kept[g] = False
-    return _canonical(tree, kept)
+        raise ValueError(f"unknown fold box key(s) {short(unknown[:5])}; keys look like {short(known)}")
+    fit = None if budget is None else OpenSetFit(tape, tree, budget)
+    kept: set[int] = set()
+    for g in sorted(wanted):                     # tree order: a parent before its children
+        parent = tree.groups[g].parent
+        if (parent < 0 or parent in kept) and (fit is None or fit.open(g)):
+            kept.add(g)
+    return [tree.groups[g].key for g in sorted(kept)]
 
 
 # Re-exported for the vectors and tests that check the rules against the same thresholds.

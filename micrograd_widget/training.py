@@ -244,10 +244,12 @@ class TrainingWidget(anywidget.AnyWidget):
 
     # ------------------------------------------------------------------ what the view may change
 
-    def set_state(self, sync_data: dict[str, Any]) -> None:
+    def set_state(self, sync_data: Any) -> None:
         """An update from a front end, taken whole or not at all: it may change only its view options
         (view_state.TRAINING_FROM_VIEW, checked as the graph view's are); anything else, or a bad value, is
         refused, logged and the kernel's values pushed back. Nothing here raises."""
+        if view_state.refuse_shape(self, sync_data):
+            return
         refusal, pushed = view_state.refuse_foreign(self, sync_data, view_state.TRAINING_FROM_VIEW)
         own = {name: value for name, value in sync_data.items() if name in view_state.TRAINING_FROM_VIEW}
         try:

@@ -23,12 +23,24 @@ from .options import DRAWING_OPTIONS, check_option
 from .tape import Tape, json_safe, to_buffer
 from .writes import short
 
-__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_foreign", "check_from_view", "option_from_view", "view_of",
-           "fold_spec"]
+__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",
+           "view_of", "fold_spec"]
 
 # What a front end may write; every other trait is the kernel's.
 FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
 TRAINING_FROM_VIEW = frozenset({"log_scale"})   # the training view's: only the options its toolbar changes
+
+
+def refuse_shape(widget: Any, sync_data: object) -> str:
+    """The refusal of an update that is no mapping of trait names to values ('' when it is one), logged as a warning
+    of the widget's module: a hostile or broken front end's ``[1, 2]`` or ``None`` must not raise in the comm."""
+    if isinstance(sync_data, Mapping):
+        return ""
+    message = (f"an update from the view must map trait names to values, got {type(sync_data).__name__}: "
+               f"{short(sync_data)}")
+    logging.getLogger(type(widget).__module__).warning("%s: refused an update from the view: %s",
+                                                       type(widget).__name__, message)
+    return message
 
 
 def refuse_foreign(widget: Any, sync_data: Mapping[str, Any], allowed: Collection[str]) -> tuple[str, list[str]]:

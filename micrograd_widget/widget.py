@@ -20,7 +20,8 @@ empty otherwise, so a settled slider does not ship every node twice), ``precisio
 Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened`` and the view options
 (view_state.py checks them; updates of any other trait are refused, logged and the kernel's value pushed back); a
 change from the view takes only the leaves the view changed and re-reads the others from the Values (the write
-rule, writes.py), so Python assignments and other widgets on the same graph are never undone; any failure,
+rule, writes.py), so Python assignments and other widgets on the same graph are never undone; every front end then
+hears what the kernel took (an echo) and the sender what it refused or trimmed (front_ends.py); any failure,
 from the view's message or from user code, is reported in ``error`` (requests.error_text) and leaves Values, traits
 and tape as they were. ``close()`` lets go of the tape and with it the user's graph.
 """
@@ -32,7 +33,8 @@ import hashlib
 import logging
 import os
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,7 @@ from . import fold_tree, view_state, writes
 from .display import view_mimebundle
 from .engine import Value
 from .files import writable_path
+from .front_ends import LastChanges, answer_update
 from .options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
 from .requests import answer, error_text
 from .tape import Tape, encode_number, to_buffer
@@ -101,7 +104,10 @@ class GraphWidget(anywidget.AnyWidget):
         settings = {name: check_option(name, settings[name]) for name in DRAWING_OPTIONS}
         tape = Tape.from_value(root)
         self._tape: Tape | None = tape
-        self._from_view = False
+        self._writing = False                       # inside _kernel_writes()
+        self._front_end: dict[str, Any] = {}        # _kernel_writes(): what the sending front end has
+        self._sender: str | None = None             # the session of the front end whose message is being handled
+        self._had = LastChanges()                   # per front end: the leaves after its last change
         out = tape.root if output is None else writes.node_id(tape, output, "output")
         failure = ""
         if not tape.opaque:
@@ -118,20 +124,19 @@ class GraphWidget(anywidget.AnyWidget):
         self._keep(self._drawing_key(out, (), settings), picture)
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
-        self._busy = True
-        super().__init__(
-            spec=spec,
-            dot=picture.dot,
-            view=view_state.view_of(picture),
-            folds=view_state.fold_spec(self._tree),
-            leaf_values=[encode_number(x) for x in leaves],
-            output=out,
-            data=self._numbers(tape.data),
-            grad=self._numbers(tape.grad),
-            error=failure,
-            **settings,
-        )
-        self._busy = False
+        with self._kernel_writes():
+            super().__init__(
+                spec=spec,
+                dot=picture.dot,
+                view=view_state.view_of(picture),
+                folds=view_state.fold_spec(self._tree),
+                leaf_values=[encode_number(x) for x in leaves],
+                output=out,
+                data=self._numbers(tape.data),
+                grad=self._numbers(tape.grad),
+                error=failure,
+                **settings,
+            )
         self.on_msg(self._on_custom_msg)
         self.on_msg(_assets.answer_request)
 
@@ -177,12 +182,10 @@ class GraphWidget(anywidget.AnyWidget):
         self._tape = None
         self._drawn = None      # the picture holds the tape
         self._applied = ([], 0)
-        self._busy = True
-        try:
+        self._had.clear()
+        with self._kernel_writes():
             for name in ("spec", "dot", "view", "data", "grad", "leaf_values"):
                 self.set_trait(name, self.trait_defaults(name))
-        finally:
-            self._busy = False
 
     # ------------------------------------------------------------------ kernel-side replay
 
@@ -198,19 +201,16 @@ class GraphWidget(anywidget.AnyWidget):
         self._applied = (list(values), output)
         encoded = [encode_number(x) for x in values]
         before = (self.leaf_values, self.output)
-        self._busy = True
-        try:
-            with self.hold_sync():
-                self.leaf_values = encoded
-                self.output = output
-                if numbers:
-                    self.data = self._numbers(self.tape.data)
-                    self.grad = self._numbers(self.tape.grad)
-                self.error = error
-        finally:
-            self._busy = False
+        with self._kernel_writes(), self.hold_sync():
+            self.leaf_values = encoded
+            self.output = output
+            if numbers:
+                self.data = self._numbers(self.tape.data)
+                self.grad = self._numbers(self.tape.grad)
+            self.error = error
         resend = (["leaf_values"] if before[0] == encoded and not writes.same_list(before[0], encoded) else []) + (
             ["output"] if before[1] == output and not writes.same(before[1], output) else [])
+        resend = [name for name in resend if name not in self._front_end]  # set_state answers for those itself
         if resend:
             self.send_state(resend)
 
@@ -219,34 +219,40 @@ class GraphWidget(anywidget.AnyWidget):
         values, output = self._applied
         self._publish(values, output, message, numbers=False)
 
-    def _settle(self, leaves: object, output: object) -> None:
+    def _settle(self, leaves: object, output: object, had: Sequence[float] | None = None) -> None:
         """The write rule for a change from the view (``_KEEP``: not sent): re-read every leaf from the
-        Values, take only the leaves the view changed (from what it last had), replay, write data and grad
-        of every node and push the merged leaf values back. Raises, changing nothing, on a bad change."""
+        Values, take only the leaves the view changed (from what every view was last shown and, ``had``, what
+        this one had after its own last change), replay, write data and grad of every node and push the
+        merged leaf values back. Raises, changing nothing, on a bad change."""
         tape = self.tape
         shown, shown_output = self._applied
         out = shown_output if output is _KEEP else writes.node_id(tape, output, "output")
         merged = (writes.leaves_now(tape) if leaves is _KEEP
-                  else writes.merge_leaves(tape, writes.decode_leaves(tape, leaves), shown))
+                  else writes.merge_leaves(tape, writes.decode_leaves(tape, leaves), shown, *([had] if had else [])))
         if out != shown_output or not writes.same_list(merged, shown):
             self._apply(merged, out)
 
     @traitlets.observe("leaf_values", "output")
     def _on_state_change(self, change: dict[str, Any]) -> None:
         """An assignment in Python to ``leaf_values`` or ``output``: settled as a view's change would be."""
-        if self._busy or self._from_view or self._tape is None:
+        if self._writing or self._tape is None:
             return
         try:
             self._settle(self.leaf_values, self.output)
         except Exception as err:  # user ops may raise anything: the view must hear why
             self._refuse(error_text(err))
 
-    def set_state(self, sync_data: dict[str, Any]) -> None:
+    def set_state(self, sync_data: Any) -> None:
         """An update from a front end, taken whole or not at all. It may change only its own traits (leaf
-        values, output, view options); any other is refused, logged and pushed back. Leaf values and output
-        follow the write rule (``_settle``); a refusal says why in ``error``. Nothing here raises."""
+        values, output, opened boxes, view options); any other is refused, logged and pushed back. Leaf values and
+        output follow the write rule (``_settle``); a refusal says why in ``error``. Every front end then hears
+        what the kernel has for each trait sent (front_ends.py). Nothing here raises."""
         if self._tape is None:
             _log.warning("GraphWidget: an update from the view of a closed widget was ignored")
+            return
+        refusal = view_state.refuse_shape(self, sync_data)
+        if refusal:
+            self._refuse(refusal)
             return
         refusal, kernel_owned = view_state.refuse_foreign(self, sync_data, view_state.FROM_VIEW)
         problems = [refusal] if refusal else []
@@ -258,32 +264,65 @@ class GraphWidget(anywidget.AnyWidget):
                                                            self.node_budget)
                 except (TypeError, ValueError) as err:
                     problems.append(error_text(err))
-        sent = {name: sync_data[name] for name in ("leaf_values", "output") if name in sync_data}
-        with self._lock_property(**sent):  # what the view sent is not sent back to it
-            self._from_view = True
+        sent = {name: value for name, value in sync_data.items() if name in view_state.FROM_VIEW}
+        had = self._had.had(self._sender)
+        with self._kernel_writes(front_end=sent), self.hold_sync():
             try:
-                for name in sent.keys() & own.keys():
-                    setattr(self, name, own[name])  # as the view has it now (observers skip it)
-                if not problems and sent:
-                    self._settle(own.get("leaf_values", _KEEP), own.get("output", _KEEP))
+                for name in own.keys() & {"leaf_values", "output"}:
+                    setattr(self, name, own[name])  # as the view has it now, so that putting it back is a change
+                if not problems and own.keys() & {"leaf_values", "output"}:
+                    self._settle(own.get("leaf_values", _KEEP), own.get("output", _KEEP), had)
                 options = {name: own[name] for name in (*DRAWING_OPTIONS, "opened") if name in own}
                 if not problems and options:
-                    super().set_state(options)
+                    for name, value in options.items():
+                        setattr(self, name, value)      # checked above: the opened validator passes it
+                    self._redraw()
             except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
                 problems.append(error_text(err))
-            finally:
-                self._from_view = False
             if problems:
                 self._refuse("; ".join(problems))
             elif self.error:
                 self.error = ""
-        # Sent values the trait never took, or equal to ours but not the same (-0.0 for 0.0), go back too.
-        stale = [name for name, value in sent.items() if name not in own or (
-                 value == getattr(self, name) and not (writes.same_list if name == "leaf_values" else writes.same)(
-                     value, getattr(self, name)))]
-        pushed = (stale + [name for name in DRAWING_OPTIONS if name in sync_data]) if problems else stale
-        if pushed or kernel_owned:
-            self.send_state(pushed + kernel_owned)
+        if "leaf_values" in sent:
+            self._had.remember(self._sender, self._applied[0])   # what this front end has once it hears back
+        answer_update(self, sent)
+        if kernel_owned:
+            self.send_state(kernel_owned)
+
+    def _handle_msg(self, msg: dict[str, Any]) -> None:
+        """ipywidgets' handler of a front end's message, knowing which front end (its session) sent it."""
+        header = msg.get("header") if isinstance(msg, dict) else None
+        session = header.get("session") if isinstance(header, dict) else None
+        self._sender = session if isinstance(session, str) else None
+        try:
+            super()._handle_msg(msg)
+        finally:
+            self._sender = None
+
+    @contextmanager
+    def _kernel_writes(self, front_end: dict[str, Any] | None = None) -> Iterator[None]:
+        """The kernel writing traits itself (construction, a replay's numbers, a front end's checked change, an
+        undo, close): observers do not take these writes for a user's change and the ``opened`` validator trusts
+        them. ``front_end``: what the front end whose update this is has for the traits it sent; a write that
+        leaves such a trait as that front end has it is not sent back to it (``_should_send_property``)."""
+        outer = self._writing, self._front_end
+        self._writing = True
+        if front_end is not None:
+            self._front_end = front_end
+        try:
+            yield
+        finally:
+            self._writing, self._front_end = outer
+
+    def _should_send_property(self, key: str, value: Any) -> bool:
+        """ipywidgets' test, as a trait is written, of whether to send it: not when the front end whose update the
+        kernel is handling has it so already (``_kernel_writes``); once sent, that is what it has."""
+        has = self._front_end
+        if key in has:
+            if writes.same_state(has[key], value):
+                return False
+            has[key] = value
+        return bool(super()._should_send_property(key, value))
 
     @traitlets.validate(*DRAWING_OPTIONS)
     def _check_option(self, proposal: dict[str, Any]) -> Any:
@@ -292,7 +331,10 @@ class GraphWidget(anywidget.AnyWidget):
 
     @traitlets.validate("opened")
     def _check_open(self, proposal: dict[str, Any]) -> Any:
-        """Opened fold boxes: known keys only (else a TraitError naming them), in tree order, cut to the budget."""
+        """Opened fold boxes: known keys only (else a TraitError naming them), in tree order, cut to the budget;
+        the kernel's own writes are checked already."""
+        if self._writing:
+            return proposal["value"]
         try:
             return fold_tree.check_open(self.tape, self._fold_tree(), proposal["value"], self.node_budget)
         except ValueError as err:
@@ -308,17 +350,19 @@ class GraphWidget(anywidget.AnyWidget):
     def _on_option_change(self, change: dict[str, Any]) -> None:
         """Redraw (a new DOT, laid out again in the browser) when a drawing option or the open set changes; a
         new node budget brings a new fold hierarchy, keeping the opened boxes that are still in it."""
-        if self._busy:
-            return
+        if not self._writing:
+            self._redraw()
+
+    def _redraw(self) -> None:
+        """A new DOT and view for the options and open set in force, and a new fold hierarchy (keeping the opened
+        boxes still in it, within the budget) when the node budget changed."""
         with self.hold_sync():
             if self._tree is None or self._tree.budget != self.node_budget:
                 tree = self._fold_tree()
-                self._busy = True
-                try:
+                with self._kernel_writes():
                     self.folds = view_state.fold_spec(tree)
-                    self.opened = [k for k in self.opened if k in tree.by_key]
-                finally:
-                    self._busy = False
+                    self.opened = fold_tree.check_open(self.tape, tree, [k for k in self.opened if k in tree.by_key],
+                                                       self.node_budget)
             picture = self._plan()
             self.dot = picture.dot
             self.view = view_state.view_of(picture)
@@ -339,13 +383,9 @@ class GraphWidget(anywidget.AnyWidget):
         def undo() -> None:
             undo_tape()
             self._applied = applied
-            self._busy = True
-            try:
-                with self.hold_sync():
-                    for name, value in traits.items():
-                        setattr(self, name, value)
-            finally:
-                self._busy = False
+            with self._kernel_writes(), self.hold_sync():
+                for name, value in traits.items():
+                    setattr(self, name, value)
 
         return undo
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from .engine import Value
 from .tape import Tape, TapeReplayError, decode_number
 
-__all__ = ["short", "real_number", "same", "same_list", "leaves_now", "decode_leaves", "merge_leaves",
+__all__ = ["short", "real_number", "same", "same_list", "same_state", "leaves_now", "decode_leaves", "merge_leaves",
            "replay_into_values", "node_id",
            "leaf_position", "tape_undo_point"]
 
@@ -51,6 +51,13 @@ def same_list(xs: Sequence[object], ys: Sequence[object]) -> bool:
     return len(xs) == len(ys) and all(map(same, xs, ys))
 
 
+def same_state(x: object, y: object) -> bool:
+    """``same`` for two trait values as a front end and the kernel hold them: a list element by element."""
+    if isinstance(x, list) and isinstance(y, list):
+        return same_list(x, y)
+    return same(x, y)
+
+
 def leaves_now(tape: Tape) -> list[float]:
     """Every leaf's value as the Values hold it now (Python code or another widget may have set it)."""
     return [real_number(tape.values[i].data, f"leaf {i} .data") for i in tape.leaves]
@@ -71,12 +78,14 @@ def decode_leaves(tape: Tape, values: object) -> list[float]:
     return out
 
 
-def merge_leaves(tape: Tape, sent: list[float], shown: Sequence[float]) -> list[float]:
+def merge_leaves(tape: Tape, sent: list[float], shown: Sequence[float], *had: Sequence[float]) -> list[float]:
     """The leaves to replay for a view that sent ``sent`` after being shown ``shown``: the Values' leaves now,
-    with only the leaves the view changed taken from it (a changed leaf must be finite)."""
+    with only the leaves the view changed taken from it (a changed leaf must be finite). A leaf equal to what
+    this view ``had`` after its own last change is not a change: another front end's change, echoed while this
+    view's own change was on its way, did not reach it (ipywidgets' echo protocol drops it until its own)."""
     merged = leaves_now(tape)
     for j, (x, was) in enumerate(zip(sent, shown)):
-        if not same(x, was):
+        if not same(x, was) and not any(same(x, old[j]) for old in had):
             if not math.isfinite(x):
                 raise TapeReplayError(f"leaf {tape.leaves[j]} can only be set to a finite number, got {x}")
             merged[j] = x
@@ -120,10 +129,15 @@ def leaf_position(tape: Tape, leaf: Value | str | int) -> int:
         matches = [j for j, i in enumerate(tape.leaves) if tape.labels[i] == leaf]
         if len(matches) == 1:
             return matches[0]
-        named = sorted({tape.labels[i] for i in tape.leaves if tape.labels[i]})
         if matches:
-            raise KeyError(f"{len(matches)} leaves are labelled {leaf!r}; pass the Value or its node id instead")
-        raise KeyError(f"no leaf is labelled {leaf!r}; labelled leaves: {named[:20]}")
+            raise KeyError(f"{len(matches)} leaves are labelled {short(leaf)}; pass the Value or its node id instead")
+        named = sorted({tape.labels[i] for i in tape.leaves if tape.labels[i]})
+        renamed = [i for i in tape.leaves if tape.values[i].label == leaf]
+        now = (f"; node {renamed[0]} is labelled so now, but was {short(tape.labels[renamed[0]])} then"
+               if len(renamed) == 1 else "")
+        raise KeyError(f"no leaf is labelled {short(leaf)}: labels are read when the widget is made, and it knows "
+                       f"{short(named)}{now}; pass the leaf's Value or its node id, or make a new widget "
+                       "(explore(root)) to use the new labels")
     node = node_id(tape, leaf, "leaf")
     try:
         return tape.leaves.index(node)

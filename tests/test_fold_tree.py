@@ -4,15 +4,16 @@ picture unchanged, open/close/expand-all-that-fits within the budget, and the sh
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from micrograd_widget import MLP, Value
+from micrograd_widget import MLP, Value, fold_fit, fold_tree
 from micrograd_widget.dot import graph_view
-from micrograd_widget.fold import plan
+from micrograd_widget.fold import EDGES_PER_BOX, plan
 from micrograd_widget.fold_tree import (
     FoldTree,
     build_tree,
@@ -173,6 +174,49 @@ def test_the_widget_open_set_is_checked_and_capped(graphs: dict[str, tuple[Tape,
     capped = check_open(tape, tree, everything, budget)
     assert len(picture(tape, tree, capped).shown) + len(picture(tape, tree, capped).boxes) <= budget
     assert check_open(tape, tree, ["layers.1.neurons.3"], budget) == [], "inside a closed box: dropped"
+
+
+def _greedy_reference(tape: Tape, tree: FoldTree, keys: list[str], budget: int) -> list[str]:
+    """The rule as stated, by drawing every trial picture: in tree order, open each asked-for group whose parent is
+    open while the picture keeps at most ``budget`` units and max(EDGES_PER_BOX * budget, default edges) edges."""
+    limit = max(EDGES_PER_BOX * budget, edge_count(tape, picture(tape, tree, []).unit))
+    kept: list[str] = []
+    for group in tree.groups:
+        if group.key in keys and (group.parent < 0 or tree.groups[group.parent].key in kept):
+            trial = picture(tape, tree, [*kept, group.key])
+            if len(trial.shown) + len(trial.boxes) <= budget and edge_count(tape, trial.unit) <= limit:
+                kept.append(group.key)
+    return kept
+
+
+@pytest.mark.parametrize("name", ["moons", "lecture_mlp", "chain", "long_sum"])
+def test_check_open_keeps_what_the_rule_keeps(graphs: dict[str, tuple[Tape, int]], name: str) -> None:
+    tape, budget = graphs[name]
+    tree = build_tree(tape, budget)
+    every = [g.key for g in tree.groups]
+    rng = random.Random(name)
+    for keys in [every, every[::-1], *(rng.sample(every, min(len(every), k)) for k in (3, 12, 40))]:
+        assert check_open(tape, tree, keys, budget) == _greedy_reference(tape, tree, keys, budget)
+
+
+def test_check_open_costs_the_boxes_tried_not_a_picture_per_key(graphs: dict[str, tuple[Tape, int]],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24 (5): a picture of the whole graph per key made one all-boxes ``opened`` O(keys x nodes)."""
+    tape, budget = graphs["moons"]
+    tree = build_tree(tape, budget)
+    every = [g.key for g in tree.groups]
+    passes: list[str] = []
+    for module, name in [(fold_tree, "picture"), (fold_tree, "edge_count"), (fold_fit, "fit_base")]:
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k: passes.append(_n) or _f(*a, **k))
+    check_open(tape, tree, every[:5], budget)
+    assert passes == ["fit_base"], "one pass over the graph, kept with the tree"
+    visited: list[int] = []
+    members = fold_fit.OpenSetFit._members
+    monkeypatch.setattr(fold_fit.OpenSetFit, "_members", lambda self, g: visited.append(g) or members(self, g))
+    check_open(tape, tree, every, budget)
+    assert passes == ["fit_base"], "no whole-graph pass per key"
+    assert len(visited) <= budget, "only boxes within the budget's reach are tried"
 
 
 def test_the_spec_is_compact(graphs: dict[str, tuple[Tape, int]]) -> None:

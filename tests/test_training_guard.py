@@ -130,3 +130,14 @@ def test_watch_names_log_scales_allowed_values() -> None:
     with pytest.raises(ValueError, match=r"log_scale turns .* on or off: True or False; got 'yes'"):
         watch(MLP(2, [1]), log_scale="yes")
     assert watch(MLP(2, [1]), log_scale=True).log_scale is True
+
+
+@pytest.mark.parametrize("state", [[1, 2], None, "log_scale", 3])
+def test_an_update_that_is_not_a_mapping_is_refused_not_raised(trained: TrainingWidget, state: Any,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    w = trained
+    before = state_of(w)
+    with caplog.at_level(logging.WARNING):
+        w._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
+    assert state_of(w) == before
+    assert "must map trait names to values" in caplog.text

@@ -416,3 +416,18 @@ def test_node_budget_none_is_still_allowed_from_python() -> None:
     w.node_budget = 2000
     w.node_budget = None
     assert w.node_budget is None
+
+
+def test_set_leaf_by_a_label_given_after_the_widget_was_made_says_labels_were_read_then() -> None:
+    """Issue 24 (10): the message did not say that labels are read once, nor how to name the leaf instead."""
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    nodes["a"].label = "AAA"
+    with pytest.raises(KeyError) as caught:
+        w.set_leaf("AAA", 1.0)
+    message = str(caught.value)
+    for words in ("read when the widget is made", "'a', 'b', 'c', 'f'", "was 'a'", "Value", "node id", "new widget"):
+        assert words in message, words
+    assert len(message) < 300
+    w.set_leaf(nodes["a"], 1.0)
+    assert nodes["L"].data == lecture(a=1.0)["L"].data

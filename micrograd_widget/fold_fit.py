@@ -1,0 +1,129 @@
+"""An open set grown one fold box at a time within a node budget, at the cost of the boxes tried.
+
+fold_tree.py's picture of an open set costs a pass over the whole graph, so checking a front end's ``opened`` by
+drawing the picture once per key cost O(keys x nodes): 11-15 s for every box of the moons loss. ``OpenSetFit``
+keeps the picture's units (per node: itself or the closed box drawing it) and its unit and edge counts, and
+opening a box rewrites only the nodes inside it: trying a box costs the nodes it holds and their edges. The
+default picture it starts from (and the graph's consumers, per node) is worked out once per fold tree and kept.
+The rule is fold_tree's: at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges now)`` edges.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate, chain, repeat
+from operator import sub
+from typing import TYPE_CHECKING
+
+from .fold import EDGES_PER_BOX
+from .tape import Tape
+
+if TYPE_CHECKING:
+    from .fold_tree import FoldTree
+
+__all__ = ["FitBase", "OpenSetFit"]
+
+
+@dataclass(frozen=True)
+class FitBase:
+    """What every fit on one tree starts from: the default picture's units, unit count and edge count, the nodes
+    each group holds directly, and each node's consumers (both in CSR form)."""
+
+    unit: array[int]
+    units: int
+    edges: int
+    direct_start: array[int]
+    direct: array[int]
+    consumer_start: array[int]
+    consumers: array[int]
+
+
+def fit_base(tape: Tape, tree: FoldTree) -> FitBase:
+    """The default picture (nothing opened) of ``tree`` as units and counts, and the CSR tables: a few passes
+    over the nodes and edges, most of them in C (map, zip, Counter)."""
+    n, groups, group_of = tree.n, tree.groups, tree.group_of
+    top = array("i", range(len(groups)))        # per group, its top-level ancestor (parents come first)
+    for g, group in enumerate(groups):
+        if group.parent >= 0:
+            top[g] = top[group.parent]
+    unit = array("i", [i if g < 0 else n + top[g] for i, g in enumerate(group_of)])
+    starts, flat = tape.starts, tape.flat
+    owner = list(chain.from_iterable(map(repeat, range(n), map(sub, starts[1:], starts[:-1]))))  # per edge, its node
+    pairs = set(zip(map(unit.__getitem__, flat), map(unit.__getitem__, owner)))
+    edges = len(pairs) - sum(1 for a, b in pairs if a == b)
+    units = group_of.count(-1) + sum(1 for g in groups if g.parent < 0)
+    return FitBase(unit, units, edges, *_buckets(len(groups), group_of, range(n)), *_buckets(n, flat, owner))
+
+
+def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[array[int], array[int]]:
+    """``items`` grouped by ``keys`` (0 to size - 1; a key -1 drops its item) in CSR form: key k's items are
+    ``grouped[start[k]:start[k + 1]]``, in their given order (a counting sort)."""
+    counts = Counter(keys)
+    start = array("i", accumulate(map(counts.get, range(size), repeat(0)), initial=0))
+    at, grouped = start.tolist(), array("i", [0]) * start[-1]
+    for k, item in zip(keys, items):
+        if k >= 0:
+            grouped[at[k]] = item
+            at[k] += 1
+    return start, grouped
+
+
+class OpenSetFit:
+    """The picture of an open set that only grows, kept as units and counts; ``open(g)`` opens group ``g`` (its
+    parent open, itself closed) if the picture still fits, and says whether it did."""
+
+    def __init__(self, tape: Tape, tree: FoldTree, budget: int) -> None:
+        if tree.fit_base is None:
+            tree.fit_base = fit_base(tape, tree)
+        base = tree.fit_base
+        self.tape, self.tree, self.budget, self.base = tape, tree, budget, base
+        self.unit = base.unit[:]                # copied in C: the only per-fit cost proportional to the graph
+        self.units, self.edges = base.units, base.edges
+        self.limit = max(EDGES_PER_BOX * budget, base.edges)
+
+    def _members(self, g: int) -> dict[int, int]:
+        """Per node inside group ``g``, its unit once ``g`` is open: itself, or the child group holding it."""
+        tree, base, n = self.tree, self.base, self.tree.n
+        ds, direct = base.direct_start, base.direct
+        new = {i: i for i in direct[ds[g]:ds[g + 1]]}
+        for c in tree.groups[g].children:
+            stack, u = [c], n + c
+            while stack:
+                h = stack.pop()
+                new.update(dict.fromkeys(direct[ds[h]:ds[h + 1]], u))
+                stack.extend(tree.groups[h].children)
+        return new
+
+    def open(self, g: int) -> bool:
+        """Open ``g`` if the picture then has at most ``budget`` units and ``limit`` edges; else change nothing."""
+        group = self.tree.groups[g]
+        units = self.units + len(group.children) + group.nodes - 1
+        if units > self.budget:
+            return False
+        new, unit, gu = self._members(g), self.unit, self.tree.n + g
+        starts, flat = self.tape.starts, self.tape.flat
+        cs, consumers = self.base.consumer_start, self.base.consumers
+        gone: set[tuple[int, int]] = set()      # pairs with the box's unit: only edges at its members make them
+        made: set[tuple[int, int]] = set()      # pairs with a unit inside it: the same edges, and only those
+        for x, ux in new.items():
+            for c in flat[starts[x]:starts[x + 1]]:
+                uc = new.get(c)
+                if uc is None:
+                    gone.add((unit[c], gu))
+                    made.add((unit[c], ux))
+                elif uc != ux:
+                    made.add((uc, ux))
+            for y in consumers[cs[x]:cs[x + 1]]:
+                if y not in new:
+                    gone.add((gu, unit[y]))
+                    made.add((ux, unit[y]))
+        edges = self.edges - len(gone) + len(made)
+        if edges > self.limit:
+            return False
+        for x, ux in new.items():
+            unit[x] = ux
+        self.units, self.edges = units, edges
+        return True
