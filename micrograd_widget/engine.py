@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import numbers
 from array import array
-from collections.abc import Callable, Iterable
-from operator import attrgetter
+from collections.abc import Callable, Iterable, Sequence
 from typing import NoReturn
 
 from .ops import OPS_BY_NAME, Op, op_symbol
@@ -256,7 +255,7 @@ class Value:
         """
         grad = _check_number(grad, "backward(grad=...)")
         topo = topological_order(self)
-        earlier = list(map(_get_grad, topo))
+        earlier = [v.grad for v in topo]
         try:
             array("d", earlier)  # every grad a real number: checked in C before anything changes
         except (TypeError, OverflowError):
@@ -344,10 +343,7 @@ class Value:
         return explore(self)
 
 
-_get_grad = attrgetter("grad")
-
-
-def _refuse_grads(topo: list[Value], grads: list[object]) -> NoReturn:
+def _refuse_grads(topo: list[Value], grads: Sequence[object]) -> NoReturn:
     """The TypeError for a graph with a ``.grad`` that is not a real number, naming the first such node."""
     bad = [i for i, g in enumerate(grads) if not _is_real(g)]
     i = bad[0] if bad else 0
