@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import NoReturn
 
 from .ops import OPS_BY_NAME, Op, op_symbol
+from .text import short
 
 __all__ = ["Value", "topological_order", "scope", "current_scope"]
 
@@ -348,10 +349,10 @@ def _refuse_grads(topo: list[Value], grads: Sequence[object]) -> NoReturn:
     bad = [i for i, g in enumerate(grads) if not _is_real(g)]
     i = bad[0] if bad else 0
     v = topo[i]
-    name = f"node {_cut(v.label)}" if v.label else (f"a {_cut(v._op)} node" if v._op else "an unlabelled leaf")
+    name = f"node {short(v.label)}" if v.label else (f"a {short(v._op)} node" if v._op else "an unlabelled leaf")
     more = f" ({len(bad) - 1:,} other nodes too)" if len(bad) > 1 else ""
     raise TypeError(f"backward(): {name} (node {i} of {len(topo):,} in topological order, data "
-                    f"{_cut(v.data)}) has grad {_cut(grads[i])} ({type(grads[i]).__name__}){more}, "
+                    f"{short(v.data)}) has grad {short(grads[i])} ({type(grads[i]).__name__}){more}, "
                     "not a real number a float can hold; no grad was changed: set it to a number "
                     "(root.zero_grad() zeroes every grad) and call backward() again")
 
@@ -363,16 +364,6 @@ def _is_real(x: object) -> bool:
     except (TypeError, OverflowError):
         return False
     return True
-
-
-def _cut(x: object, limit: int = 60) -> str:
-    """``x``'s repr shortened to ``limit`` characters with '…', for error messages; a repr that
-    itself fails (an int past Python's digit limit) reads as the type's name."""
-    try:
-        text = repr(x)
-    except Exception:
-        text = f"<a {type(x).__name__}>"
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 def _node(data: float, a: Value, b: Value | None, code: Op, op: str, k: float | None = None) -> Value:

@@ -13,23 +13,14 @@ from __future__ import annotations
 
 import math
 import numbers
-import reprlib
 from collections.abc import Callable, Sequence
 
 from .engine import Value
 from .tape import Tape, TapeReplayError, decode_number
+from .text import short
 
 __all__ = ["short", "real_number", "same", "same_list", "leaves_now", "decode_leaves", "merge_leaves",
            "replay_into_values", "node_id", "leaf_position"]
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
-
-
-def short(value: object) -> str:
-    """A repr of ``value`` cut to a few dozen characters, for error messages (never a huge value in full)."""
-    return _SHORT.repr(value)
 
 
 def real_number(value: object, what: str) -> float:
