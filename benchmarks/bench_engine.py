@@ -131,17 +131,23 @@ def main() -> None:
     def replay_once() -> None:  # what a widget runs per settle, but for writing into the Values
         tape.replay(new_leaves)
 
+    def replay_written() -> None:  # what a widget runs per settle: into the Values too, all or nothing
+        tape.replay(new_leaves, write_back=True)
+
     def rebuild() -> None:
         loss(ours, Value, X, y).backward()
 
     t_replay: list[float] = []
     t_once: list[float] = []
+    t_written: list[float] = []
     t_rebuild: list[float] = []
     for _ in range(ROUNDS):
         t_rebuild += time_runs(rebuild, REPEATS // ROUNDS)
         t_replay += time_runs(replay, REPEATS // ROUNDS)
         t_once += time_runs(replay_once, REPEATS // ROUNDS)
+        t_written += time_runs(replay_written, REPEATS // ROUNDS)
     (mr, lr_), (m1, l1), (mb, lb) = summary(t_replay), summary(t_once), summary(t_rebuild)
+    mw, lw = summary(t_written)
     t_freeze = summary(time_runs(lambda: Tape.from_value(root), 5, warmup=0))[0]
     t_spec = summary(time_runs(tape.spec, 5))[0]
 
@@ -160,6 +166,8 @@ def main() -> None:
     print(f"  rebuild            median {ms(mb)}   min {ms(lb)}")
     print(f"  tape replay        median {ms(mr)}   min {ms(lr_)}   ({mb / mr:.2f}x faster than rebuilding)")
     print(f"  Tape.replay()      median {ms(m1)}   min {ms(l1)}   ({mb / m1:.2f}x; both passes on one list)")
+    print(f"  + write_back=True  median {ms(mw)}   min {ms(lw)}   ({mw / m1:.2f}x Tape.replay(); into the Values, "
+          "all or nothing)")
     print(f"  freezing the tape  median {ms(t_freeze)} (once per graph; {t_freeze / mb:.2f}x the rebuild)")
     print(f"  tape.spec()        median {ms(t_spec)} (once per widget)")
 
