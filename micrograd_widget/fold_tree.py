@@ -29,7 +29,7 @@ from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
 from .fold_fit import FitBase, OpenSetFit
 from .fold_groups import Context, Spec, child_units, nodes_only
 from .tape import Tape, json_safe, to_buffer
-from .writes import short
+from .text import short
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]

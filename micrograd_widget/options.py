@@ -69,7 +69,9 @@ class Option:
                 return value
         elif not isinstance(value, bool) and isinstance(value, int) and self.span[0] <= value <= self.span[1]:
             return value
-        raise ValueError(f"{self.name} {self.rule}{self.allowed()}; got {value!r}")
+        from .text import short  # only here: this table imports nothing of the package when it loads
+
+        raise ValueError(f"{self.name} {self.rule}{self.allowed()}; got {short(value)}")
 
     def help_text(self) -> str:
         """The ``%config MicrogradWidget`` help line: what the option does and what it takes."""

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from .gradcheck import check_options, check_tape
 from .tape import Tape, TapeReplayError, encode_number, json_safe, to_buffer
-from .writes import decode_leaves, node_id, real_number, short
+from .text import short
+from .writes import decode_leaves, node_id, real_number
 
 if TYPE_CHECKING:
     from .widget import GraphWidget

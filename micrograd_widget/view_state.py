@@ -21,7 +21,7 @@ from . import dot as _dot
 from . import fold_tree
 from .options import DRAWING_OPTIONS, check_option
 from .tape import Tape, json_safe, to_buffer
-from .writes import short
+from .text import short
 
 __all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",
            "view_of", "fold_spec"]

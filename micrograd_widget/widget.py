@@ -191,9 +191,15 @@ class GraphWidget(anywidget.AnyWidget):
 
     def _apply(self, values: list[float], output: int) -> None:
         """Replay the tape for ``values`` and ``output``, write data and grad into the Values and publish
-        them; raises (tape, Values and traits unchanged) when an op fails or the graph is not replayable."""
-        writes.replay_into_values(self.tape, values, output)
-        self._publish(values, output, "")
+        them; raises (tape, Values and traits unchanged, a KeyboardInterrupt included) when an op fails or the graph
+        is not replayable."""
+        undo = writes.replay_into_values(self.tape, values, output)
+        try:
+            undo = self._undo_point(undo)  # until it is made, the traits are untouched: the tape's undo is enough
+            self._publish(values, output, "")
+        except BaseException:  # an observer raised, or the user interrupted: the view's traits go back too
+            undo()
+            raise
 
     def _publish(self, values: Sequence[float], output: int, error: str, numbers: bool = True) -> None:
         """Show ``values``/``output`` (and the tape's numbers) in the view with ``error``; they are now what
@@ -375,9 +381,10 @@ class GraphWidget(anywidget.AnyWidget):
         if reply is not None:
             self.send(*reply)  # content, binary buffers
 
-    def _undo_point(self) -> Callable[[], None]:
-        """A function that puts the Values, the tape and the view's traits back as they are now."""
-        undo_tape, applied = writes.tape_undo_point(self.tape), self._applied
+    def _undo_point(self, undo_tape: Callable[[], None] | None = None) -> Callable[[], None]:
+        """A function that puts the Values, the tape and the view's traits back as they are now (``undo_tape``:
+        the tape's own undo of a replay just made, which the traits have not seen yet)."""
+        undo_tape, applied = undo_tape or self.tape.undo_point(), self._applied
         traits = {name: getattr(self, name) for name in ("leaf_values", "output", "data", "grad", "error")}
 
         def undo() -> None:

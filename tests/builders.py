@@ -1,6 +1,7 @@
 """The expressions many tests share, built once here: the lecture's ``L = (a*b + c) * f`` and micrograd's README
-expression. Import them as ``from builders import lecture_L, micrograd_readme`` (tests/ is on sys.path under
-pytest; scripts such as tests/vectors/generate.py put it there)."""
+expression, and ``Interrupting``, a leaf that raises KeyboardInterrupt on cue. Import them as
+``from builders import lecture_L, micrograd_readme`` (tests/ is on sys.path under pytest; scripts such as
+tests/vectors/generate.py put it there)."""
 
 from __future__ import annotations
 
@@ -10,29 +11,58 @@ from typing import Any
 
 from micrograd_widget.engine import Value
 
+_GRAD_SLOT: Any = vars(Value)["grad"]  # Value's own grad slot, which Interrupting's property reads and writes
+
+
+class Interrupting(Value):
+    """A leaf whose ``grad`` assignments raise KeyboardInterrupt at the ``arm(n)``-th one from now, once: the stop
+    button pressed at a chosen moment of a loop, deterministically (the assignment itself does not happen)."""
+
+    def __init__(self, data: float, label: str = "") -> None:
+        self.countdown = 0  # 0: disarmed
+        self.assignments = 0
+        super().__init__(data, label=label)
+
+    def arm(self, n: int) -> None:
+        self.countdown = n
+
+    @property
+    def grad(self) -> float:
+        value: float = _GRAD_SLOT.__get__(self)
+        return value
+
+    @grad.setter
+    def grad(self, x: float) -> None:
+        self.assignments += 1
+        if self.countdown:
+            self.countdown -= 1
+            if not self.countdown:
+                raise KeyboardInterrupt
+        _GRAD_SLOT.__set__(self, x)
+
+
+def _labelled(x: float, name: str) -> Value:
+    return Value(x, label=name)
+
 
 def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0,
-              backward: bool = True) -> dict[str, Value]:
+              backward: bool = True, leaf: Callable[[float, str], Value] = _labelled) -> dict[str, Value]:
     """The lecture's first graph ``L = (a*b + c) * f`` with every node labelled (a, b, c, e, d, f, L); nodes by label.
 
     At the defaults L = -8 and dL/da = 6, dL/db = -4, dL/dc = -2, dL/df = 4 (the article's dL/da = 4.0 is an
-    erratum: dL/da = b * f = 6). ``backward`` runs ``L.backward()``.
+    erratum: dL/da = b * f = 6). ``backward`` runs ``L.backward()``; ``leaf(x, name)`` makes the leaves.
     """
-    va, vb, vc = Value(a, label="a"), Value(b, label="b"), Value(c, label="c")
+    va, vb, vc = leaf(a, "a"), leaf(b, "b"), leaf(c, "c")
     e = va * vb
     e.label = "e"
     d = e + vc
     d.label = "d"
-    vf = Value(f, label="f")
+    vf = leaf(f, "f")
     L = d * vf
     L.label = "L"
     if backward:
         L.backward()
     return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
-
-
-def _labelled(x: float, name: str) -> Value:
-    return Value(x, label=name)
 
 
 def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any, Any, Any]:

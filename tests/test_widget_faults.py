@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import Interrupting
 from builders import lecture_L as lecture
 from IPython.core.interactiveshell import InteractiveShell
 from test_extension import CELL, make_shell
@@ -187,6 +188,29 @@ def test_a_user_op_raising_anything_is_refused_and_changes_nothing(forward_fails
     assert snapshot(w) == before
     from_browser(w, leaf_values=moved(w, nodes["x"], 2.0))
     assert w.error == "" and nodes["z"].data == 12.0 and nodes["x"].grad == 6.0
+
+
+@pytest.mark.parametrize("where", ["writing the Values", "publishing the traits"])
+def test_an_interrupt_during_a_write_back_changes_nothing(where: str) -> None:
+    """Defect 7 (issue 24): the stop button while a settle writes data and grad into the Values (or while the
+    widget then sets its traits) left Values, tape and view out of step; now all go back as they were."""
+    nodes = lecture(leaf=Interrupting)
+    w = GraphWidget(nodes["L"])
+    before, applied = snapshot(w), w._applied
+    if where == "writing the Values":
+        nodes["f"].arm(1)  # type: ignore[attr-defined]  # f is written after a, b, e, c and d
+    else:
+        def stop(_change: Any) -> None:
+            w.unobserve(stop, "leaf_values")
+            raise KeyboardInterrupt
+
+        w.observe(stop, "leaf_values")  # the first trait _publish sets
+    with pytest.raises(KeyboardInterrupt):
+        w.set_leaf("a", 5.0)
+    assert snapshot(w) == before and w._applied == applied and w.error == ""
+    assert [v.data for v in nodes.values()] == [2.0, -3.0, 10.0, -6.0, 4.0, -2.0, -8.0]  # by hand
+    w.set_leaf("a", 5.0)  # and the widget still works: e = 5 * -3, dL/da = b * f
+    assert nodes["e"].data == -15.0 and nodes["a"].grad == 6.0 and w.leaf_values[0] == 5.0
 
 
 def test_a_gradcheck_that_fails_after_applying_puts_everything_back() -> None:

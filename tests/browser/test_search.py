@@ -160,6 +160,8 @@ def test_next_and_previous_walk_the_matches_in_tape_order(show):
     box.fill("no such node")
     box.press("Enter")
     expect(status).to_contain_text("No node matches")
+    box.fill("q" * 100_000)  # a paste: the status quotes its first 59 characters and an ellipsis (issue 24)
+    expect(status).to_have_text("No node matches \u201c" + "q" * 59 + "\u2026\u201d.")
 
 
 def test_inputs_and_path_to_output_match_pythons_walk_and_esc_clears(show, guarded):
