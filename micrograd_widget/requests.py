@@ -152,7 +152,7 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     try:
         widget._settle(values, output)
         result = check_tape(tape, chosen, output, **tolerances)
-    except Exception:
+    except BaseException:  # an op failed, or the user interrupted a long check: nothing it applied stays
         undo()
         raise
     return {

@@ -285,6 +285,9 @@ class GraphWidget(anywidget.AnyWidget):
                     self._redraw()
             except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
                 problems.append(error_text(err))
+            except BaseException:  # the user interrupted: the Values went back (_apply); the view's traits go too
+                self._refuse("interrupted: the change from the view was not applied")
+                raise
             if problems:
                 self._refuse("; ".join(problems))
             elif self.error:

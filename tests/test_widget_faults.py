@@ -18,7 +18,7 @@ from test_extension import CELL, make_shell
 from test_widget import Recorder, assert_values_match, custom_from_browser, from_browser, log_graph
 
 import micrograd_widget
-from micrograd_widget import export
+from micrograd_widget import export, requests
 from micrograd_widget.engine import Value
 from micrograd_widget.export import save_html
 from micrograd_widget.ops import define_op
@@ -211,6 +211,41 @@ def test_an_interrupt_during_a_write_back_changes_nothing(where: str) -> None:
     assert [v.data for v in nodes.values()] == [2.0, -3.0, 10.0, -6.0, 4.0, -2.0, -8.0]  # by hand
     w.set_leaf("a", 5.0)  # and the widget still works: e = 5 * -3, dL/da = b * f
     assert nodes["e"].data == -15.0 and nodes["a"].grad == 6.0 and w.leaf_values[0] == 5.0
+
+
+def test_an_interrupt_during_a_change_from_the_view_puts_the_view_back() -> None:
+    """The stop button while a front end's slider change is written back: the Values go back (the write-back is all
+    or nothing) and so do the traits the view sees, so view, kernel and Values stay in step."""
+    nodes = lecture(leaf=Interrupting)
+    w = GraphWidget(nodes["L"])
+    Recorder(w)
+    before, applied = snapshot(w), w._applied
+    nodes["f"].arm(1)  # type: ignore[attr-defined]  # f is written after a, b, e, c and d
+    with pytest.raises(KeyboardInterrupt):
+        from_browser(w, leaf_values=moved(w, nodes["a"], 5.0))
+    assert w._applied == applied and snapshot(w) == before
+    assert [v.data for v in nodes.values()] == [2.0, -3.0, 10.0, -6.0, 4.0, -2.0, -8.0]  # by hand
+    assert w.error.startswith("interrupted")
+    from_browser(w, leaf_values=moved(w, nodes["a"], 5.0))  # and the widget still works: e = 5 * -3
+    assert nodes["e"].data == -15.0 and nodes["a"].grad == 6.0 and w.error == ""
+
+
+def test_an_interrupted_gradcheck_puts_everything_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stop button during a long gradcheck request, after its leaf values were applied: they are taken back."""
+    nodes = lecture()
+    w = GraphWidget(nodes["L"])
+    Recorder(w)
+    before = snapshot(w)
+
+    def stopped(*_args: Any, **_kwargs: Any) -> None:
+        assert nodes["a"].data == 5.0, "the leaf values are applied before the check runs"
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(requests, "check_tape", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        custom_from_browser(w, {"type": "gradcheck", "seq": 1, "leaf_values": moved(w, nodes["a"], 5.0)})
+    assert snapshot(w) == before
+    assert [v.data for v in nodes.values()] == [2.0, -3.0, 10.0, -6.0, 4.0, -2.0, -8.0]  # by hand
 
 
 def test_a_gradcheck_that_fails_after_applying_puts_everything_back() -> None:
