@@ -15,16 +15,10 @@
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { FOLD_COLOR, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
 import { cleanText } from "./text.js";
 
 export { cleanText };
-
-export const MAX_LABEL_CHARS = 40;
-export const MAX_TOOLTIP_CHARS = 300;
-export const MAX_SYMBOL_CHARS = 24;
-/** dot.py's colours: NEGATIVE_COLOR, POSITIVE_COLOR, ZERO_COLOR, NONFINITE_COLOR. */
-export const PALETTE = { negative: "#5b9bd5", positive: "#f0913a", zero: "#ffffff", nonfinite: "#bdbdbd" };
-const FOLD_COLOR = "#eeeeee";
 /** What a grad the stepped backward pass has not reached yet shows (view/picture.js paints the same mark). */
 export const NOT_REACHED = "\u00b7";
 

@@ -29,14 +29,10 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { thousands, writeDot } from "./fold-dot.js";
+import { EDGES_PER_BOX, FOLD_SPEC_VERSION } from "./shared.js";
 
-// Writing the DOT (and its text helpers, the palette, boxMax) is js/fold-dot.js's; re-exported as part of this API.
-export {
-  MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE, boxMax, cleanText, escape, quote, thousands,
-} from "./fold-dot.js";
-
-export const FOLD_SPEC_VERSION = 1;
-export const EDGES_PER_BOX = 3;
+// Writing the DOT (and its text helpers, boxMax) is js/fold-dot.js's; re-exported as part of this API.
+export { boxMax, cleanText, escape, quote, thousands } from "./fold-dot.js";
 
 // ---------------------------------------------------------------- the hierarchy
 

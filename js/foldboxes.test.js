@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { compileTape, decodeNumber } from "./tape.js";
-import { PALETTE, boxFill, boxMax } from "./fold-dot.js";
+import { boxFill, boxMax } from "./fold-dot.js";
+import { PALETTE } from "./shared.js";
 import { formatNumber, gradScale } from "./format.js";
 import { boxNumbers, largestGrad } from "./view/foldboxes.js";
 
