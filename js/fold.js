@@ -167,10 +167,12 @@ export function pictureFor(tape, tree, open) {
   };
 }
 
-/** Per drawn box (index k), its one output node (a member used by a unit outside it), -2 for several, -1 none. */
+/** Per drawn box (index k), its one output node (a member used by a unit outside it, or the root: dot.py's _edges),
+ * -2 for several, -1 none. */
 function boxOutputs(tape, unit, n, boxOf, count) {
   const { inputStart, inputs } = tape;
   const found = new Int32Array(count).fill(-1);
+  if (unit[tape.root] >= n) found[boxOf[unit[tape.root] - n]] = tape.root;
   for (let i = 0; i < n; i++) {
     const u = unit[i];
     for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
