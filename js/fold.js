@@ -29,14 +29,10 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { thousands, writeDot } from "./fold-dot.js";
+import { EDGES_PER_BOX, FOLD_SPEC_VERSION } from "./shared.js";
 
-// Writing the DOT (and its text helpers, the palette, boxMax) is js/fold-dot.js's; re-exported as part of this API.
-export {
-  MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE, boxMax, cleanText, escape, quote, thousands,
-} from "./fold-dot.js";
-
-export const FOLD_SPEC_VERSION = 1;
-export const EDGES_PER_BOX = 3;
+// Writing the DOT (and its text helpers, boxMax) is js/fold-dot.js's; re-exported as part of this API.
+export { boxMax, cleanText, escape, quote, thousands } from "./fold-dot.js";
 
 // ---------------------------------------------------------------- the hierarchy
 
@@ -171,10 +167,12 @@ export function pictureFor(tape, tree, open) {
   };
 }
 
-/** Per drawn box (index k), its one output node (a member used by a unit outside it), -2 for several, -1 none. */
+/** Per drawn box (index k), its one output node (a member used by a unit outside it, or the root: dot.py's _edges),
+ * -2 for several, -1 none. */
 function boxOutputs(tape, unit, n, boxOf, count) {
   const { inputStart, inputs } = tape;
   const found = new Int32Array(count).fill(-1);
+  if (unit[tape.root] >= n) found[boxOf[unit[tape.root] - n]] = tape.root;
   for (let i = 0; i < n; i++) {
     const u = unit[i];
     for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {

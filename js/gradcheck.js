@@ -6,12 +6,12 @@
 import { h } from "./dom.js";
 import { formatExp, formatNumber, pyRepr } from "./format.js";
 import { encodeList } from "./codec.js";
-import { decodeNumber, GRADCHECK_DEFAULTS, gradcheckVerdict, numericGrad, replay } from "./tape.js";
+import { GRADCHECK_DEFAULTS, MAX_KERNEL_LEAVES } from "./shared.js";
+import { decodeNumber, gradcheckVerdict, numericGrad, replay } from "./tape.js";
 
 export const PAGE_ROWS = 50;
 const SLICE_MS = 12; // browser work per slice before yielding to the page
-const KERNEL_NODE_BUDGET = 500000; // leaves per kernel request ~ this / nodes (each costs two replays)
-export const MAX_KERNEL_LEAVES = 256; // the kernel's cap per request (MAX_GRADCHECK_LEAVES in requests.py)
+const KERNEL_NODE_BUDGET = 500000; // leaves per kernel request ~ this / nodes (each costs two replays); <= MAX_KERNEL_WORK
 const KERNEL_TIMEOUT_MS = 60000;
 
 /** Failing rows first, then the rest, each in leaf order (the order a learner needs to act on). */

@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { defaultSpeed, SPEEDS, stepperAction } from "./stepper.js";
-import { kernelChunk, MAX_KERNEL_LEAVES, orderRows } from "./gradcheck.js";
+import { kernelChunk, orderRows } from "./gradcheck.js";
+import { MAX_KERNEL_LEAVES, MAX_KERNEL_WORK } from "./shared.js";
 
 test("keys in the stepper panel: arrows and , . step, Home/End jump, Space plays, Esc leaves", () => {
   assert.equal(stepperAction("ArrowRight"), "forward");
@@ -42,4 +43,10 @@ test("kernel gradcheck requests stay small for large graphs and within the kerne
   assert.equal(kernelChunk(1954), 255);
   assert.equal(kernelChunk(65818), 7);
   assert.equal(kernelChunk(5_000_000), 1);
+});
+
+test("a kernel gradcheck page never goes over the kernel's work limit (requests.py MAX_GRADCHECK_WORK)", () => {
+  for (const n of [1, 7, 1953, 1954, 4000, 65818, 500_001, MAX_KERNEL_WORK]) {
+    assert.ok(kernelChunk(n) * n <= MAX_KERNEL_WORK, `${kernelChunk(n)} leaves x ${n} nodes`);
+  }
 });

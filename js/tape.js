@@ -6,9 +6,7 @@
 // view reads node names, inputs and ops from the compiled tape, never from the raw spec. Nothing here recurses.
 
 import { backwardLoop, forwardLoop, localGradInto, OPS_BY_NAME } from "./ops.js";
-
-/** The spec version this replay reads (tape.py's SPEC_VERSION). */
-export const SPEC_VERSION = 2;
+import { GRADCHECK_DEFAULTS, SPEC_VERSION } from "./shared.js";
 
 const NON_FINITE = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
 
@@ -346,9 +344,6 @@ export function gradsAfter(steps, k, grad = new Float64Array(steps.n)) {
 
 // ------------------------------------------------------------------ numerical gradient check
 
-/** micrograd_widget.gradcheck's defaults: a row passes when |analytic - numeric| <= atol + rtol * |numeric|. */
-export const GRADCHECK_DEFAULTS = Object.freeze({ eps: 1e-6, rtol: 1e-4, atol: 1e-6 });
-
 /**
  * d(output)/d(leaf j) by central differences, (f(x + eps) - f(x - eps)) / 2eps, from two forward replays
  * (`leafValues` is restored; `scratch` is a Float64Array(n) to reuse). `failure` is the node whose op
@@ -370,7 +365,8 @@ export function numericGrad(tape, leafValues, j, output, eps, scratch = new Floa
   }
 }
 
-/** How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py). */
+/** How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py):
+ * |analytic - numeric| <= atol + rtol * |numeric|, the tolerances by default gradcheck.py's (GRADCHECK_DEFAULTS). */
 export function gradcheckVerdict(analytic, numeric, rtol = GRADCHECK_DEFAULTS.rtol, atol = GRADCHECK_DEFAULTS.atol) {
   const absError = Math.abs(analytic - numeric);
   const scale = Math.max(Math.abs(analytic), Math.abs(numeric));

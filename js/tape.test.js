@@ -9,9 +9,10 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
 import {
-  applyStep, backward, backwardSteps, compileTape, decodeNumber, encodeNumber, forward, GRADCHECK_DEFAULTS, gradcheckVerdict,
+  applyStep, backward, backwardSteps, compileTape, decodeNumber, encodeNumber, forward, gradcheckVerdict,
   gradsAfter, initialData, inputsOf, kernelNumbers, leafValuesOf, NEVER, numericGrad, opOf, readBuffer, replay,
 } from "./tape.js";
+import { GRADCHECK_DEFAULTS } from "./shared.js";
 
 const VECTORS = fileURLToPath(new URL("../tests/vectors/", import.meta.url));
 const TOL = 1e-12;

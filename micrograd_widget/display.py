@@ -40,22 +40,23 @@ INSTALL_HINT = (
 MAX_SVG_BYTES = 2_500_000
 
 
-# Network simplex gets at most this many iterations per node, as in the browser (js/graphviz.js NSLIMIT, a
-# default a DOT's own nslimit overrides): the moons loss after Expand all that fits took minutes in Debian's
+# Network simplex gets at most this many iterations per node, as in the browser (js/graphviz.js, from js/shared.js;
+# a default a DOT's own nslimit overrides): the moons loss after Expand all that fits took minutes in Debian's
 # dot 2.43 without it and ~4 s with it; of 24 pictures of the fold vectors (default and expanded, at their
 # budget and at 250), 23 lay out byte-identically with and without it.
 NSLIMIT = 8
 # dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank;
 # Graphviz 2.43 (Debian's) then fails on such a flat edge touching a record ("Error: lost fold3 fold1 edge", the
 # moons loss after Expand all that fits). One global ranking (newrank) has no such edge, but lays out large
-# opened pictures 1.5-4x slower, so it is the retry for that error, not the default (js/graphviz.js does the same).
-_LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
+# opened pictures 1.5-4x slower, so it is the retry for that error, not the default (js/graphviz.js does the same,
+# with this pattern: js/shared.js).
+LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
 
 
 # dot may run this long on one picture (its newrank retry included), then it is stopped, as the browser stops its
-# layout (js/layout-worker.js JOB_MS, 60 s): at the default node budget a picture lays out in a few seconds, and the
-# moons loss at node_budget=2000 after Expand all that fits ran for minutes in Debian's dot 2.43 and froze the kernel.
-# Read when a layout starts; tests set it lower.
+# layout (js/layout-worker.js, with this limit: js/shared.js): at the default node budget a picture lays out in a
+# few seconds, and the moons loss at node_budget=2000 after Expand all that fits ran for minutes in Debian's dot 2.43
+# and froze the kernel. Read when a layout starts; tests set it lower.
 DOT_TIME_LIMIT = 60.0  # seconds
 _DOT = ["dot", "-Kdot", "-Tsvg"]  # what graphviz.Source(...).pipe(format="svg") runs
 
@@ -71,7 +72,7 @@ def render_svg(view: GraphView) -> str:
     try:
         return _pipe(f"{head}\n\tgraph [nslimit={NSLIMIT}]\n{body}", deadline, limit)
     except graphviz.CalledProcessError as err:
-        if not _LOST_EDGE.search(str(err.stderr or "")):
+        if not LOST_EDGE.search(str(err.stderr or "")):
             raise
     return _pipe(f"{head}\n\tgraph [newrank=true nslimit={NSLIMIT}]\n{body}", deadline, limit)
 

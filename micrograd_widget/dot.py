@@ -122,8 +122,8 @@ def box_max(grad: Sequence[float], members: Iterable[int], out: int) -> int | No
     box's "max |grad|" and its colour show (js/svg-contract.md "Live fold box"). A nan grad is the largest (the
     max of numbers one of which is not a number is nan, as numpy's max and JavaScript's Math.max say), then an
     infinite one (the box truly holds max |grad| = inf), then the largest finite |grad|; the first in tape order
-    wins a tie. None when no member is counted. js/fold-dot.js boxMax and js/view/foldboxes.js largestGrad
-    (the live picture) are the same rule."""
+    wins a tie. None when no member is counted. js/fold-dot.js boxMax is the same rule (the browser's DOT and
+    its live picture, js/view/box-numbers.js)."""
     best, best_abs = None, -1.0
     for i in members:
         if i != out:
@@ -333,9 +333,9 @@ def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, lis
            totals: dict[int, str], unit: Sequence[int], outputs: dict[int, int | None]) -> dict[tuple[str, str], None]:
     """The picture's edges (tail, head), once each: into a node's op ellipse (or its Σ box), from the
     ellipse to the node, and into fold boxes (id, unit, members) from what feeds their members. Every tape edge
-    is looked at once, so ``outputs`` learns on the way each box's one output node (the only
-    member used by a unit outside it; None when there are several). A node's name is ``n<id>`` when it is
-    drawn, else its box's id."""
+    is looked at once, so ``outputs`` learns on the way each box's one output node (the only member used by a
+    unit outside it, or the root; None when there are several; js/fold.js boxOutputs). A node's name is
+    ``n<id>`` when it is drawn, else its box's id."""
     inputs, symbols, n = tape.inputs, tape.symbols, len(tape)
 
     def name(u: int) -> str:
@@ -346,6 +346,8 @@ def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, lis
             outputs[b] = c
         elif outputs[b] != c:
             outputs[b] = None
+    if unit[tape.root] >= n:
+        outputs[unit[tape.root]] = tape.root
     edges: dict[tuple[str, str], None] = {}
     for i in shown:
         head = totals.get(i) or (f"n{i}_op" if symbols[i] else name(i))

@@ -70,7 +70,7 @@ class Fold:
     or the nodes farthest from the output (``"distance"``). ``note`` says what the box holds; ``total``
     is, for a Σ box, the tape node holding the sum (when that node is drawn in full, the box feeds it in
     place of its '+'); ``key`` is its key in the fold hierarchy (fold_tree.py), what an open set lists;
-    ``output`` is its one output node (the only member used outside the box), None when it has several."""
+    ``output`` is its one output node (the only member used outside the box, or the root), None when it has several."""
 
     id: str
     title: str

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .gradcheck import check_options, check_tape
+from .gradcheck import GRADCHECK_DEFAULTS, check_options, check_tape
 from .tape import Tape, TapeReplayError, encode_number, json_safe, to_buffer
 from .text import short
 from .writes import decode_leaves, node_id, real_number
@@ -144,7 +144,7 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     values = decode_leaves(tape, content.get("leaf_values"))
     output = node_id(tape, content.get("output", tape.root), "output")
     tolerances = {name: real_number(content.get(name, default), f"gradcheck {name}")
-                  for name, default in (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
+                  for name, default in GRADCHECK_DEFAULTS.items()}
     check_options(**tolerances)
     chosen = _chosen_leaves(widget, content.get("leaves"))
     _check_work(tape, len(chosen))

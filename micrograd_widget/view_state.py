@@ -19,6 +19,7 @@ from typing import Any
 
 from . import dot as _dot
 from . import fold_tree
+from .colors import palette
 from .options import DRAWING_OPTIONS, check_option
 from .tape import Tape, json_safe, to_buffer
 from .text import short
@@ -120,6 +121,5 @@ def view_of(picture: _dot.GraphView) -> dict[str, Any]:
         "open": [json_safe(k) for k in picture.open],
         "fold_of": to_buffer(fold_of),
         "message": json_safe(picture.message),
-        "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
-                    "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
+        "palette": palette(),
     }

@@ -233,7 +233,7 @@ def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
 def test_box_max_ranks_nan_over_inf_over_finite() -> None:
     """A fold box's largest |grad| (js/svg-contract.md "Live fold box"): a nan grad is the largest, then an infinite
     one, then the largest finite |grad|, wherever they are in tape order; the first wins a tie; the output is left
-    out. js/fold-dot.js boxMax and js/view/foldboxes.js largestGrad follow the same rule (tests/vectors/folds/)."""
+    out. js/fold-dot.js boxMax (the browser's DOT and live picture) follows the same rule (tests/vectors/folds/)."""
     box_max, inf, nan = dot_module.box_max, math.inf, math.nan
     assert box_max([1.0, -3.0, 2.0], [0, 1, 2], 9) == 1
     assert box_max([1.0, -inf, 3.0], [0, 1, 2], 9) == 1
@@ -463,3 +463,32 @@ def test_escape_targets() -> None:
     assert clean_text("a\u202eb\u2066c\u200fd\u061ce") == "a\ufffdb\ufffdc\ufffdd\ufffde"
     with pytest.raises(ValueError, match="'record', 'dot' or 'html'"):
         escape("x", "js")  # type: ignore[arg-type]
+
+
+def test_a_box_holding_the_root_shows_the_roots_numbers_as_the_browser_does() -> None:
+    """The root inside a closed box is that box's one output (js/fold.js boxOutputs, js/view/box-numbers.js): it
+    shows the root's data and grad, not max |grad|; with another member used outside the box too, max |grad|.
+    The planner never boxes the root; a hierarchy made by hand can."""
+    from array import array
+
+    from micrograd_widget.fold_tree import FoldTree, Group, picture
+
+    a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
+    d = a * b
+    e = d + c
+    f = e * e                        # d = -6, e = 4, f = 16
+    f.backward()
+    tape = Tape.from_value(f)
+    order = [tape.index(v) for v in (a, b, c, d, e, f)]
+    options = {"precision": 4, "rankdir": "LR", "color": True, "node_budget": 10}
+    for members, output in (((3, 4, 5), 5), ((3, 5), None)):   # {d, e, f}: the root only; {d, f}: d feeds e too
+        group_of = array("i", [-1] * len(tape))
+        for k in members:
+            group_of[order[k]] = 0
+        tree = FoldTree(len(tape), 10, [Group("box", "scope", "box", "", -1, count=len(members), nodes=len(members))],
+                        group_of, "", {"box": 0})
+        dot, folds = dot_module.write_dot(tape, tree, picture(tape, tree, []), options, tape.root)
+        assert folds[0].output == (None if output is None else order[output])
+        line = next(s for s in dot.splitlines() if s.strip().startswith("fold0 "))
+        shows = "data 16.0000" in line and "grad 1.0000" in line if output is not None else "max \\|grad\\|" in line
+        assert shows, line

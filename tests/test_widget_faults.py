@@ -288,11 +288,6 @@ def test_an_error_with_a_lone_surrogate_reaches_the_view_json_safe() -> None:
     w.error.encode("utf-8")
 
 
-def test_the_gradcheck_cap_is_the_views_page_size() -> None:
-    source = (Path(micrograd_widget.__file__).parent.parent / "js" / "gradcheck.js").read_text(encoding="utf-8")
-    assert f"export const MAX_KERNEL_LEAVES = {MAX_GRADCHECK_LEAVES};" in source
-
-
 def test_error_text_never_echoes_a_huge_value() -> None:
     nodes = log_graph()
     w = GraphWidget(nodes["z"])

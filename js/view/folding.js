@@ -2,7 +2,7 @@
 // micrograd_widget/fold_tree.py); js/fold.js folds any open set and writes its DOT, so the view draws any open set
 // with no kernel (exported page, reopened notebook). The open set is the `opened` trait: the view writes it (Python
 // then knows what is shown) and redraws when Python (or another view) changes it.
-// What a closed box shows live: view/foldboxes.js.
+// What a closed box shows live: view/box-numbers.js.
 
 import * as fold from "../fold.js";
 import { layoutSVG } from "../graphviz.js";
