@@ -28,7 +28,8 @@ from .fold import EDGES_PER_BOX, Plan, plan
 from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
 from .fold_fit import FitBase, OpenSetFit
 from .fold_groups import Context, Spec, child_units, nodes_only
-from .tape import Tape, json_safe, to_buffer
+from .spec import json_safe, to_buffer
+from .tape import Tape
 from .writes import short
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",

@@ -49,11 +49,6 @@ class NeuronBox:
     params: tuple[int, ...]
     names: tuple[str, ...]
 
-    @property
-    def group(self) -> int:
-        """The former name of ``layer``."""
-        return self.layer
-
 
 @dataclass(frozen=True)
 class ModelBoxes:
@@ -64,16 +59,6 @@ class ModelBoxes:
     neurons: list[NeuronBox]
     nin: int
     message: str = ""
-
-    @property
-    def groups(self) -> list[LayerBox]:
-        """The former name of ``layers``."""
-        return self.layers
-
-    @property
-    def units(self) -> list[NeuronBox]:
-        """The former name of ``neurons``."""
-        return self.neurons
 
 
 def _is_neuron(n: object) -> bool:

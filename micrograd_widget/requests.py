@@ -16,14 +16,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .gradcheck import check_options, check_tape
-from .tape import Tape, TapeReplayError, encode_number, json_safe, to_buffer
-from .writes import decode_leaves, node_id, real_number, short
+from .spec import encode_number, json_safe, to_buffer
+from .tape import Tape, TapeReplayError
+from .writes import decode_leaves, node_id, real_number
 
 if TYPE_CHECKING:
     from .widget import GraphWidget
 
-__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "short", "real_number",
-           "answer"]
+__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "answer"]
 
 MAX_GRADCHECK_LEAVES = 256
 # Leaves x nodes one gradcheck request may cost: two forward replays per leaf, at ~0.24 us per node each, plus

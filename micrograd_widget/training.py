@@ -48,10 +48,9 @@ import traitlets
 from . import assets as _assets
 from . import view_state
 from .colors import palette
-from .model_picture import LayerBox, ModelBoxes, NeuronBox, model_boxes, model_dot, neuron_norms
+from .model_picture import NeuronBox, model_boxes, model_dot, neuron_norms
 from .options import TRAINING_OPTIONS, check_option, check_trait
-from .tape import encode_number
-from .training_log import COST_FACTOR as COST_FACTOR
+from .spec import encode_number
 from .training_log import (
     DEFAULT_EVERY,
     MIN_EVERY,
@@ -64,17 +63,9 @@ from .training_log import (
     parameters_of,
     step_number,
 )
-from .training_log import MAX_BUCKETS as MAX_BUCKETS
 from .training_static import training_svg
 
-__all__ = ["TrainingWidget", "watch", "model_units", "model_dot", "neuron_norms", "Boxes", "Unit", "Group"]
-
-# The former names of the model picture's parts (model_picture.py), kept for code that imported them from here.
-Boxes = ModelBoxes
-Unit = NeuronBox
-Group = LayerBox
-model_units = model_boxes
-# DEFAULT_EVERY, MIN_EVERY, COST_FACTOR and MAX_BUCKETS (training_log.py) stay importable from here too.
+__all__ = ["TrainingWidget", "watch"]
 
 _log = logging.getLogger(__name__)
 
@@ -236,11 +227,6 @@ class TrainingWidget(anywidget.AnyWidget):
     def boxes(self) -> list[NeuronBox]:
         """The boxes drawn, in ``structure["units"]`` order."""
         return list(self._boxes)
-
-    @property
-    def units(self) -> list[NeuronBox]:
-        """The former name of ``boxes``."""
-        return self.boxes
 
     # ------------------------------------------------------------------ what the view may change
 

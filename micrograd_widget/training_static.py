@@ -16,8 +16,8 @@ from xml.sax.saxutils import escape as _xml_escape
 
 import graphviz
 
-from .dot import format_number
-from .tape import decode_number
+from .spec import decode_number
+from .text import format_number
 
 __all__ = ["training_svg", "curve_svg"]
 

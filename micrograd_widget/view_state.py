@@ -19,8 +19,10 @@ from typing import Any
 
 from . import dot as _dot
 from . import fold_tree
+from .colors import NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR
 from .options import DRAWING_OPTIONS, check_option
-from .tape import Tape, json_safe, to_buffer
+from .spec import json_safe, to_buffer
+from .tape import Tape
 from .writes import short
 
 __all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",
@@ -120,6 +122,6 @@ def view_of(picture: _dot.GraphView) -> dict[str, Any]:
         "open": [json_safe(k) for k in picture.open],
         "fold_of": to_buffer(fold_of),
         "message": json_safe(picture.message),
-        "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
-                    "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
+        "palette": {"negative": NEGATIVE_COLOR, "positive": POSITIVE_COLOR,
+                    "zero": ZERO_COLOR, "nonfinite": NONFINITE_COLOR},
     }

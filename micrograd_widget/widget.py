@@ -50,7 +50,8 @@ from .files import writable_path
 from .front_ends import LastChanges, answer_update
 from .options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
 from .requests import answer, error_text
-from .tape import Tape, encode_number, to_buffer
+from .spec import encode_number, to_buffer
+from .tape import Tape
 
 __all__ = ["GraphWidget", "explore"]
 

@@ -21,26 +21,16 @@ from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
 from micrograd_widget import dot as dot_module
+from micrograd_widget.colors import NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color, grad_scale
 from micrograd_widget.demo import lecture_neuron
-from micrograd_widget.dot import (
-    MAX_LABEL_CHARS,
-    NEGATIVE_COLOR,
-    NONFINITE_COLOR,
-    POSITIVE_COLOR,
-    ZERO_COLOR,
-    Fold,
-    GraphView,
-    check_option,
-    clean_text,
-    escape,
-    format_number,
-    grad_color,
-    graph_view,
-)
+from micrograd_widget.dot import GraphView, graph_view
 from micrograd_widget.engine import scope
+from micrograd_widget.fold import Fold
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
+from micrograd_widget.options import check_option
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, escape, format_number
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -369,10 +359,10 @@ def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None
 
 
 def test_colour_scale_falls_back_to_the_output_and_follows_output(dot_program: str) -> None:
-    assert dot_module.grad_scale([], 1.0) == 1.0                    # only the output drawn
-    assert dot_module.grad_scale([0.0, -0.0, math.nan], -2.0) == 2.0    # no other grad: the output's
-    assert dot_module.grad_scale([0.0, math.inf], None) == 0.0
-    assert dot_module.grad_scale([0.25, -0.5, math.inf], 1.0) == 0.5
+    assert grad_scale([], 1.0) == 1.0                    # only the output drawn
+    assert grad_scale([0.0, -0.0, math.nan], -2.0) == 2.0    # no other grad: the output's
+    assert grad_scale([0.0, math.inf], None) == 0.0
+    assert grad_scale([0.25, -0.5, math.inf], 1.0) == 0.5
     x = Value(3.0, label="x")
     y = x * 1.0
     y.backward()                      # x.grad = 1, the constant's grad = 3: the constant sets the scale

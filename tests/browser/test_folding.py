@@ -12,8 +12,8 @@ import time
 import pytest
 from builders import box_outputs, fold_of, nonfinite_grads, sum_of_squares
 
-from micrograd_widget.colors import FOLD_COLOR
-from micrograd_widget.dot import box_max, grad_color, grad_scale, graph_view
+from micrograd_widget.colors import FOLD_COLOR, grad_color, grad_scale
+from micrograd_widget.dot import box_max, graph_view
 from micrograd_widget.nn import MLP
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number

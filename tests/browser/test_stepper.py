@@ -14,8 +14,9 @@ import pytest
 from builders import box_outputs, fold_of, sum_of_squares
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import format_number, grad_color, grad_scale
+from micrograd_widget.colors import grad_color, grad_scale
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
