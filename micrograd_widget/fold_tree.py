@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
-from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
+from .fold_boxes import FoldKind
 from .fold_fit import FitBase, OpenSetFit
 from .fold_groups import Context, Spec, child_units, nodes_only
 from .spec import json_safe, to_buffer
@@ -367,7 +367,3 @@ def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int
         if (parent < 0 or parent in kept) and (fit is None or fit.open(g)):
             kept.add(g)
     return [tree.groups[g].key for g in sorted(kept)]
-
-
-# Re-exported for the vectors and tests that check the rules against the same thresholds.
-THRESHOLDS = {"MIN_SUM_TERMS": MIN_SUM_TERMS, "MIN_LEAF_GROUP": MIN_LEAF_GROUP, "EDGES_PER_BOX": EDGES_PER_BOX}
