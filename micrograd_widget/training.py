@@ -42,7 +42,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
 from . import assets as _assets
@@ -72,15 +71,10 @@ _log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------- the widget
 
-class TrainingWidget(anywidget.AnyWidget):
+class TrainingWidget(_assets.AssetsWidget):
     """The training view of ``model``: ``log(loss)`` each step after ``loss.backward()``; see ``watch``."""
 
-    # Read once into strings: an anywidget ``_esm = Path(...)`` ties every instance to a class-level file watcher
-    # that is never released, so no widget (nor the model it holds) would ever be freed.
-    # The `_esm` is the small loader; the view's code and Graphviz are in the shared assets model (assets.py).
-    _esm = _assets.loader_esm()
-    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
-    _mgw_assets = _assets.assets_reference()
+    # The view the loader renders (the loader and the shared assets: assets.AssetsWidget).
     _mgw_view = traitlets.Unicode("training", read_only=True).tag(sync=True)
 
     dot = traitlets.Unicode().tag(sync=True)
@@ -132,7 +126,6 @@ class TrainingWidget(anywidget.AnyWidget):
             precision=precision,
             log_scale=log_scale,
         )
-        self.on_msg(_assets.answer_request)
         self._hook()
         self._timed = self._shell is None and in_marimo()
 
