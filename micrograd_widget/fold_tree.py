@@ -151,7 +151,7 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
 
 def _add(tree: FoldTree, spec: Spec, parent: int) -> int:
     """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3') and
-    JSON-safe (tape.json_safe), so the view sends back exactly the keys it was given."""
+    JSON-safe (spec.json_safe), so the view sends back exactly the keys it was given."""
     key = json_safe(spec.key) or f"{spec.kind}:{max(spec.members)}"      # keys travel as JSON
     base, k = key, 2
     while key in tree.by_key:

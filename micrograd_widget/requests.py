@@ -36,7 +36,7 @@ def error_text(err: BaseException) -> str:
 
     A KeyError's message is its text (``str()`` would quote it); any other error reads as ``str(err)``, so
     ``OverflowError(34, 'Numerical result out of range')`` keeps both its number and its words; the text is
-    made JSON-safe (tape.json_safe)."""
+    made JSON-safe (spec.json_safe)."""
     if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
         message = err.args[0]
     else:

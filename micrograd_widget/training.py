@@ -27,7 +27,7 @@ Synced traits: ``dot`` and ``structure`` (fixed: the boxes, which parameters eac
 ``curve`` (the losses drawn: every step up to ``MAX_BUCKETS``, then buckets of 2**k steps drawn by their
 lowest and highest finite loss and first non-finite one; plus the count, the last step and loss), ``grad``
 and ``data`` (every parameter's, in ``model.parameters()`` order), ``precision``, ``log_scale`` and
-``finished``. Non-finite numbers travel as tape.encode_number's strings. A front end may write only ``log_scale``
+``finished``. Non-finite numbers travel as spec.encode_number's strings. A front end may write only ``log_scale``
 (``set_state``); ``precision`` and ``log_scale`` are checked from Python too (options.py).
 """
 

@@ -17,7 +17,7 @@ def defined(tree: ast.Module) -> set[str]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        targets = node.targets if isinstance(node, ast.Assign) else []
+        targets = list(node.targets) if isinstance(node, ast.Assign) else []
         targets += [node.target] if isinstance(node, ast.AnnAssign) else []
         names.update(e.id for t in targets for e in ast.walk(t) if isinstance(e, ast.Name))
         if isinstance(node, ast.Import):
