@@ -242,13 +242,6 @@ export function backward(tape, data, output = tape.root, grad = new Float64Array
   return backwardLoop(output, tape.code, tape.a, tape.b, tape.k, data, grad);
 }
 
-/** The leaf values of `data` in `tape.leaves` order. */
-export function leafValuesOf(tape, data) {
-  const out = new Float64Array(tape.leaves.length);
-  for (let j = 0; j < out.length; j++) out[j] = data[tape.leaves[j]];
-  return out;
-}
-
 /** Forward then backward: `{data, grad, failure}` for new leaf values and an output node. */
 export function replay(tape, leafValues, output = tape.root) {
   const data = new Float64Array(tape.n);

@@ -21,12 +21,14 @@ from typing import Any
 
 import graphviz
 
-from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
+from .colors import grad_color
+from .dot import GraphView, graph_view
 from .engine import Value
 from .files import replace_file, writable_path
 from .fold_tree import FoldTree
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
+from .text import MAX_LABEL_CHARS, clean_text, escape, format_number
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
            "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES", "DOT_TIME_LIMIT"]

@@ -6,9 +6,8 @@ budget and writes the DOT, which Graphviz lays out, either the kernel's ``dot`` 
 compiled to WebAssembly in the browser (the widget). The ids and classes of the SVG that comes out are a
 contract with the JS view and the tests: js/svg-contract.md. A folded picture stacks a box's fields
 across the direction of flow (top to bottom when ``rankdir="LR"``) and sets ranks closer, so the summary
-fits a screen at a readable size. The text helpers (``clean_text``, ``escape``, ``format_number``) live in
-text.py and the grad colours (``grad_scale``, ``grad_color``, the palette) in colors.py; this module re-exports
-them, its public names unchanged.
+fits a screen at a readable size. The text helpers (``clean_text``, ``escape``, ``format_number``) are text.py's,
+the grad colours (``grad_scale``, ``grad_color``, the palette) colors.py's.
 """
 
 from __future__ import annotations
@@ -20,29 +19,15 @@ from typing import Any
 
 import graphviz
 
-from .colors import FOLD_COLOR, NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color, grad_scale
+from .colors import FOLD_COLOR, ZERO_COLOR, grad_color, grad_scale
 from .engine import Value, topological_order
-from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold
+from .fold import Fold
 from .fold_tree import FoldTree, Picture, build_tree, picture
-from .options import (
-    DEFAULT_OPTIONS,
-    MAX_NODE_BUDGET,
-    MAX_PRECISION,
-    MIN_NODE_BUDGET,
-    MIN_PRECISION,
-    RANKDIRS,
-    check_option,
-)
+from .options import check_option
 from .tape import Tape
 from .text import MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number
 
-__all__ = [
-    "trace", "draw_dot", "graph_view", "GraphView", "Fold", "escape", "clean_text", "format_number",
-    "grad_color", "grad_scale", "check_option", "DEFAULT_OPTIONS", "RANKDIRS",
-    "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET", "MAX_LABEL_CHARS", "MIN_SUM_TERMS",
-    "MIN_LEAF_GROUP", "EDGES_PER_BOX",
-    "NEGATIVE_COLOR", "POSITIVE_COLOR", "ZERO_COLOR", "NONFINITE_COLOR",
-]
+__all__ = ["trace", "draw_dot", "graph_view", "GraphView"]
 
 
 # ---------------------------------------------------------------- the lecture's API

@@ -29,10 +29,10 @@ from traitlets.config import Configurable
 from . import options as _options
 from .cell_outputs import CellOutputs
 from .display import value_mimebundle
-from .options import DRAWING_OPTIONS, OPTIONS, VIEWS, current_options
+from .options import DRAWING_OPTIONS, OPTIONS
 from .widget import explore
 
-__all__ = ["MicrogradWidget", "load_ipython_extension", "unload_ipython_extension", "current_options", "VIEWS"]
+__all__ = ["MicrogradWidget", "load_ipython_extension", "unload_ipython_extension"]
 
 _TYPE = ("micrograd_widget.engine", "Value")
 

@@ -42,8 +42,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .fold_boxes import (
-    MIN_LEAF_GROUP,
-    MIN_SUM_TERMS,
     Box,
     FoldKind,
     SumTree,
@@ -58,7 +56,7 @@ from .fold_boxes import (
 )
 from .tape import Tape
 
-__all__ = ["Fold", "FoldKind", "Plan", "plan", "EDGES_PER_BOX", "MIN_SUM_TERMS", "MIN_LEAF_GROUP"]
+__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
 

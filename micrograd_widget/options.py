@@ -17,7 +17,7 @@ from typing import Any
 import traitlets
 
 __all__ = [
-    "Option", "OPTIONS", "DRAWING_OPTIONS", "TRAINING_OPTIONS", "DEFAULT_OPTIONS", "RANKDIRS", "VIEWS",
+    "Option", "OPTIONS", "DRAWING_OPTIONS", "TRAINING_OPTIONS", "DEFAULT_OPTIONS",
     "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET",
     "check_option", "check_trait", "current_options", "current_drawing_options", "register", "unregister",
 ]
@@ -100,8 +100,6 @@ _TRAINING_ONLY: dict[str, Option] = {o.name: o for o in (
 )}
 TRAINING_OPTIONS = ("precision", "log_scale")    # the options of watch() a view redraws with
 DEFAULT_OPTIONS: dict[str, Any] = {name: OPTIONS[name].default for name in DRAWING_OPTIONS}
-RANKDIRS = tuple(value for value, _ in OPTIONS["rankdir"].choices)
-VIEWS = tuple(value for value, _ in OPTIONS["default_view"].choices)
 
 
 def check_option(name: str, value: Any) -> Any:

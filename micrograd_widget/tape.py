@@ -23,20 +23,9 @@ from typing import Any, TypeAlias, cast, overload
 from . import freeze
 from .engine import Value, topological_order
 from .ops import OPS, Op
-from .spec import (
-    SPEC_BUFFERS,
-    decode_number,
-    encode_number,
-    from_buffer,
-    json_safe,
-    spec_to_json,
-    string_table,
-    to_buffer,
-)
+from .spec import json_safe, spec_to_json, string_table, to_buffer
 
-# The wire codec lives in spec.py; its names stay importable from here, where the spec is made.
-__all__ = ["SPEC_BUFFERS", "SPEC_VERSION", "Tape", "TapeReplayError", "decode_number", "encode_number", "from_buffer",
-           "json_safe", "spec_to_json", "string_table", "to_buffer"]
+__all__ = ["SPEC_VERSION", "Tape", "TapeReplayError"]
 
 SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))

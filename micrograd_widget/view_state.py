@@ -2,7 +2,7 @@
 
 ``view_of(picture)`` is the ``view`` trait (which nodes a picture draws, which fold box holds each other node,
 the palette); ``fold_spec(tree)`` the ``folds`` trait (the fold hierarchy, fold_tree.py); every user string in
-them goes through tape.json_safe. A graph view may write only ``FROM_VIEW``: leaf values, the output, the opened
+them goes through spec.json_safe. A graph view may write only ``FROM_VIEW``: leaf values, the output, the opened
 boxes and the drawing options; ``check_from_view`` checks one such value (options normalised) or raises a
 TypeError/ValueError saying what was wrong, the offending value shortened. A training view may write only
 ``TRAINING_FROM_VIEW``, its view options. ``refuse_foreign`` is the one guard of both widgets: what else a front
@@ -21,7 +21,8 @@ from . import dot as _dot
 from . import fold_tree
 from .colors import palette
 from .options import DRAWING_OPTIONS, check_option
-from .tape import Tape, json_safe, to_buffer
+from .spec import json_safe, to_buffer
+from .tape import Tape
 from .text import short
 
 __all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",

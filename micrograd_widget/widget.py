@@ -38,7 +38,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import anywidget
 import traitlets
 
 from . import assets as _assets
@@ -50,7 +49,8 @@ from .files import writable_path
 from .front_ends import LastChanges, answer_update
 from .options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
 from .requests import answer, error_text
-from .tape import Tape, encode_number, to_buffer
+from .spec import encode_number, to_buffer
+from .tape import Tape
 
 __all__ = ["GraphWidget", "explore"]
 
@@ -60,19 +60,14 @@ _KEEP = object()  # "the view did not send this trait"
 _log = logging.getLogger(__name__)
 
 
-class GraphWidget(anywidget.AnyWidget):
+class GraphWidget(_assets.AssetsWidget):
     """A live picture of ``root``'s graph: drag a leaf's slider and every node's data and grad follow.
 
     ``GraphWidget(root, precision=4, rankdir="LR", node_budget=250, color=True, output=None)``;
     ``set_leaf(leaf, value)`` and ``refresh()`` push Python-side changes to the view.
     """
 
-    # Read once as strings: a Path would tie every instance to anywidget's class-level file watcher,
-    # which never lets go of it (nor of the graph it holds). The `_esm` is the small loader: the view's code
-    # and Graphviz travel once per kernel in the shared assets model (assets.py) that `_mgw_assets` names.
-    _esm = _assets.loader_esm()
-    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
-    _mgw_assets = _assets.assets_reference()
+    # The view the loader renders (the loader and the shared assets: assets.AssetsWidget).
     _mgw_view = traitlets.Unicode("graph", read_only=True).tag(sync=True)
 
     spec = traitlets.Dict().tag(sync=True)
@@ -138,7 +133,6 @@ class GraphWidget(anywidget.AnyWidget):
                 **settings,
             )
         self.on_msg(self._on_custom_msg)
-        self.on_msg(_assets.answer_request)
 
     # ------------------------------------------------------------------ public API
 

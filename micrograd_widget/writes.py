@@ -16,7 +16,8 @@ import numbers
 from collections.abc import Callable, Sequence
 
 from .engine import Value
-from .tape import Tape, TapeReplayError, decode_number
+from .spec import decode_number
+from .tape import Tape, TapeReplayError
 from .text import short
 
 __all__ = ["real_number", "same", "same_list", "same_state", "leaves_now", "decode_leaves", "merge_leaves",

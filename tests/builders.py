@@ -180,3 +180,21 @@ def seeded_mlp(seed: int, nin: int, nouts: list[int]) -> Any:
         return MLP(nin, nouts)
     finally:
         random.setstate(state)
+
+
+LECTURE_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]   # the lecture's four examples
+LECTURE_YS = [1.0, -1.0, -1.0, 1.0]
+
+
+def lecture_mlp_loss() -> Value:
+    """The lecture's MLP(3, [4, 4, 1]) (tanh, under ``random.seed(1)``) on its four examples: the squared-error loss
+    (398 nodes), backpropagated."""
+    import random
+
+    from micrograd_widget.nn import MLP
+
+    random.seed(1)
+    model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+    loss = sum((model(x) - y) ** 2 for x, y in zip(LECTURE_XS, LECTURE_YS, strict=True))
+    loss.backward()
+    return loss

@@ -16,7 +16,8 @@ from traitlets.config import Config
 
 import micrograd_widget
 from micrograd_widget import Value, extension
-from micrograd_widget.extension import MicrogradWidget, current_options
+from micrograd_widget.extension import MicrogradWidget
+from micrograd_widget.options import current_options
 
 CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
 

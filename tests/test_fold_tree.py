@@ -27,7 +27,8 @@ from micrograd_widget.fold_tree import (
     keys_to_reveal,
     picture,
 )
-from micrograd_widget.tape import Tape, from_buffer
+from micrograd_widget.spec import from_buffer
+from micrograd_widget.tape import Tape
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 

@@ -18,16 +18,8 @@ from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.spec import SPEC_BUFFERS, spec_to_json
-from micrograd_widget.tape import (
-    SPEC_VERSION,
-    Tape,
-    TapeReplayError,
-    decode_number,
-    encode_number,
-    from_buffer,
-    json_safe,
-)
+from micrograd_widget.spec import SPEC_BUFFERS, decode_number, encode_number, from_buffer, json_safe, spec_to_json
+from micrograd_widget.tape import SPEC_VERSION, Tape, TapeReplayError
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 

@@ -11,13 +11,15 @@ import pytest
 import traitlets
 from builders import fold_of, lecture_L
 
+from micrograd_widget import colors
 from micrograd_widget import dot as dot_module
 from micrograd_widget.display import value_mimebundle
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.gradcheck import gradcheck
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
-from micrograd_widget.tape import Tape, TapeReplayError, from_buffer
+from micrograd_widget.spec import from_buffer
+from micrograd_widget.tape import Tape, TapeReplayError
 from micrograd_widget.widget import GraphWidget, explore
 
 
@@ -86,7 +88,7 @@ def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> No
     assert state["leaf_values"] == [tape.data[i] for i in tape.leaves]
     assert state["view"]["shown"] == list(range(len(tape)))
     assert state["view"]["folds"] == [] and fold_of(state["view"]) == [] and state["view"]["message"] == ""
-    assert state["view"]["palette"]["positive"] == dot_module.POSITIVE_COLOR
+    assert state["view"]["palette"]["positive"] == colors.POSITIVE_COLOR
     assert (state["precision"], state["rankdir"], state["node_budget"], state["color"]) == (4, "LR", 250, True)
     assert state["data"] == b"" and state["grad"] == b"", "the browser replays this graph: no duplicate numbers"
     assert state["error"] == ""

@@ -12,6 +12,7 @@ import random
 import re
 
 import pytest
+from builders import lecture_mlp_loss
 from playwright.sync_api import expect
 
 from micrograd_widget import fold_tree
@@ -23,7 +24,7 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
-from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, lecture_mlp_loss, open_box
+from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, open_box
 
 pytestmark = pytest.mark.browser
 

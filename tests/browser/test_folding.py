@@ -5,16 +5,14 @@ Every expected number and colour comes from Python's tape for the value the cont
 
 from __future__ import annotations
 
-import random
 import re
 import time
 
 import pytest
-from builders import box_outputs, fold_of, nonfinite_grads, sum_of_squares
+from builders import LECTURE_XS, LECTURE_YS, box_outputs, fold_of, lecture_mlp_loss, nonfinite_grads, sum_of_squares
 
-from micrograd_widget.colors import FOLD_COLOR
-from micrograd_widget.dot import box_max, grad_color, grad_scale, graph_view
-from micrograd_widget.nn import MLP
+from micrograd_widget.colors import FOLD_COLOR, grad_color, grad_scale
+from micrograd_widget.dot import box_max, graph_view
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
@@ -25,19 +23,6 @@ from .mgw_browser.jupyter import write_notebook
 from .mgw_browser.lab import cell_locator, marked_json, open_notebook, run_all, run_cell
 
 pytestmark = pytest.mark.browser
-
-XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
-YS = [1.0, -1.0, -1.0, 1.0]
-
-
-def lecture_mlp_loss():
-    """The lecture's MLP(3, [4, 4, 1]) on its four examples: the squared-error loss (398 nodes), backpropagated."""
-    random.seed(1)
-    model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
-    loss = sum((model(x) - y) ** 2 for x, y in zip(XS, YS, strict=True))
-    loss.backward()
-    return loss
-
 
 def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
     """The fill of every drawn value node and closed fold box, as the view paints them (js/svg-contract.md "Live
@@ -374,7 +359,7 @@ from micrograd_widget import explore
 from micrograd_widget.nn import MLP
 random.seed(1)
 model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
-xs, ys = {XS!r}, {YS!r}
+xs, ys = {LECTURE_XS!r}, {LECTURE_YS!r}
 loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
 loss.backward()
 w = explore(loss)

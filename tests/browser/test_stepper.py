@@ -11,17 +11,17 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
-from builders import box_outputs, fold_of, sum_of_squares
+from builders import box_outputs, fold_of, lecture_mlp_loss, sum_of_squares
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import format_number, grad_color, grad_scale
+from micrograd_widget.colors import grad_color, grad_scale
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.graphs import lecture_L, moons_loss
 from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
-from .test_folding import lecture_mlp_loss
 from .test_zoom_export import SVG, download
 
 pytestmark = pytest.mark.browser

@@ -34,7 +34,8 @@ from micrograd_widget.fold_tree import (
     picture,
 )
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape, encode_number, from_buffer
+from micrograd_widget.spec import encode_number, from_buffer
+from micrograd_widget.tape import Tape
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "folds"
