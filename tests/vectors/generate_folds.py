@@ -104,9 +104,10 @@ def nonfinite() -> Value:
     return builders.nonfinite_grads()
 
 
-GRAPHS: dict[str, tuple[Callable[[], Value], int]] = {
+GRAPHS: dict[str, tuple[Callable[[], Value], int | None]] = {
     "lecture_L": (lecture_L, 10), "lecture_mlp": (lecture_mlp, 60), "long_sum": (long_sum, 60),
     "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10), "nonfinite": (nonfinite, 10),
+    "lecture_mlp_whole": (lecture_mlp, None),   # node_budget=None: a hierarchy with no groups, the graph drawn whole
 }
 OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False}]
 
