@@ -3,8 +3,8 @@ dotted name, revealed (the boxes Python says hold it opened in place) and marked
 matches, the inspector's Inputs / Path to output against Python's own walk of the engine's graph, Esc clearing the
 marks, and the leaf filter taking the same dotted names.
 
-Expected sets come from the engine's graph (``Value._prev``, walked here) and Python's picture (``GraphWidget.view``),
-never from the view's code."""
+Expected sets come from the engine's graph (``Value._prev``, walked here) and Python's picture
+(``builders.picture_view``), never from the view's code."""
 
 from __future__ import annotations
 
