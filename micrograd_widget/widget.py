@@ -179,7 +179,7 @@ class GraphWidget(anywidget.AnyWidget):
         self._applied = ([], 0)
         self._had.clear()
         with self._kernel_writes():
-            for name in ("spec", "folds", "data", "grad", "leaf_values"):
+            for name in ("spec", "data", "grad", "leaf_values"):
                 self.set_trait(name, self.trait_defaults(name))
 
     # ------------------------------------------------------------------ kernel-side replay
