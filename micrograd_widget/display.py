@@ -148,8 +148,8 @@ def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = D
 def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = None, *,
                     table_if_stopped: bool = True) -> dict[str, str]:
     """A picture already planned (``graph_view``) as ``tape_mimebundle`` shows it; ``table()`` (default: ``view``)
-    is the picture a table is drawn from. A widget's fallback passes the picture it drew for its view, kept without
-    its fold boxes' members (~38 B per node), and plans it again only for a table (planning took ~1 s at
+    is the picture a table is drawn from. A widget's fallback passes its static picture (planned once per state), kept
+    without its fold boxes' members (~38 B per node), and plans it again only for a table (planning took ~1 s at
     1,000,000 nodes). ``table_if_stopped=False`` raises render_svg's ``TimeoutError`` instead of showing the table
     when dot ran past ``DOT_TIME_LIMIT`` (save_html: the page's view would be stopped laying it out too)."""
     full = table or (lambda: view)

@@ -10,12 +10,14 @@ micrograd_widget.gradcheck), so a user-defined op with a wrong local derivative 
 
 Displaying a widget never changes the Values; the first change of a leaf or of the output does.
 
-Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``dot`` and ``view``
-(dot.graph_view: the DOT and which nodes are drawn, which fold box holds each other node, and the colour
-palette), ``leaf_values`` (in ``spec["leaves"]`` order), ``output`` (the node differentiated),
-``data``/``grad`` (the kernel's numbers as Float64 buffers, only for graphs the browser cannot replay:
-empty otherwise, so a settled slider does not ship every node twice), ``precision``, ``rankdir``,
-``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
+Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``folds`` (the fold hierarchy,
+fold_tree.FoldTree.spec(); no groups when nothing folds) and ``opened`` (the boxes opened in it), ``leaf_values``
+(in ``spec["leaves"]`` order), ``output`` (the node differentiated), ``data``/``grad`` (the kernel's numbers as
+Float64 buffers, only for graphs the browser cannot replay: empty otherwise, so a settled slider does not ship
+every node twice), ``precision``, ``rankdir``, ``node_budget``, ``color``, and ``error`` (why the kernel refused
+the last change). The browser writes every live picture from ``folds``, ``opened`` and the options (js/fold.js);
+no DOT is synced. The kernel plans a picture (dot.graph_view) only for the static outputs, when asked: the
+fallback of ``_repr_mimebundle_``, ``save_svg`` and save_html's ``<noscript>``.
 
 Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened`` and the view options
 (view_state.py checks them; updates of any other trait are refused, logged and the kernel's value pushed back); a
@@ -71,8 +73,6 @@ class GraphWidget(_assets.AssetsWidget):
     _mgw_view = traitlets.Unicode("graph", read_only=True).tag(sync=True)
 
     spec = traitlets.Dict().tag(sync=True)
-    dot = traitlets.Unicode().tag(sync=True)
-    view = traitlets.Dict().tag(sync=True)
     leaf_values: traitlets.List[Any] = traitlets.List().tag(sync=True)
     output = traitlets.Int(0).tag(sync=True)
     data = traitlets.Union([traitlets.Bytes(), traitlets.Instance(memoryview)], default_value=b"").tag(sync=True)
@@ -112,18 +112,13 @@ class GraphWidget(_assets.AssetsWidget):
                 failure = error_text(err)
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
-        with tape.shared_inputs():  # the fold hierarchy and the picture read every node's inputs: one list for both
-            self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
-            picture = _dot.graph_view(tape, output=out, tree=self._tree, **settings)
-        self._drawn: tuple[tuple[Any, ...], _dot.GraphView] | None = None
-        self._keep(self._drawing_key(out, (), settings), picture)
+        self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
+        self._drawn: tuple[tuple[Any, ...], _dot.GraphView] | None = None   # _drawing(): the static picture, planned
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         with self._kernel_writes():
             super().__init__(
                 spec=spec,
-                dot=picture.dot,
-                view=view_state.view_of(picture),
                 folds=view_state.fold_spec(self._tree),
                 leaf_values=[encode_number(x) for x in leaves],
                 output=out,
@@ -178,7 +173,7 @@ class GraphWidget(_assets.AssetsWidget):
         self._applied = ([], 0)
         self._had.clear()
         with self._kernel_writes():
-            for name in ("spec", "dot", "view", "data", "grad", "leaf_values"):
+            for name in ("spec", "data", "grad", "leaf_values"):
                 self.set_trait(name, self.trait_defaults(name))
 
     # ------------------------------------------------------------------ kernel-side replay
@@ -276,7 +271,7 @@ class GraphWidget(_assets.AssetsWidget):
                 if not problems and options:
                     for name, value in options.items():
                         setattr(self, name, value)      # checked above: the opened validator passes it
-                    self._redraw()
+                    self._refold()
             except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
                 problems.append(error_text(err))
             except BaseException:  # the user interrupted: the Values went back (_apply); the view's traits go too
@@ -349,26 +344,22 @@ class GraphWidget(_assets.AssetsWidget):
             self._tree = fold_tree.build_tree(self.tape, self.node_budget)
         return self._tree
 
-    @traitlets.observe(*DRAWING_OPTIONS, "opened")
-    def _on_option_change(self, change: dict[str, Any]) -> None:
-        """Redraw (a new DOT, laid out again in the browser) when a drawing option or the open set changes; a
-        new node budget brings a new fold hierarchy, keeping the opened boxes that are still in it."""
+    @traitlets.observe("node_budget")
+    def _on_budget_change(self, change: dict[str, Any]) -> None:
+        """A new node budget set in Python brings a new fold hierarchy (the browser draws the picture itself)."""
         if not self._writing:
-            self._redraw()
+            self._refold()
 
-    def _redraw(self) -> None:
-        """A new DOT and view for the options and open set in force, and a new fold hierarchy (keeping the opened
-        boxes still in it, within the budget) when the node budget changed."""
-        with self.hold_sync():
-            if self._tree is None or self._tree.budget != self.node_budget:
-                tree = self._fold_tree()
-                with self._kernel_writes():
-                    self.folds = view_state.fold_spec(tree)
-                    self.opened = fold_tree.check_open(self.tape, tree, [k for k in self.opened if k in tree.by_key],
-                                                       self.node_budget)
-            picture = self._plan()
-            self.dot = picture.dot
-            self.view = view_state.view_of(picture)
+    def _refold(self) -> None:
+        """A new fold hierarchy when the node budget changed, keeping the opened boxes still in it (within the
+        budget); nothing else: the browser writes the picture for the options and open set in force."""
+        if self._tree is not None and self._tree.budget == self.node_budget:
+            return
+        tree = self._fold_tree()
+        with self.hold_sync(), self._kernel_writes():
+            self.folds = view_state.fold_spec(tree)
+            self.opened = fold_tree.check_open(self.tape, tree, [k for k in self.opened if k in tree.by_key],
+                                               self.node_budget)
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Answer the view's requests for what it cannot compute itself (requests.py: replay, gradcheck)."""
@@ -413,20 +404,19 @@ class GraphWidget(_assets.AssetsWidget):
         return {name: getattr(self, name) for name in DRAWING_OPTIONS}
 
     def _plan(self) -> _dot.GraphView:
-        """The picture of the tape as it is now, for the output shown, the opened boxes and the drawing options."""
+        """The static picture of the tape as it is now, for the output shown, the opened boxes and the drawing
+        options (the DOT the browser writes for them, js/fold.js: the shared vectors hold the two equal)."""
         options = self._options()
-        picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
+        picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._fold_tree(),
                                   **options)
-        self._keep(self._drawing_key(self._applied[1], self.opened, options), picture)
-        return picture
-
-    def _keep(self, key: tuple[Any, ...], picture: _dot.GraphView) -> None:
-        """Keep what the SVG of ``picture`` is laid out from (its fold boxes' members, ~38 B per node, are not)."""
+        # Kept without its fold boxes' members (~38 B per node): what the SVG is laid out from.
+        key = self._drawing_key(self._applied[1], self.opened, options)
         self._drawn = (key, dataclasses.replace(picture, folds=()))
+        return picture
 
     def _drawing(self) -> _dot.GraphView:
         """What the SVG of ``_plan()`` is laid out from: the picture kept when nothing it depends on changed since
-        (so the fallback and save_svg do not plan it again), else planned anew."""
+        (the fallback, save_svg and save_html's ``<noscript>`` of one state plan it once), else planned now."""
         key = self._drawing_key(self._applied[1], self.opened, self._options())
         return self._drawn[1] if self._drawn is not None and self._drawn[0] == key else self._plan()
 

@@ -5,8 +5,7 @@ tests/vectors/generate.py put it there)."""
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from micrograd_widget.engine import Value
@@ -86,12 +85,23 @@ def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any
     return a, b, g
 
 
-def fold_of(view: Mapping[str, Any]) -> list[int]:
-    """A widget ``view`` trait's ``fold_of`` (per node its closed box, -1 drawn; little-endian Int32 bytes) as a
-    list, read with struct rather than the product's decoder."""
-    raw = bytes(view["fold_of"])
-    assert len(raw) % 4 == 0, f"fold_of is {len(raw)} bytes, not whole Int32s"
-    return list(struct.unpack(f"<{len(raw) // 4}i", raw))
+def picture_view(widget: Any) -> dict[str, Any]:
+    """What a GraphWidget's view draws for its open set, output and options, as Python's picture says (dot.py's
+    graph_view; the shared vectors hold js/fold.js to the same): ``shown`` (node ids drawn), ``folds`` (per closed
+    box its id, key, title, kind, member count, note), ``open``, ``message`` and ``fold_of`` (per node the index of
+    its closed box, -1 drawn)."""
+    from micrograd_widget.dot import graph_view
+
+    picture = graph_view(widget.tape, output=widget.output, open_keys=widget.opened, precision=widget.precision,
+                         rankdir=widget.rankdir, node_budget=widget.node_budget, color=widget.color)
+    boxes = [-1] * len(widget.tape)
+    for k, f in enumerate(picture.folds):
+        for i in f.members:
+            boxes[i] = k
+    return {"shown": list(picture.shown), "open": list(picture.open), "message": picture.message,
+            "folds": [{"id": f.id, "key": f.key, "title": f.title, "kind": f.kind, "count": len(f.members),
+                       "note": f.note} for f in picture.folds],
+            "fold_of": boxes if picture.folds else [], "dot": picture.dot}
 
 
 def box_outputs(inputs: Sequence[Sequence[int]], root: int, boxes: Sequence[int]) -> set[int]:

@@ -1,4 +1,4 @@
-// The picture: Graphviz-WASM lays out the kernel's DOT once; the SVG is bound once (element references per
+// The picture: Graphviz-WASM lays out the picture's DOT (js/fold.js) once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed
 // (boxes out of the graph box's sight a little later: view/visible.js);
 // its size on screen (fit, zoom, pan) is view/zoom.js's.
@@ -53,7 +53,7 @@ const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-g
 // What paintFolds last wrote per box: data, grad, max |grad|, fill, and whether its grads were reached (stepping).
 const FOLD_SLOTS = 5;
 
-/** The SVG bound once, as named parts; `view` is the kernel's description of what was drawn; `root`: the graph's
+/** The SVG bound once, as named parts; `view` describes what was drawn (view/folding.js drawPicture); `root`: the graph's
  * scroll box (numbers of boxes out of its sight are written lazily: view/visible.js). */
 export class BoundPicture {
   constructor(svg, view, names, root = null) {

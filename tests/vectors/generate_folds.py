@@ -105,9 +105,10 @@ def nonfinite() -> Value:
     return builders.nonfinite_grads()
 
 
-GRAPHS: dict[str, tuple[Callable[[], Value], int]] = {
+GRAPHS: dict[str, tuple[Callable[[], Value], int | None]] = {
     "lecture_L": (lecture_L, 10), "lecture_mlp": (lecture_mlp, 60), "long_sum": (long_sum, 60),
     "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10), "nonfinite": (nonfinite, 10),
+    "lecture_mlp_whole": (lecture_mlp, None),   # node_budget=None: a hierarchy with no groups, the graph drawn whole
 }
 # Vectors of one action each, for a threshold the standard actions above never reach.
 EDGE_CAP = ("edge_cap", moons, 60)   # Expand all that fits with twice the room, from the default picture (below)
