@@ -22,7 +22,8 @@ import graphviz
 
 from .colors import FOLD_COLOR, NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color, grad_scale
 from .engine import Value, topological_order
-from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold
+from .fold import EDGES_PER_BOX, Fold
+from .fold_rules import MIN_LEAF_GROUP, MIN_SUM_TERMS
 from .fold_tree import FoldTree, Picture, build_tree, picture
 from .options import (
     DEFAULT_OPTIONS,
