@@ -49,7 +49,6 @@ from .fold_rules import (
     distance_note,
     distance_title,
     edge_count,
-    edge_owners,
     fold_boxes,
     scope_levels,
     terms_title_and_note,
@@ -128,17 +127,16 @@ def _module_level(facts: TapeFacts, levels: list[list[Box]], budget: int, edge_b
     them measured and the caller needs again: each node's unit (``units_of``) and the edges between units."""
     tape = facts.tape
     n = len(tape)
-    owners = edge_owners(tape)
     fallback: tuple[list[Box], list[int], int] | None = None
     for modules in levels:
         free = set(range(n)).difference(*(b.members for b in modules))
         free.discard(tape.root)
-        boxes = fold_boxes(facts, free, modules, facts.trees)
+        boxes = fold_boxes(facts, free, modules, facts.trees).boxes
         built.append(boxes)
         if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
             continue
         unit = units_of(n, boxes)
-        edges = edge_count(tape, unit, owners)
+        edges = edge_count(tape, unit)
         if edges <= budget:
             return boxes, unit, edges
         if edges <= edge_budget and fallback is None:

@@ -28,10 +28,8 @@ def child_units(facts: TapeFacts, members: list[int], depth: int, cap: int) -> l
     free = inside.difference(*(b.members for b in modules))
     sum_at = facts.sum_at
     sums = [sum_at[top] for top in sorted(filter(sum_at.__contains__, free))]
-    # Only a leaves box can hold every member (a module leaves out the group's other nodes, a sum its total).
-    boxes = [b for b in fold_boxes(facts, free, modules, sums, inside) if len(b.members) < len(members)]
-    grouped = {i: b for b in boxes for i in b.members}      # member -> the box holding it (the boxes do not overlap)
-    return _nearest_output_first(facts, members, inside, grouped, len(boxes))
+    boxes, box_of = fold_boxes(facts, free, modules, sums, inside)
+    return _nearest_output_first(facts, members, inside, boxes, box_of)
 
 
 def nodes_only(facts: TapeFacts, kind: FoldKind, members: list[int], depth: int, cap: int) -> bool:
@@ -51,8 +49,8 @@ def _no_sums_or_leaf_groups(facts: TapeFacts, members: list[int], cap: int) -> b
             and sum(map(not_, map(facts.inputs.__getitem__, members))) < MIN_LEAF_GROUP)
 
 
-def _nearest_output_first(facts: TapeFacts, members: list[int], inside: set[int], grouped: dict[int, Box],
-                          groups: int) -> list[int | Box]:
+def _nearest_output_first(facts: TapeFacts, members: list[int], inside: set[int], boxes: list[Box],
+                          box_of: dict[int, int]) -> list[int | Box]:
     """The units of a group in the order a breadth-first walk meets them, from its outputs (members used
     outside it, or the root; largest id first) over inputs inside it. Every member is met: one used only
     inside the group feeds a member, and following consumers ends at an output (a tape ends at its root). The
@@ -64,7 +62,7 @@ def _nearest_output_first(facts: TapeFacts, members: list[int], inside: set[int]
     inputs, uses, root = facts.inputs, facts.uses, facts.tape.root
     order: list[int | Box] = []
     met: set[int] = set()
-    left = groups + len(members) - len(grouped)     # units not met yet (``groups``: how many ``grouped`` holds)
+    left = len(boxes) + len(members) - len(box_of)  # units not met yet
     outputs: list[int] = []
     inner: Counter[int] = Counter()                 # uses from inside the group, of the members counted so far
     end, size = len(members), 64
@@ -72,12 +70,12 @@ def _nearest_output_first(facts: TapeFacts, members: list[int], inside: set[int]
     def meet(i: int) -> bool:
         """Put member i's unit in the order unless it was met; True once every unit is met."""
         nonlocal left
-        u = grouped.get(i)
-        if u is None:
+        j = box_of.get(i)
+        if j is None:
             order.append(i)
-        elif id(u) not in met:
-            met.add(id(u))
-            order.append(u)
+        elif j not in met:
+            met.add(j)
+            order.append(boxes[j])
         else:
             return False
         left -= 1

@@ -21,8 +21,8 @@ from typing import Literal, NamedTuple
 from .ops import OPS_BY_NAME
 from .tape import Tape
 
-__all__ = ["Box", "FoldKind", "SumTree", "TapeFacts", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels",
-           "sub_modules", "fold_boxes", "units_of", "edge_owners", "edge_count", "terms_title_and_note",
+__all__ = ["Box", "FoldKind", "Level", "SumTree", "TapeFacts", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels",
+           "sub_modules", "module_box", "fold_boxes", "units_of", "edge_owners", "edge_count", "terms_title_and_note",
            "distance_title", "distance_note"]
 
 MIN_SUM_TERMS = 8          # beyond the budget, a sum of this many terms or more is drawn as one Σ box
@@ -46,11 +46,7 @@ class Box:
     of_sum: int | None = None
     shown_terms: int = 0           # a Σ box: how many of its terms the planner draws in full
     key: str = ""
-
-    @property
-    def depth(self) -> int:
-        """A module's scope depth (its sub-modules are one level down); 0 for every other kind."""
-        return self.title.count(".") + 1 if self.kind == "scope" else 0
+    depth: int = 0                 # a module's scope depth (its sub-modules are one level down)
 
 
 class SumTree(NamedTuple):
@@ -59,6 +55,13 @@ class SumTree(NamedTuple):
     top: int
     members: list[int]
     terms: int
+
+
+class Level(NamedTuple):
+    """The boxes ``fold_boxes`` found on one level, and per node in one of them the index of its box."""
+
+    boxes: list[Box]
+    box_of: dict[int, int]
 
 
 class TapeFacts:
@@ -99,7 +102,8 @@ class TapeFacts:
 
 def module_box(scope: str, members: list[int]) -> Box:
     """A module's box: the nodes made inside ``scope``."""
-    return Box(scope, members, "scope", f"{scope}: {len(members):,} nodes made inside this module, folded", key=scope)
+    return Box(scope, members, "scope", f"{scope}: {len(members):,} nodes made inside this module, folded", key=scope,
+               depth=scope.count(".") + 1)
 
 
 def sum_title(terms: int) -> str:
@@ -208,13 +212,13 @@ def sub_modules(facts: TapeFacts, members: list[int], depth: int) -> list[Box]:
 # ---------------------------------------------------------------- long sums, their terms, leaves: every level
 
 def fold_boxes(facts: TapeFacts, free: set[int], modules: list[Box], sums: Iterable[SumTree],
-               inside: set[int] | None = None) -> list[Box]:
+               inside: set[int] | None = None) -> Level:
     """The boxes of one level: ``modules``, then each long sum among ``sums`` whose '+' nodes are all ``free`` (not
     in a module) as a Σ box (its partial sums; the total stays a drawn node), then per sum the nodes only its terms
     use as one box (two or more), then every ``MIN_LEAF_GROUP`` or more free leaves with the same key as one box.
     A leaf's key is the units its uses feed (a node, or a box above), a use outside ``inside`` (None: the whole
-    tape) counting as one unit "outside"; a leaf with no use inside is no member of a leaves box. ``free`` loses
-    the members of the boxes found."""
+    tape) counting as one unit "outside"; a leaf with no use inside is no member of a leaves box, and a box of
+    every node inside is no box. ``free`` loses the members of the boxes found."""
     tape, inputs = facts.tape, facts.inputs
     found = [t for t in sums if free.issuperset(t.members)]
     for t in found:                     # every sum's partial sums and total first: no sum's terms take them
@@ -231,12 +235,17 @@ def fold_boxes(facts: TapeFacts, free: set[int], modules: list[Box], sums: Itera
             direct = [c for i in tree for c in inputs[i] if c in collected]
             title, note = terms_title_and_note(tape, direct, terms, len(only))
             boxes.append(Box(title, only, "terms", note, len(direct), of_sum=top))
-    return boxes + _leaf_boxes(facts, free, boxes, inside)
+    box_of = {i: j for j, b in enumerate(boxes) for i in b.members}
+    for b in _leaf_boxes(facts, free, box_of, len(facts.tape) if inside is None else len(inside), inside):
+        box_of.update(dict.fromkeys(b.members, len(boxes)))
+        boxes.append(b)
+    return Level(boxes, box_of)
 
 
-def _leaf_boxes(facts: TapeFacts, free: set[int], boxes: list[Box], inside: set[int] | None) -> list[Box]:
-    """``fold_boxes``'s leaves boxes, in order of their first leaf met (the tape's edges' order at the top level),
-    ``boxes`` the boxes found before them."""
+def _leaf_boxes(facts: TapeFacts, free: set[int], box_of: dict[int, int], size: int,
+                inside: set[int] | None) -> list[Box]:
+    """``fold_boxes``'s leaves boxes, in order of their first leaf met (the tape's edges' order at the top level);
+    ``box_of``: the boxes found before them, ``size``: how many nodes are inside."""
     inputs, users = facts.inputs, facts.leaf_users
     if inside is None:
         leaves: Iterable[int] = filter(free.__contains__, users)
@@ -244,19 +253,19 @@ def _leaf_boxes(facts: TapeFacts, free: set[int], boxes: list[Box], inside: set[
         leaves = sorted(c for c in free if not inputs[c])
         if len(leaves) < MIN_LEAF_GROUP:     # too few leaves for any box: no walk
             return []
-    n = len(facts.tape)
-    unit = {i: n + j for j, b in enumerate(boxes) for i in b.members}
+    get, outside = box_of.get, len(facts.tape)       # units: box j as j, node i as ~i (negative), outside as n
     groups: dict[tuple[int, ...], list[int]] = {}
     for c in leaves:
         used_by = users.get(c, ())
-        fed = {unit.get(i, i) for i in used_by if inside is None or i in inside}
-        if not fed:
+        fed_by = used_by if inside is None else [i for i in used_by if i in inside]
+        if not fed_by:
             continue
-        if inside is not None and not inside.issuperset(used_by):
-            fed.add(-1)                      # "outside"
+        fed = {get(i, ~i) for i in fed_by}
+        if len(fed_by) < len(used_by):
+            fed.add(outside)
         groups.setdefault(tuple(sorted(fed)), []).append(c)
     return [Box("leaves", sorted(m), "leaves", leaves_note(len(m), len(key)))
-            for key, m in groups.items() if len(m) >= MIN_LEAF_GROUP]
+            for key, m in groups.items() if MIN_LEAF_GROUP <= len(m) < size]
 
 
 def units_of(n: int, boxes: list[Box]) -> list[int]:
@@ -275,11 +284,23 @@ def edge_owners(tape: Tape) -> list[int]:
 
 
 def edge_count(tape: Tape, unit: Sequence[int], owners: Sequence[int] | None = None) -> int:
-    """How many edges between units a picture has (each pair of units once), ``unit`` each node's unit;
-    ``owners``: ``edge_owners(tape)`` when already made. Most of it in C (map, zip, set)."""
-    owners = edge_owners(tape) if owners is None else owners
-    pairs = set(zip(map(unit.__getitem__, tape.flat), map(unit.__getitem__, owners)))
-    return len(pairs) - sum(1 for a, b in pairs if a == b)
+    """How many edges between units a picture has (each pair of units once), ``unit`` each node's unit. Walks
+    ``tape.inputs``, or ``owners`` (``edge_owners(tape)``) with ``tape.flat`` when already made; an edge inside
+    a unit (most of a folded picture's) makes no pair."""
+    pairs: set[tuple[int, int]] = set()
+    add = pairs.add
+    if owners is None:
+        for u, ins in zip(unit, tape.inputs):
+            for c in ins:
+                v = unit[c]
+                if v != u:
+                    add((v, u))
+    else:
+        for c, i in zip(tape.flat, owners):
+            v, u = unit[c], unit[i]
+            if v != u:
+                add((v, u))
+    return len(pairs)
 
 
 # ---------------------------------------------------------------- what the rules read

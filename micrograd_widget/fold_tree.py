@@ -28,7 +28,7 @@ from typing import Any
 from .fold import Fold, Plan, plan
 from .fold_children import child_units, nodes_only
 from .fold_fit import FitBase, OpenSetFit
-from .fold_rules import Box, FoldKind, TapeFacts, distance_note, distance_title
+from .fold_rules import Box, FoldKind, TapeFacts, distance_note, distance_title, module_box
 from .tape import Tape, json_safe, to_buffer
 from .writes import short
 
@@ -148,7 +148,9 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
 
 def _box_of(f: Fold) -> Box:
     """A box of the planner's picture as a group to number."""
-    return Box(f.title, list(f.members), f.kind, f.note, total=f.total, key=f.title if f.kind == "scope" else "")
+    if f.kind == "scope":
+        return module_box(f.title, list(f.members))
+    return Box(f.title, list(f.members), f.kind, f.note, total=f.total)
 
 
 def _add(tree: FoldTree, spec: Box, parent: int) -> int:

@@ -17,7 +17,7 @@ def _boxes(facts: TapeFacts, modules: list[Box], inside: set[int] | None) -> set
     tape = facts.tape
     free = set(range(len(tape))).difference(*(b.members for b in modules))
     free.discard(tape.root)
-    return {(b.kind, tuple(b.members)) for b in fold_boxes(facts, free, modules, facts.trees, inside)}
+    return {(b.kind, tuple(b.members)) for b in fold_boxes(facts, free, modules, facts.trees, inside).boxes}
 
 
 def test_the_top_level_and_an_inner_level_holding_everything_find_the_same_boxes() -> None:
