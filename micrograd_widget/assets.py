@@ -10,9 +10,9 @@ js/loader.js documents the interface (traits, encodings, the fallback message) f
 Correctness first: a closed assets model (``Widget.close_all()``, a marimo cell re-run) is replaced by a new
 one on next use, and a view that cannot reach the model asks its widget (custom message ``{"type":
 "assets"}``); the kernel then points the widget at a live assets model and answers with the two buffers, at most
-once every :data:`ASK_INTERVAL` seconds per widget (the reply is ~490 KB): a request sooner gets a small refusal
-naming the digest (another view of the widget on the page may have the views already) and when to ask again,
-which the loader does, so a reloaded page's new view still gets its code.
+once every :data:`ASK_INTERVAL` seconds per widget (the reply is the whole bundle and its WebAssembly): a request
+sooner gets a small refusal naming the digest (another view of the widget on the page may have the views
+already) and when to ask again, which the loader does, so a reloaded page's new view still gets its code.
 """
 
 from __future__ import annotations

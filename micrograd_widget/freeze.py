@@ -38,8 +38,8 @@ class Walk(NamedTuple):
 
 def walk(values: Sequence[Value]) -> Walk:
     """One loop over ``values``, which must be in topological order (OrderError names the first node that is
-    not). The dict from Value to id lives only here: a kept one would cost ~70 B per node. Lists, appended in
-    the method form (``xs.append(x)``, which Python 3.11 runs fastest), then converted once."""
+    not). The dict from Value to id lives only here: a kept one would cost every tape an entry per node. Lists,
+    appended in the method form (``xs.append(x)``, CPython's fastest), then converted once."""
     index: dict[Value, int] = {}
     w = Walk([0], [], [], [], [], [], [], [])
     starts, flat, leaves, steps, step_ops, inputs_a, inputs_b, opaque = w

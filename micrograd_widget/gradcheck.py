@@ -96,7 +96,8 @@ class GradCheck:
 
 
 # A check of more than this many node evaluations (two forward replays per leaf, each over every node) warns
-# first: about 10 s at the ~4 million a second a replay runs on a laptop.
+# first, its time estimated at _EVALUATIONS_PER_SECOND, a replay's rate on a laptop (the README's benchmark row
+# "a view's gradcheck request", benchmarks/bench_requests.py): such a check keeps the kernel busy for seconds.
 LONG_CHECK_EVALUATIONS = 40_000_000
 _EVALUATIONS_PER_SECOND = 4e6
 # The check's defaults: the widget's kernel requests and the view's own check (js/shared.js) use the same.

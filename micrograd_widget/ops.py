@@ -327,7 +327,8 @@ def js_module() -> str:
     """The browser's copy of this table as an ES module (written to js/ops.js by the build).
 
     Besides the rows, it holds the replay loops: one forward, one backward and one local-grad switch with
-    every row's JS expressions inlined (a call and a partials array per node cost the browser ~5x).
+    every row's JS expressions inlined (a call and a partials array per node would make the browser's replay
+    several times slower).
     """
     lines = [
         "// Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.",

@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 __all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "answer"]
 
 MAX_GRADCHECK_LEAVES = 256
-# Leaves x nodes one gradcheck request may cost: two forward replays per leaf, at ~0.24 us per node each, plus
-# the request's own replays, keep the kernel busy ~2 s (1.3-2.2 s on the moons loss: benchmarks/bench_requests.py).
+# Leaves x nodes one gradcheck request may cost (two forward replays per leaf over every node, plus the request's
+# own replays): it bounds the kernel's time on one request to a couple of seconds (the README's benchmark row
+# "a view's gradcheck request", benchmarks/bench_requests.py).
 MAX_GRADCHECK_WORK = 4_000_000
 MAX_ERROR_CHARS = 300
 

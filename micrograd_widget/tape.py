@@ -3,9 +3,9 @@
 Freezing walks the graph once (iteratively, O(n); freeze.py: one loop into plain lists, typed arrays made once);
 nodes are stored in the engine's topological order, so a replay performs the engine's float operations in the
 engine's order and reproduces its data and grads exactly (``replay()`` runs both passes on one list of the data).
-The tape is array-backed (typed arrays, no per-node Python objects beyond the graph's own): on a 60,001-node
-graph it holds about 90 B per node (tracemalloc). ``spec()`` is what the browser replays (js/tape.js): the same
-arrays as little-endian binary buffers.
+The tape is array-backed (typed arrays, no per-node Python objects beyond the graph's own): a Python list of
+floats would cost four times the memory (a pointer and a float object per entry). ``spec()`` is what the browser
+replays (js/tape.js): the same arrays as little-endian binary buffers.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ __all__ = ["SPEC_VERSION", "Tape", "TapeReplayError"]
 SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))
 _READS_BEFORE_TUPLES = 32  # tape.inputs reads one by one this often before it makes a list of tuples
-_LOOKUPS_BEFORE_INDEX = 8  # index() scans this many times before it keeps a dict (~70 B/node) for speed
+_LOOKUPS_BEFORE_INDEX = 8  # index() scans this many times before it keeps a dict (an entry per node) for speed
 
 
 class TapeReplayError(ValueError):
@@ -217,7 +217,7 @@ class Tape:
 
     def index(self, value: Value) -> int:
         """The node id of ``value`` in this tape. The first few calls scan the tape; after that a dict
-        (~70 B per node) is kept, so that many look-ups stay fast without every tape paying for it."""
+        (an entry per node) is kept, so that many look-ups stay fast without every tape paying for it."""
         if self._index is None:
             self._lookups += 1
             if self._lookups > _LOOKUPS_BEFORE_INDEX:

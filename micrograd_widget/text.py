@@ -1,6 +1,7 @@
 """User strings and numbers as a picture shows them: ``clean_text``, THE one escaping function ``escape``,
 and ``format_number``. Everything drawn (dot.py's DOT, display.py's tables, model_picture.py, the exported
-page) goes through them, so a picture and a table agree; js/fold-dot.js is the same code in the browser.
+page) goes through them, so a picture and a table agree; js/text.js (cleanText), js/fold-dot.js
+(escape) and js/format.js (formatNumber) are the same code in the browser.
 ``short`` cuts what an error message quotes.
 """
 

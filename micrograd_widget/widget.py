@@ -409,7 +409,7 @@ class GraphWidget(_assets.AssetsWidget):
         options = self._options()
         picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._fold_tree(),
                                   **options)
-        # Kept without its fold boxes' members (~38 B per node): what the SVG is laid out from.
+        # Kept without its fold boxes' members (a node id per folded node): what the SVG is laid out from.
         key = self._drawing_key(self._applied[1], self.opened, options)
         self._drawn = (key, dataclasses.replace(picture, folds=()))
         return picture
