@@ -1,7 +1,7 @@
 // The number codec of the kernel <-> view traits and messages: lists of numbers whose non-finite entries
-// travel as strings (tape.js's encodeNumber/decodeNumber), decoded into Float64Arrays.
+// travel as strings (spec.js's encodeNumber/decodeNumber), decoded into Float64Arrays.
 
-import { decodeNumber, encodeNumber } from "./tape.js";
+import { decodeNumber, encodeNumber } from "./spec.js";
 
 /** `values` decoded into a Float64Array, or null when it is not a list (of length `n` when `n` is given). */
 export function decodeList(values, n) {

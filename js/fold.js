@@ -9,7 +9,7 @@
 // The empty open set draws exactly the picture fold.py's planner draws; each open key replaces its box by its
 // members (nodes and child groups), drawn as a labelled Graphviz cluster. Held to tests/vectors/fold_*.json.
 //
-// API (pure, no DOM; `tape` is js/tape.js's compileTape(spec); `open` is an array of keys; order never matters):
+// API (pure, no DOM; `tape` is js/spec.js's compileTape(spec); `open` is an array of keys; order never matters):
 //   compileFolds(spec, tape) -> tree         decode the trait `folds` (the widget's open set is the trait `opened`:
 //                                            ipywidgets' Widget.open() is a method): groups with key/kind/title/note/parent/total/count,
 //                                            children, groupOf (Int32Array), byKey (Map key -> group index)

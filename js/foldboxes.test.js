@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { compileTape, decodeNumber } from "./tape.js";
+import { compileTape, decodeNumber } from "./spec.js";
 import { PALETTE, boxFill, boxMax } from "./fold-dot.js";
 import { formatNumber, gradScale } from "./format.js";
 import { boxNumbers, largestGrad } from "./view/foldboxes.js";

@@ -17,7 +17,7 @@ export function dottedName(tape, i) {
 }
 
 /**
- * The lowercased strings of every node of a compiled tape (tape.js): `names` (dotted names), `labels`,
+ * The lowercased strings of every node of a compiled tape (spec.js): `names` (dotted names), `labels`,
  * `symbols` (op symbols) and `opNames` ("" for leaves and nodes built by hand).
  */
 export function searchIndex(tape) {

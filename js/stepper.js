@@ -1,4 +1,5 @@
-// The backprop stepper panel: steps through tape.js's backwardSteps (the engine's order) forward and back,
+// The backward pass one step at a time (backwardSteps: the engine's order, exactly backward()'s float
+// operations) and the backprop stepper panel, which steps through it forward and back,
 // plays them at an adjustable speed (one requestAnimationFrame per frame, a few steps per frame at most:
 // the page never blocks) and keeps the partial grads after step k in `grad`. The view (widget.js) paints
 // the graph from `grad`, `k` and `steps.reachedAt`; this file owns the panel, the stepping, the step's
@@ -6,7 +7,95 @@
 
 import { h } from "./dom.js";
 import { formatNumber } from "./format.js";
-import { applyStep, backwardSteps, gradsAfter } from "./tape.js";
+import { localGradInto } from "./ops.js";
+import { requireReplayable } from "./tape.js";
+
+// ------------------------------------------------------------------ the backward pass, one step at a time
+
+/** `reachedAt` of a node the backward pass never writes (not an input of anything `output` depends on). */
+export const NEVER = 0x7fffffff;
+
+/**
+ * The backward pass of node `output` as the engine runs it, one step per op node that `output` depends on
+ * (itself included), in reverse node order: step s fires node `node[s]`, whose grad is then final
+ * (`upstream[s]`), and adds `localA[s] * upstream[s]` to input `inputA[s]`, then (binary ops)
+ * `localB[s] * upstream[s]` to `inputB[s]` (-1 for unary ops), exactly the float operations of `backward`.
+ * `reachedAt[i]` is the number of steps after which node i has a grad (0 for `output`, NEVER if none);
+ * `grad` holds the grads after every step. O(n) time and memory; partial grads come from `gradsAfter`.
+ */
+export function backwardSteps(tape, data, output = tape.root) {
+  requireReplayable(tape);
+  if (!Number.isInteger(output) || output < 0 || output >= tape.n) {
+    throw new RangeError(`output must be a node id from 0 to ${tape.n - 1}, got ${output}`);
+  }
+  const { n, row, code, a, b, k } = tape;
+  const needed = new Uint8Array(n);
+  needed[output] = 1;
+  let count = 0;
+  for (let i = output; i >= 0; i--) {
+    if (!needed[i] || row[i] < 0) continue;
+    count += 1;
+    needed[a[i]] = 1;
+    if (b[i] >= 0) needed[b[i]] = 1;
+  }
+  const node = new Int32Array(count);
+  const inputA = new Int32Array(count);
+  const inputB = new Int32Array(count);
+  const upstream = new Float64Array(count);
+  const localA = new Float64Array(count);
+  const localB = new Float64Array(count);
+  const reachedAt = new Int32Array(n).fill(NEVER);
+  const grad = new Float64Array(n);
+  grad[output] = 1;
+  reachedAt[output] = 0;
+  const local = new Float64Array(2);
+  let s = 0;
+  for (let i = output; i >= 0; i--) {
+    if (!needed[i] || row[i] < 0) continue;
+    const g = grad[i];
+    const ai = a[i];
+    const bi = b[i];
+    localGradInto(code[i], data[ai], bi < 0 ? 0 : data[bi], k[i], data[i], local);
+    node[s] = i;
+    upstream[s] = g;
+    inputA[s] = ai;
+    localA[s] = local[0];
+    grad[ai] += local[0] * g;
+    if (reachedAt[ai] === NEVER) reachedAt[ai] = s + 1;
+    inputB[s] = bi;
+    if (bi >= 0) {
+      localB[s] = local[1];
+      grad[bi] += local[1] * g;
+      if (reachedAt[bi] === NEVER) reachedAt[bi] = s + 1;
+    } else {
+      localB[s] = NaN;
+    }
+    s += 1;
+  }
+  return { n, output, count, node, inputA, inputB, upstream, localA, localB, reachedAt, grad };
+}
+
+/** Add step `s`'s contributions to `grad` (the partial grads after s steps become those after s + 1). */
+export function applyStep(steps, s, grad) {
+  const g = steps.upstream[s];
+  grad[steps.inputA[s]] += steps.localA[s] * g;
+  const bi = steps.inputB[s];
+  if (bi >= 0) grad[bi] += steps.localB[s] * g;
+  return grad;
+}
+
+/** The grads after the first `k` steps (0..count) of `backwardSteps`: what the engine holds at that moment. */
+export function gradsAfter(steps, k, grad = new Float64Array(steps.n)) {
+  if (!Number.isInteger(k) || k < 0 || k > steps.count) {
+    throw new RangeError(`step must be an integer from 0 to ${steps.count}, got ${k}`);
+  }
+  grad.fill(0);
+  grad[steps.output] = 1;
+  for (let s = 0; s < k; s++) applyStep(steps, s, grad);
+  return grad;
+}
+
+// ------------------------------------------------------------------ the panel
 
 /** The speeds offered, in steps per second. */
 export const SPEEDS = [0.5, 1, 2, 5, 10, 30, 100, 300, 1000];

@@ -1,4 +1,4 @@
-// Path tracing over a compiled tape (tape.js), pure (no DOM) and iterative (graphs have a million nodes):
+// Path tracing over a compiled tape (spec.js), pure (no DOM) and iterative (graphs have a million nodes):
 // what a node depends on, and the nodes through which the output's gradient reaches it. The tape is in
 // topological order (every input's id is below its node's), which the downward walk uses.
 

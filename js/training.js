@@ -12,7 +12,7 @@ import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";
 import { boxesById, layoutPicture, makeFocusable, svgElement as s, textNode } from "./svg.js";
 import { swatch } from "./swatch.js";
-import { decodeNumber } from "./tape.js";
+import { decodeNumber } from "./spec.js";
 import { formatNumber, gradColor, pyRepr } from "./format.js";
 import { TICKS, curvePath, drawable, logTicks, lossDomain, niceTicks, shortNumber } from "./curve.js";
 

@@ -21,7 +21,8 @@
 //   stepper.js         the backprop stepper panel, its outlines and words
 // js/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
-import { backward, compileTape, forward, initialData, kernelNumbers } from "./tape.js";
+import { compileTape, initialData, kernelNumbers } from "./spec.js";
+import { backward, forward } from "./tape.js";
 import { h } from "./dom.js";
 import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";

@@ -4,7 +4,7 @@
 // Expand all, Collapse all: a new open set, its picture laid out, then inspected and focused), the early layouts of
 // the pictures an Expand is likely to ask for, and the DOT download of the picture shown.
 
-import { readBuffer } from "../tape.js";
+import { readBuffer } from "../spec.js";
 import { errorText } from "../errors.js";
 import { SPECULATE_NODES } from "./folding.js";
 import { unfoldedDot } from "./download.js";

@@ -4,7 +4,7 @@
 import { h } from "../dom.js";
 import { pyRepr } from "../format.js";
 import { GradcheckPanel } from "../gradcheck.js";
-import { inputsOf, opOf } from "../tape.js";
+import { inputsOf, opOf } from "../spec.js";
 
 export class Inspector {
   /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `folding`, `picture`,

@@ -3,7 +3,7 @@
 // made meanwhile is sent when the answer comes; no answer within KERNEL_TIMEOUT_MS is said in the error box.
 
 import { encodeList } from "../codec.js";
-import { kernelNumbers } from "../tape.js";
+import { kernelNumbers } from "../spec.js";
 
 const KERNEL_TIMEOUT_MS = 8000;
 
