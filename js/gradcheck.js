@@ -257,6 +257,13 @@ export const GRADCHECK_DEFAULTS = Object.freeze({ eps: 1e-6, rtol: 1e-4, atol: 1
  * d(output)/d(leaf j) by central differences, (f(x + eps) - f(x - eps)) / 2eps, from two forward replays
  * (`leafValues` is restored; `scratch` is a Float64Array(n) to reuse). `failure` is the node whose op
  * failed in either replay (numeric is then NaN), else -1.
+ * @param {import("./spec.js").Tape} tape
+ * @param {Float64Array} leafValues changed during the call, restored after
+ * @param {number} j
+ * @param {number} output
+ * @param {number} eps
+ * @param {Float64Array} [scratch]
+ * @returns {{numeric: number, failure: number}}
  */
 export function numericGrad(tape, leafValues, j, output, eps, scratch = new Float64Array(tape.n)) {
   const x = leafValues[j];
@@ -274,7 +281,14 @@ export function numericGrad(tape, leafValues, j, output, eps, scratch = new Floa
   }
 }
 
-/** How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py). */
+/**
+ * How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py).
+ * @param {number} analytic
+ * @param {number} numeric
+ * @param {number} [rtol]
+ * @param {number} [atol]
+ * @returns {{absError: number, relError: number, ok: boolean}}
+ */
 export function gradcheckVerdict(analytic, numeric, rtol = GRADCHECK_DEFAULTS.rtol, atol = GRADCHECK_DEFAULTS.atol) {
   const absError = Math.abs(analytic - numeric);
   const scale = Math.max(Math.abs(analytic), Math.abs(numeric));

@@ -1,3 +1,4 @@
+// @ts-check
 // The tape spec's decode (micrograd_widget/spec.py writes it, tape.py `Tape.spec()` builds it, version 2; the
 // format is js/spec-contract.md), no DOM. The spec's per-node arrays arrive as little-endian binary buffers (a
 // DataView from a widget manager or the exported page, an ArrayBuffer or a typed array elsewhere); compileTape
@@ -6,32 +7,141 @@
 
 import { OPS_BY_NAME } from "./ops.js";
 
+// ------------------------------------------------------------------ the wire format (js/spec-contract.md)
+
+/**
+ * A binary buffer of little-endian numbers as a front end hands it over.
+ * @typedef {DataView | ArrayBuffer | ArrayBufferView} BinaryBuffer
+ */
+
+/**
+ * Per-node strings as spec.py's string_table writes them: the distinct strings, an Int32 index per node.
+ * @typedef {object} StringTable
+ * @property {string[]} strings
+ * @property {BinaryBuffer} index
+ */
+
+/**
+ * One op row of the spec (tape.py's op table row as the spec carries it).
+ * @typedef {object} SpecOpRow
+ * @property {string} name
+ * @property {string} [symbol] the name when absent
+ * @property {1 | 2} arity
+ * @property {boolean} [builtin] false when absent: a user-defined op the browser cannot replay
+ */
+
+/**
+ * The widget's `spec` trait, version 2 (Tape.spec()). Untrusted: compileTape checks every field at runtime.
+ * @typedef {object} TapeSpec
+ * @property {number} version SPEC_VERSION
+ * @property {number} n nodes, at least 1
+ * @property {number} root the node differentiated by default
+ * @property {SpecOpRow[]} ops the op rows used
+ * @property {BinaryBuffer} op Int32 per node: its row in `ops`, -1 for none
+ * @property {BinaryBuffer} input_start Int32, n + 1: node i's inputs are inputs[input_start[i]:input_start[i + 1]]
+ * @property {BinaryBuffer} inputs Int32, every node's input ids (each an earlier node)
+ * @property {BinaryBuffer} k Float64 per node: the constant (x ** k), NaN for none
+ * @property {BinaryBuffer} leaves Int32: the nodes without inputs, increasing
+ * @property {BinaryBuffer} leaf_data Float64: the leaves' data, in `leaves` order
+ * @property {StringTable | string[]} symbol per node
+ * @property {StringTable | string[]} label per node
+ * @property {StringTable | string[]} scope per node
+ */
+
+/**
+ * An op row as the compiled tape keeps it.
+ * @typedef {object} TapeOp
+ * @property {string} name
+ * @property {string} symbol
+ * @property {1 | 2} arity
+ * @property {boolean} builtin
+ */
+
+/**
+ * A compiled tape: compileTape's flat typed arrays, what every view and replay reads.
+ * @typedef {object} Tape
+ * @property {number} n
+ * @property {number} root
+ * @property {Int32Array} leaves
+ * @property {Float64Array} leafData
+ * @property {Int32Array} row per node: its op row, -1 for none
+ * @property {Int32Array} code per node: its row's id in js/ops.js, -1 for a leaf or a row the browser cannot replay
+ * @property {TapeOp[]} ops
+ * @property {Int32Array} inputStart CSR starts, n + 1
+ * @property {Int32Array} inputs CSR input ids
+ * @property {Int32Array} a first input, -1 for none
+ * @property {Int32Array} b second input, -1 for none
+ * @property {Float64Array} k constant, NaN for none
+ * @property {string[]} labels
+ * @property {string[]} scopes
+ * @property {string[]} symbols
+ * @property {boolean} replayable
+ * @property {string} reason why not replayable ("" when it is)
+ * @property {string[]} unsupported the user-defined ops' names
+ * @property {number} opaque the first node built by hand outside the op table, or -1
+ */
+
+/** The spec version this decode reads (tape.py's SPEC_VERSION). */
 export const SPEC_VERSION = 2;
 
+// ------------------------------------------------------------------ numbers and buffers
+
+/** @type {Readonly<Record<string, number>>} */
 const NON_FINITE = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
 
-/** A JSON number (float, or "NaN"/"Infinity"/"-Infinity" as tape.py's encode_number writes it) as a JS number. */
+/**
+ * A JSON number (float, or "NaN"/"Infinity"/"-Infinity" as spec.py's encode_number writes it) as a JS number.
+ * @param {unknown} x
+ * @returns {number}
+ */
 export function decodeNumber(x) {
   if (typeof x === "number") return x;
   if (typeof x === "string" && x in NON_FINITE) return NON_FINITE[x];
   throw new TypeError(`expected a number or "NaN"/"Infinity"/"-Infinity", got ${JSON.stringify(x)}`);
 }
 
-/** A JS number as JSON carries it (the inverse of decodeNumber). */
+/**
+ * A JS number as JSON carries it (the inverse of decodeNumber).
+ * @param {number} x
+ * @returns {number | string}
+ */
 export function encodeNumber(x) {
   if (Number.isFinite(x)) return x;
   return Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
 }
 
+/** @type {{int32: {size: number, Typed: Int32ArrayConstructor, read: (view: DataView, at: number) => number}, float64: {size: number, Typed: Float64ArrayConstructor, read: (view: DataView, at: number) => number}}} */
 const KINDS = {
   int32: { size: 4, Typed: Int32Array, read: (view, at) => view.getInt32(at, true) },
   float64: { size: 8, Typed: Float64Array, read: (view, at) => view.getFloat64(at, true) },
 };
 
 /**
+ * @overload
+ * @param {unknown} buffer
+ * @param {"int32"} kind
+ * @param {string} what
+ * @param {number} [n]
+ * @returns {Int32Array}
+ */
+/**
+ * @overload
+ * @param {unknown} buffer
+ * @param {"float64"} kind
+ * @param {string} what
+ * @param {number} [n]
+ * @returns {Float64Array}
+ */
+
+/**
  * A binary buffer of little-endian `kind` ("int32" | "float64") numbers as a typed array of its own: from a
  * DataView, an ArrayBuffer, a typed array of that kind (taken as it is) or any other typed array (its bytes).
  * `n`: the expected count (undefined: any). Throws a TypeError naming `what` when it is no buffer or the wrong size.
+ * @param {unknown} buffer
+ * @param {"int32" | "float64"} kind
+ * @param {string} what
+ * @param {number} [n]
+ * @returns {Int32Array | Float64Array}
  */
 export function readBuffer(buffer, kind, what, n) {
   const { size, Typed, read } = KINDS[kind];
@@ -60,16 +170,25 @@ export function readBuffer(buffer, kind, what, n) {
 /**
  * The kernel's numbers for every node (the widget's `data`/`grad` traits, Float64 buffers): a Float64Array of
  * `n`, or null when the kernel sent none (empty: the browser replays this graph itself).
+ * @param {DataView | ArrayBuffer | ArrayBufferView | null | undefined} buffer
+ * @param {number} n
+ * @returns {Float64Array | null}
  */
 export function kernelNumbers(buffer, n) {
   if (buffer === null || buffer === undefined || buffer.byteLength === 0) return null;
   return readBuffer(buffer, "float64", "kernel numbers", n);
 }
 
+/** @param {unknown} s */
 const asString = (s) => (typeof s === "string" ? s : s === null || s === undefined ? "" : String(s));
 
 /** Per-node strings: a string table ({strings, index: Int32 buffer}, as tape.py's string_table writes them)
- * or a plain list of n strings; an array of n strings either way. */
+ * or a plain list of n strings; an array of n strings either way.
+ * @param {StringTable | string[]} values
+ * @param {string} name
+ * @param {number} n
+ * @returns {string[]}
+ */
 function stringList(values, name, n) {
   if (values && !Array.isArray(values) && Array.isArray(values.strings)) {
     const strings = values.strings.map(asString);
@@ -97,6 +216,8 @@ function stringList(values, name, n) {
  * `replayable` is false (with a `reason`) when the graph has a user-defined op (`unsupported` names them:
  * the kernel must compute instead) or a node built by hand outside the op table (`opaque` is its id, else
  * -1: nothing can replay it).
+ * @param {TapeSpec} spec untrusted: every field is checked
+ * @returns {Tape}
  */
 export function compileTape(spec) {
   if (!spec || typeof spec !== "object") throw new TypeError("tape spec: expected an object (Tape.spec())");
@@ -196,19 +317,33 @@ export function compileTape(spec) {
   };
 }
 
-/** Every node's data as far as the spec knows it: the leaves' values, NaN elsewhere (a replay fills the rest). */
+/**
+ * Every node's data as far as the spec knows it: the leaves' values, NaN elsewhere (a replay fills the rest).
+ * @param {Tape} tape
+ * @returns {Float64Array}
+ */
 export function initialData(tape) {
   const data = new Float64Array(tape.n).fill(NaN);
   for (let j = 0; j < tape.leaves.length; j++) data[tape.leaves[j]] = tape.leafData[j];
   return data;
 }
 
-/** Node i's input ids, in order, as a new array. */
+/**
+ * Node i's input ids, in order, as a new array.
+ * @param {Tape} tape
+ * @param {number} i
+ * @returns {number[]}
+ */
 export function inputsOf(tape, i) {
   return Array.from(tape.inputs.subarray(tape.inputStart[i], tape.inputStart[i + 1]));
 }
 
-/** Node i's op row ({name, symbol, arity, builtin}), or null for a leaf or a node built by hand. */
+/**
+ * Node i's op row ({name, symbol, arity, builtin}), or null for a leaf or a node built by hand.
+ * @param {Tape} tape
+ * @param {number} i
+ * @returns {TapeOp | null}
+ */
 export function opOf(tape, i) {
   return tape.row[i] >= 0 ? tape.ops[tape.row[i]] : null;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Forward and backward replay of a compiled tape (spec.js's compileTape), no DOM: the twin of
 // micrograd_widget/tape.py's replay. Follows js/ops.js (generated from the Python op table) row for row and the
 // Python replay's order: forward in node order, backward in reverse node order from the chosen output, so both
@@ -5,7 +6,12 @@
 
 import { backwardLoop, forwardLoop } from "./ops.js";
 
-/** Throws when the browser cannot replay `tape` (a user-defined op or a node built by hand), saying why. */
+/** @import { Tape } from "./spec.js" */
+
+/**
+ * Throws when the browser cannot replay `tape` (a user-defined op or a node built by hand), saying why.
+ * @param {Tape} tape
+ */
 export function requireReplayable(tape) {
   if (!tape.replayable) throw new Error(`cannot replay in the browser: ${tape.reason}`);
 }
@@ -15,6 +21,10 @@ export function requireReplayable(tape) {
  * given in `tape.leaves` order). Returns the first node whose inputs are outside its op's domain (where
  * the Python op raises: log of a non-positive number, a float overflow in exp or **, ...), or -1; all
  * nodes are computed. NaN or infinities that Python returns without raising (inf - inf) are no failure.
+ * @param {Tape} tape
+ * @param {ArrayLike<number>} leafValues
+ * @param {Float64Array} [data]
+ * @returns {number}
  */
 export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
   requireReplayable(tape);
@@ -26,7 +36,14 @@ export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
   return forwardLoop(n, code, a, b, k, data);
 }
 
-/** Fresh grads of node `output` (default: the root) with respect to every node, into `grad`. */
+/**
+ * Fresh grads of node `output` (default: the root) with respect to every node, into `grad`.
+ * @param {Tape} tape
+ * @param {Float64Array} data
+ * @param {number} [output]
+ * @param {Float64Array} [grad]
+ * @returns {Float64Array}
+ */
 export function backward(tape, data, output = tape.root, grad = new Float64Array(tape.n)) {
   requireReplayable(tape);
   if (!Number.isInteger(output) || output < 0 || output >= tape.n) {
@@ -35,14 +52,25 @@ export function backward(tape, data, output = tape.root, grad = new Float64Array
   return backwardLoop(output, tape.code, tape.a, tape.b, tape.k, data, grad);
 }
 
-/** The leaf values of `data` in `tape.leaves` order. */
+/**
+ * The leaf values of `data` in `tape.leaves` order.
+ * @param {Tape} tape
+ * @param {ArrayLike<number>} data
+ * @returns {Float64Array}
+ */
 export function leafValuesOf(tape, data) {
   const out = new Float64Array(tape.leaves.length);
   for (let j = 0; j < out.length; j++) out[j] = data[tape.leaves[j]];
   return out;
 }
 
-/** Forward then backward: `{data, grad, failure}` for new leaf values and an output node. */
+/**
+ * Forward then backward: `{data, grad, failure}` for new leaf values and an output node.
+ * @param {Tape} tape
+ * @param {ArrayLike<number>} leafValues
+ * @param {number} [output]
+ * @returns {{data: Float64Array, grad: Float64Array, failure: number}}
+ */
 export function replay(tape, leafValues, output = tape.root) {
   const data = new Float64Array(tape.n);
   const failure = forward(tape, leafValues, data);
