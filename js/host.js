@@ -1,18 +1,8 @@
 // The exported page's own widget host (micrograd_widget/export.py writes the page; js/build.mjs bundles this
 // file into static/host.js, which the page carries inline as a module script). It replaces ipywidgets' HTML
 // manager (3.6 MB) and require.js with the small part of the anywidget model interface our views use, over
-// the widget state saved in the page:
-//   <script type="application/vnd.jupyter.widget-state+json">  {"state": {id: {model_name, state, buffers}}}
-//   <script type="application/vnd.jupyter.widget-view+json">   {"model_id": id}  (rendered where it stands)
-// Models: get, set (Backbone's: "change:<name>" then "change", only when the value changes), on/off (with a
-// context, as anywidget's proxies use), save_changes (kept in the page: there is nothing to save to), send
-// (dropped, as ipywidgets' managers drop it without a comm: a view that needs a kernel says so itself) and
-// widget_manager.get_model(id), which resolves every model in the saved state, so a widget's "IPY_MODEL_<id>"
-// reference (a shared assets model, a layout) reaches the other model. Binary buffers saved at
-// `buffers[].path` are decoded from base64 (or hex) into DataViews, as ipywidgets' managers do.
-// Each view: the model's `_esm` is imported from a Blob URL (works from file:// too), its default export's
-// initialize() runs once per model and render({model, el, signal, host, experimental}) once per view, as in
-// anywidget 0.11; `_css` goes into one <style> per widget class. No user string is ever parsed as markup here.
+// the widget state saved in the page: the page, the interface and the rendering are js/host-contract.md, and
+// the types below say the same in JSDoc. No user string is ever parsed as markup here.
 
 /**
  * One binary buffer saved in the page's widget state.

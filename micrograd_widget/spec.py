@@ -95,7 +95,7 @@ def from_buffer(buffer: bytes | memoryview, typecode: str) -> array[Any]:
 def spec_to_json(spec: Mapping[str, Any]) -> dict[str, Any]:
     """A spec (``Tape.spec()``) as plain JSON: each binary buffer as ``{"int32": [...]}`` or ``{"float64": [...]}``
     (non-finite numbers encoded), each string table (symbol, label, scope) as the list of n strings it stands for.
-    js/spec.js reads both forms."""
+    js/spec.js reads the string lists; the JS tests turn the buffers back into bytes (js/tapes.fixture.js)."""
     out: dict[str, Any] = {}
     for key, value in spec.items():
         if key in SPEC_BUFFERS:

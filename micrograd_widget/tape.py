@@ -364,7 +364,7 @@ class Tape:
 
     def to_json(self) -> dict[str, Any]:
         """``spec()`` as plain JSON (``spec.spec_to_json``: buffers as number lists, string tables as lists), for
-        files, other tools and the shared vectors; js/spec.js's ``compileTape`` reads it too."""
+        files, other tools and the shared vectors (js/spec-contract.md, "The JSON form")."""
         return spec_to_json(self.spec())
 
     @property
