@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { compileTape, decodeNumber } from "./spec.js";
 import { applyStep, backwardSteps, defaultSpeed, gradsAfter, NEVER, SPEEDS, stepperAction } from "./stepper.js";
 import { backward, forward, replay } from "./tape.js";
-import { assertAllClose, compile, fromVector, lectureL, readVector, vectorFiles } from "./tapes.fixture.js";
+import { assertAllClose, compile, fromVector, lectureL, sharedVectors } from "./tapes.fixture.js";
 
 test("keys in the stepper panel: arrows and , . step, Home/End jump, Space plays, Esc leaves", () => {
   assert.equal(stepperAction("ArrowRight"), "forward");
@@ -35,13 +35,7 @@ test("the default speed plays the whole pass in about 15 s, never slower than 2 
 // ------------------------------------------------------------------ backward pass step by step
 
 test("shared vectors: after every step the grads equal the full backward pass, step by step the same floats", async (t) => {
-  const files = vectorFiles();
-  if (files.length === 0) {
-    assert.fail("tests/vectors/ has no *.json: write them with `.venv/bin/python tests/vectors/generate.py`");
-    return;
-  }
-  for (const file of files) {
-    const vec = readVector(file);
+  for (const [file, vec] of sharedVectors()) {
     const tape = compileTape(fromVector(vec.spec));
     if (!tape.replayable) continue;
     await t.test(file, () => {

@@ -6,15 +6,9 @@ import assert from "node:assert/strict";
 
 import { compileTape, decodeNumber } from "./spec.js";
 import { backward, forward, replay } from "./tape.js";
-import { assertAllClose, close, compile, fromVector, neuronSpec, readVector, vectorFiles } from "./tapes.fixture.js";
+import { assertAllClose, close, compile, fromVector, neuronSpec, sharedVectors } from "./tapes.fixture.js";
 test("shared vectors: JS replay agrees with Python to 1e-12", async (t) => {
-  const files = vectorFiles();
-  if (files.length === 0) {
-    assert.fail("tests/vectors/ has no *.json: write them with `.venv/bin/python tests/vectors/generate.py`");
-    return;
-  }
-  for (const file of files) {
-    const vec = readVector(file);
+  for (const [file, vec] of sharedVectors()) {
     await t.test(`${file}: ${vec.name}`, () => {
       const tape = compileTape(fromVector(vec.spec));
       if (!tape.replayable) {

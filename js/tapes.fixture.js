@@ -104,6 +104,14 @@ export function readVector(file) {
   return JSON.parse(readFileSync(join(VECTORS, file), "utf8"));
 }
 
+/** Every shared vector as [file name, its JSON], in name order; fails when there is none (a missing reference
+ * fails). */
+export function sharedVectors() {
+  const files = vectorFiles();
+  if (files.length === 0) assert.fail("tests/vectors/ has no *.json: write them with `.venv/bin/python tests/vectors/generate.py`");
+  return files.map((file) => [file, readVector(file)]);
+}
+
 /** The lecture's L = (a*b + c) * f, compiled from its shared vector. */
 export function lectureL() {
   return compileTape(fromVector(readVector("lecture_L.json").spec));

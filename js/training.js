@@ -1,3 +1,4 @@
+// @ts-check
 // The training view (micrograd_widget/training.py): the loss curve and the model's gradients while the
 // user's loop runs in the kernel. The curve is one SVG whose elements are made once and changed in place;
 // the model is laid out once by Graphviz-WASM from the kernel's DOT, then each push from the kernel only

@@ -1,3 +1,4 @@
+// @ts-check
 // The anywidget view of a graph (micrograd_widget/widget.py): this file wires the view's parts together
 // and exports `render`. A slider frame replays the tape in JS (tape.js) and touches only cached text nodes
 // and fills; settled leaf values go to the kernel (trait `leaf_values`). No user string reaches innerHTML:

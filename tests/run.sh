@@ -17,7 +17,7 @@ step() {
 step "ruff check" "fix the findings above (ruff's rules are in pyproject.toml)" .venv/bin/ruff check
 step "mypy (strict, micrograd_widget/)" "fix the type errors above" .venv/bin/mypy
 step "JS lint" "fix the findings above (js/eslint.config.js)" npm --prefix js run --silent lint
-step "JS types (tsc)" "fix the type errors above (js/tsconfig.json; the types are JSDoc in the modules)" \
+step "JS types (tsc)" "fix the type errors above (js/tsconfig.json, js/tsconfig.view.json; the types are JSDoc in the modules)" \
     npm --prefix js run --silent typecheck
 
 # setup.sh fingerprinted micrograd_widget/static/ and js/ops.js before and after its build (bundle_fingerprint).

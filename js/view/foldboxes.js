@@ -1,3 +1,4 @@
+// @ts-check
 // What a closed fold box shows live (issue 9, js/svg-contract.md "Live fold box"): a box with one output node (a
 // member used outside the box, or the root) shows that node's data and grad; a box with several shows the largest
 // |grad| among its members. Either way it is filled by its largest-|grad| member's grad on the nodes' colour scale,

@@ -1,3 +1,4 @@
+// @ts-check
 // The inspector panel: one node (op, inputs as links, exact data and grad, scope, "differentiate this
 // node"), a fold box (what it holds), or the numerical gradient check (gradcheck.js's GradcheckPanel).
 
@@ -48,6 +49,7 @@ export class Inspector {
       grad: h("span", { "data-field": "grad" }),
       of: h("span", { className: "mgw-note", "data-role": "grad-of" }),
     };
+    /** @type {[string, Node | string][]} */
     const rows = [
       ["op", h("span", { "data-field": "op", text: opText })],
       ["inputs", inputs],
@@ -201,7 +203,7 @@ export class Inspector {
 
   /** A selector for the inspector's control that has the focus (its role, action or input), or null. */
   focusedControl() {
-    const active = this.el.getRootNode().activeElement;
+    const active = /** @type {Document | ShadowRoot} */ (this.el.getRootNode()).activeElement;
     if (!active || !this.el.contains(active)) return null;
     for (const attr of ["data-action", "data-role", "data-input"]) {
       if (active.hasAttribute(attr)) return `[${attr}="${active.getAttribute(attr)}"]`;

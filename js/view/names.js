@@ -1,3 +1,4 @@
+// @ts-check
 // How the view names nodes, from the compiled tape (spec.js): the hooks' keys, short and long names, formulas.
 
 import { pyRepr } from "../format.js";
