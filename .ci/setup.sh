@@ -47,11 +47,12 @@ extras=$([ "$for_tests" = 1 ] && echo "dev" || echo "demo")
 say "installing micrograd-widget[$extras] into .venv"
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]"
 
-# 3. JavaScript: the widget bundle is built from js/ and committed in micrograd_widget/static/ (with js/ops.js,
-#    generated from ops.py). The build is byte-reproducible, so the files as found and as built are fingerprinted:
-#    the test command fails when they differ (the committed bundle was stale), in a clean clone or not.
+# 3. JavaScript: the widget bundle is built from js/ and committed in micrograd_widget/static/ (with js/ops.js and
+#    js/shared.js, generated from ops.py and shared.py). The build is byte-reproducible, so the files as found and as
+#    built are fingerprinted: the test command fails when they differ (the committed bundle was stale), in a clean
+#    clone or not.
 bundle_fingerprint() {  # a missing file is no error here: it shows as a difference
-    { find micrograd_widget/static js/ops.js -type f -print0 2>/dev/null || true; } | LC_ALL=C sort -z \
+    { find micrograd_widget/static js/ops.js js/shared.js -type f -print0 2>/dev/null || true; } | LC_ALL=C sort -z \
         | xargs -0 -r sha256sum
 }
 command -v npm >/dev/null 2>&1 || die "node and npm are needed to build the widget from js/ (install Node.js 18+)"

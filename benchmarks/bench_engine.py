@@ -1,10 +1,11 @@
 """The training step of micrograd's moons demo, micrograd_widget against PyPI micrograd==0.1.0.
 
 One step = zero_grad, forward over a batch of 100 points (MLP(2,[16,16,1]), SVM max-margin loss
-averaged + 1e-4 * L2), backward, SGD update: about 65,800 nodes. Both engines start from the same
-weights (same seed) and must agree on the loss. Also printed: memory per node (tracemalloc) and the
-cost of replaying the frozen tape (Tape.forward with new leaf values + Tape.backward, and Tape.replay, which
-runs both on one list of the data) against rebuilding the graph, and of freezing it and making its spec.
+averaged + 1e-4 * L2), backward, SGD update: about 65,800 nodes; backward() alone is timed too. Both
+engines start from the same weights (same seed) and must agree on the loss. Also printed: memory per
+node (tracemalloc) and the cost of replaying the frozen tape (Tape.forward with new leaf values +
+Tape.backward, and Tape.replay, which runs both on one list of the data) against rebuilding the graph,
+and of freezing it and making its spec.
 GC stays on, as users run it.
 """
 
@@ -107,6 +108,16 @@ def main() -> None:
         t_ours += time_runs(lambda: step(ours, Value, X, y), REPEATS // ROUNDS)
     (mo, lo), (mt, lt) = summary(t_ours), summary(t_theirs)
 
+    # backward() alone on a built graph (its grads already there, so both engines add to them).
+    ours_root, their_root = loss(ours, Value, X, y), loss(theirs, micrograd.engine.Value, X, y)
+    b_ours: list[float] = []
+    b_theirs: list[float] = []
+    for _ in range(ROUNDS):
+        b_theirs += time_runs(their_root.backward, REPEATS // ROUNDS)
+        b_ours += time_runs(ours_root.backward, REPEATS // ROUNDS)
+    (mbo, lbo), (mbt, lbt) = summary(b_ours), summary(b_theirs)
+    del ours_root, their_root
+
     # Tape replay: freeze once, then replay forward+backward for new leaf values.
     root = loss(ours, Value, X, y)
     tape = Tape.from_value(root)
@@ -120,17 +131,23 @@ def main() -> None:
     def replay_once() -> None:  # what a widget runs per settle, but for writing into the Values
         tape.replay(new_leaves)
 
+    def replay_written() -> None:  # what a widget runs per settle: into the Values too, all or nothing
+        tape.replay(new_leaves, write_back=True)
+
     def rebuild() -> None:
         loss(ours, Value, X, y).backward()
 
     t_replay: list[float] = []
     t_once: list[float] = []
+    t_written: list[float] = []
     t_rebuild: list[float] = []
     for _ in range(ROUNDS):
         t_rebuild += time_runs(rebuild, REPEATS // ROUNDS)
         t_replay += time_runs(replay, REPEATS // ROUNDS)
         t_once += time_runs(replay_once, REPEATS // ROUNDS)
+        t_written += time_runs(replay_written, REPEATS // ROUNDS)
     (mr, lr_), (m1, l1), (mb, lb) = summary(t_replay), summary(t_once), summary(t_rebuild)
+    mw, lw = summary(t_written)
     t_freeze = summary(time_runs(lambda: Tape.from_value(root), 5, warmup=0))[0]
     t_spec = summary(time_runs(tape.spec, 5))[0]
 
@@ -138,6 +155,9 @@ def main() -> None:
     print(f"  micrograd==0.1.0   median {ms(mt)}   min {ms(lt)}")
     print(f"  micrograd_widget   median {ms(mo)}   min {ms(lo)}")
     print(f"  step speed-up      median {mt / mo:5.2f}x    min {lt / lo:5.2f}x   (target >= 5x)")
+    print("backward() alone on the built graph")
+    print(f"  micrograd==0.1.0   median {ms(mbt)}   min {ms(lbt)}")
+    print(f"  micrograd_widget   median {ms(mbo)}   min {ms(lbo)}   ({mbt / mbo:.2f}x faster; min {lbt / lbo:.2f}x)")
     print("memory per node (tracemalloc, forward graph)")
     print(f"  micrograd==0.1.0   {their_bytes / n_theirs:6.0f} B")
     ratio = our_bytes / n_ours / (their_bytes / n_theirs)
@@ -146,6 +166,8 @@ def main() -> None:
     print(f"  rebuild            median {ms(mb)}   min {ms(lb)}")
     print(f"  tape replay        median {ms(mr)}   min {ms(lr_)}   ({mb / mr:.2f}x faster than rebuilding)")
     print(f"  Tape.replay()      median {ms(m1)}   min {ms(l1)}   ({mb / m1:.2f}x; both passes on one list)")
+    print(f"  + write_back=True  median {ms(mw)}   min {ms(lw)}   ({mw / m1:.2f}x Tape.replay(); into the Values, "
+          "all or nothing)")
     print(f"  freezing the tape  median {ms(t_freeze)} (once per graph; {t_freeze / mb:.2f}x the rebuild)")
     print(f"  tape.spec()        median {ms(t_spec)} (once per widget)")
 

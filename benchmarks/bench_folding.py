@@ -44,7 +44,7 @@ from bench_engine import SEED, loss, make_moons  # noqa: E402
 from bench_widget import _SLIDER_FRAMES  # noqa: E402
 from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa: E402
 from browser.mgw_browser.http import StaticServer  # noqa: E402
-from browser.test_folding import lecture_mlp_loss  # noqa: E402
+from builders import lecture_mlp_loss  # noqa: E402
 
 from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.export import save_html  # noqa: E402

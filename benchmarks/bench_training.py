@@ -25,7 +25,8 @@ from common import ms
 
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import DEFAULT_EVERY, MIN_EVERY, TrainingWidget, watch
+from micrograd_widget.training import TrainingWidget, watch
+from micrograd_widget.training_log import DEFAULT_EVERY, MIN_EVERY
 
 ROUNDS = 12
 STEPS_PER_BLOCK = 3

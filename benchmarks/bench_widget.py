@@ -15,8 +15,9 @@ waits for each time such a graph is displayed, explore() and %load_ext included)
 least any live picture of the graph does (freeze it, differentiate it once), and the baseline of the 1,000,000-op
 rows below. Printed with it, for where the time goes: the fold hierarchy alone (fold_tree.build_tree).
 
-An ``opened`` message from a front end listing every box of the moons loss (issue 24: 11-15 s), as the kernel
-handles it (the check, the redraw, the answer to every front end), against the same baseline.
+An ``opened`` message from a front end, as the kernel handles it (the check, the answer to every front end), against
+the same baseline: an Expand of the moons loss's largest box (issue 20: the kernel planned a new picture, 1.9x;
+target <= 0.1x), and one listing every box (issue 24: 11-15 s).
 
 Memory (issue 12), measured first and without a browser: the bytes an open widget costs beyond its graph
 (tracemalloc around GraphWidget(root) after a full GC) on the Decisions' graph (20,000 leaves, sum(x*x),
@@ -52,6 +53,7 @@ from ipywidgets.widgets.widget import _remove_buffers  # noqa: E402
 
 from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.fold_tree import build_tree, check_open  # noqa: E402
+from micrograd_widget.fold_tree import expand as fold_expand  # noqa: E402
 from micrograd_widget.tape import Tape  # noqa: E402
 from micrograd_widget.widget import GraphWidget  # noqa: E402
 
@@ -215,21 +217,26 @@ def construction(name: str, root: Value) -> None:
     print(f"  of which the fold hierarchy     median {ms(mt)}   ({mt / mw:.0%} of the construction)")
 
 
-def opened_message(name: str, root: Value, node_budget: int) -> None:
-    """A front end's ``opened`` listing every box (issue 24: 11-15 s on the moons loss) against
-    ``Tape.from_value(root)`` + ``backward()``: the whole message (check, redraw, answer) as the kernel handles
-    it, the first on a widget (fold_fit's tables made then) and later ones, and the check alone (it was 0.36 s at
-    the default budget, 9.7 s at 1,000: a picture of the graph per box tried)."""
+def opened_message(name: str, root: Value, node_budget: int, expand: bool = False) -> None:
+    """A front end's ``opened`` against ``Tape.from_value(root)`` + ``backward()``: the whole message (check, answer)
+    as the kernel handles it, the first on a widget (fold_fit's tables made then) and later ones, and the check alone.
+    It lists every box (issue 24: 11-15 s on the moons loss; the check was 0.36 s at the default budget, 9.7 s at
+    1,000: a picture of the graph per box tried), or, with ``expand``, what an Expand of the largest closed box sends
+    (issue 20: 1.9x the baseline when the kernel planned a picture for every change; target <= 0.1x)."""
     widget = GraphWidget(root, node_budget=node_budget)
     widget.comm.send = lambda *args, **kwargs: None  # type: ignore[method-assign]  # the kernel's work, not the wire
     tree = widget._fold_tree()
-    every = [g.key for g in tree.groups]
+    if expand:
+        largest = max((g for g in tree.groups if g.parent < 0), key=lambda g: g.count).key
+        asked = fold_expand(widget.tape, tree, [], largest, node_budget)
+    else:
+        asked = [g.key for g in tree.groups]
 
     def message() -> float:
         """Seconds the kernel takes over the message; the open set is put back first, untimed."""
         widget.set_state({"opened": []})
         start = time.perf_counter()
-        widget._handle_msg({"content": {"data": {"method": "update", "state": {"opened": every}}}, "buffers": []})
+        widget._handle_msg({"content": {"data": {"method": "update", "state": {"opened": asked}}}, "buffers": []})
         seconds = time.perf_counter() - start
         assert widget.error == "" and widget.opened, widget.error
         return seconds
@@ -240,10 +247,11 @@ def opened_message(name: str, root: Value, node_budget: int) -> None:
     for _ in range(CONSTRUCTION_ROUNDS):
         t_base += time_runs(lambda: Tape.from_value(root).backward(), CONSTRUCTION_REPEATS)
         t_message += [message() for _ in range(CONSTRUCTION_REPEATS)]
-    check = summary(time_runs(lambda: check_open(widget.tape, tree, every, widget.node_budget), 5))[0]
+    check = summary(time_runs(lambda: check_open(widget.tape, tree, asked, widget.node_budget), 5))[0]
     (mm, lm), (mb, lb) = summary(t_message), summary(t_base)
-    kept = check_open(widget.tape, tree, every, widget.node_budget)
-    print(f"{name}: {len(widget.tape):,} nodes, every one of {len(every):,} boxes asked for, {len(kept)} kept")
+    kept = check_open(widget.tape, tree, asked, widget.node_budget)
+    what = f"an Expand of {asked[0]!r} ({len(asked)} boxes)" if expand else f"every one of {len(asked):,} boxes"
+    print(f"{name}: {len(widget.tape):,} nodes, {what} asked for, {len(kept)} kept")
     print(f"  first opened message            {ms(first)}   (x{first / mb:.2f} the baseline; fold_fit's tables made)")
     print(f"  opened message                  median {ms(mm)}   min {ms(lm)}")
     print(f"  Tape.from_value + backward      median {ms(mb)}   min {ms(lb)}   (baseline, same run)")
@@ -255,6 +263,7 @@ def opened_message(name: str, root: Value, node_budget: int) -> None:
 def main() -> None:
     GraphWidget(_sum_of_squares(10)).close()  # first-use costs (imports, caches) are not a widget's
     moons = moons_loss()
+    opened_message("an Expand (opened message), moons loss, node_budget=250", moons, 250, expand=True)
     for budget in (250, 1000):
         opened_message(f"an all-boxes opened message, moons loss, node_budget={budget}", moons, budget)
     construction("construction, moons loss", moons)

@@ -1,5 +1,6 @@
 // Reproducible build of the browser side into micrograd_widget/static/ (same bytes on every rebuild):
-// 1. js/ops.js regenerated from the Python op table (`python -m micrograd_widget.ops`);
+// 1. js/ops.js regenerated from the Python op table (`python -m micrograd_widget.ops`), js/shared.js from the facts
+//    both languages share (`python -m micrograd_widget.shared`);
 // 2. views.js: both views (widget.js, training.js) in one bundle, with @viz-js/viz's inlined WebAssembly
 //    cut out (its findWasmBinary() asks js/graphviz-wasm.js, which js/loader.js feeds);
 // 3. graphviz.wasm.gz: that WebAssembly, once, gzip'd, and views.css, both views' CSS (micrograd_widget/assets.py
@@ -28,12 +29,14 @@ function writeIfChanged(path, text) {
   writeFileSync(path, text);
 }
 
-const opsModule = execFileSync(python(), ["-W", "ignore::RuntimeWarning", "-m", "micrograd_widget.ops"], {
-  cwd: ROOT,
-  encoding: "utf8",
-  stdio: ["ignore", "pipe", "inherit"],
-});
-writeIfChanged(join(JS, "ops.js"), opsModule);
+for (const [module, file] of [["micrograd_widget.ops", "ops.js"], ["micrograd_widget.shared", "shared.js"]]) {
+  const generated = execFileSync(python(), ["-W", "ignore::RuntimeWarning", "-m", module], {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  writeIfChanged(join(JS, file), generated);
+}
 
 mkdirSync(STATIC, { recursive: true });
 

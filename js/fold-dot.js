@@ -1,7 +1,8 @@
+// @ts-check
 // The DOT of a folded picture in the browser, byte-identical to micrograd_widget/dot.py's write_dot, with the
 // text helpers it needs (text.py's escape, dot.py's quote; js/text.js's cleanText is text.py's clean_text) and the rule for what a closed box
 // shows (dot.py's box_max). js/fold.js decides what the picture holds (pictureFor) and re-exports all of this;
-// its dotFor is writeDot of pictureFor. Held to tests/vectors/fold_*.json by js/fold.test.js.
+// its dotFor is writeDot of pictureFor. Held to tests/vectors/folds/*.json by js/fold.test.js.
 //
 //   writeDot(tape, tree, picture, options) -> string   picture: pictureFor's result; options as fold.js's dotFor
 //
@@ -11,10 +12,12 @@
 // same way (its one output not reached: "grad ·"; its largest |grad| among the members reached, "·" while none is).
 // Without them the DOT is dot.py's, byte for byte.
 //   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n)
-//   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
+//   boxMax(grad, members, out, reachedAt, step) -> node | null   the member whose |grad| a closed box shows and is coloured by
+//   pictureScale(grad, shown, best, out, reachedAt, step) -> scale  the colour scale of a picture (the DOT's and the live one's)
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { FOLD_COLOR, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
 import { cleanText } from "./text.js";
 
 /** @import { Palette } from "./format.js" */
@@ -22,13 +25,6 @@ import { cleanText } from "./text.js";
 /** @import { DotOptions, FoldTree, Picture, PictureBox } from "./fold.js" */
 
 export { cleanText };
-
-export const MAX_LABEL_CHARS = 40;
-export const MAX_TOOLTIP_CHARS = 300;
-export const MAX_SYMBOL_CHARS = 24;
-/** dot.py's colours: NEGATIVE_COLOR, POSITIVE_COLOR, ZERO_COLOR, NONFINITE_COLOR. */
-export const PALETTE = { negative: "#5b9bd5", positive: "#f0913a", zero: "#ffffff", nonfinite: "#bdbdbd" };
-const FOLD_COLOR = "#eeeeee";
 /** What a grad the stepped backward pass has not reached yet shows (view/picture.js paints the same mark). */
 export const NOT_REACHED = "\u00b7";
 
@@ -104,22 +100,49 @@ function nodeLine(name, label, attrs, indent, htmlLabel = false) {
 /**
  * The member of a fold box with the largest |grad|, `out` (the differentiated output) left out, or null: what a
  * closed box's "max |grad|" and colour show (dot.py's box_max). A NaN grad is the largest (as Math.max says), then an
- * infinite one, then the largest finite |grad|; the first in tape order wins a tie. view/foldboxes.js largestGrad is
- * the same rule, per frame.
+ * infinite one, then the largest finite |grad|; the first in tape order wins a tie. While stepping (`reachedAt`,
+ * `step`: the stepper's), a member the backward pass has not reached yet is left out too: null while none is.
  * @param {ArrayLike<number>} grad
  * @param {Iterable<number>} members
  * @param {number} out
+ * @param {ArrayLike<number> | null} [reachedAt]
+ * @param {number} [step]
  * @returns {number | null}
  */
-export function boxMax(grad, members, out) {
+export function boxMax(grad, members, out, reachedAt = null, step = 0) {
   let best = null;
   let bestAbs = -1;
   for (const i of members) {
-    if (i === out) continue;
+    if (i === out || (reachedAt && reachedAt[i] > step)) continue;
     const a = Math.abs(grad[i]);
     if (a > bestAbs || (Number.isNaN(a) && !Number.isNaN(bestAbs))) { best = i; bestAbs = a; } // NaN: beaten by none
   }
   return best;
+}
+
+/**
+ * The colour scale of a picture (dot.py's _scale_of): gradScale over the drawn nodes `shown` and the closed boxes'
+ * largest-|grad| members `best` (boxMax's, null or -1 for none), the differentiated output `out` left out (counted
+ * only as gradScale's fallback, when drawn), and while stepping the nodes not reached yet.
+ * @param {ArrayLike<number>} grad
+ * @param {Iterable<number>} shown
+ * @param {Iterable<number | null>} best
+ * @param {number} out
+ * @param {ArrayLike<number> | null} [reachedAt]
+ * @param {number} [step]
+ * @returns {number}
+ */
+export function pictureScale(grad, shown, best, out, reachedAt = null, step = 0) {
+  /** @type {number[]} */
+  const grads = [];
+  let outputDrawn = false;
+  for (const i of shown) {
+    if (reachedAt && reachedAt[i] > step) continue;
+    if (i === out) outputDrawn = true;
+    else grads.push(grad[i]);
+  }
+  for (const m of best) if (m !== null && m >= 0) grads.push(grad[m]);
+  return gradScale(grads, outputDrawn ? grad[out] : null);
 }
 
 /**
@@ -203,6 +226,19 @@ function legend(scale, precision, palette) {
 }
 
 /**
+ * `map`'s entry for `key`, which writeDot made before asking.
+ * @template K, V
+ * @param {Map<K, V>} map
+ * @param {K} key
+ * @returns {V}
+ */
+function entry(map, key) {
+  const value = map.get(key);
+  if (value === undefined) throw new Error(`writeDot: no entry for ${String(key)}`);
+  return value;
+}
+
+/**
  * The DOT of `pic` (pictureFor's result for an open set), byte-identical to dot.py's write_dot for the same
  * tape numbers. options: { precision = 4, rankdir = "LR", color = true, output = tape.root, data, grad
  * (Float64Arrays, every node's numbers), palette = PALETTE, reachedAt = null, step = 0 }. While stepping,
@@ -212,34 +248,18 @@ function legend(scale, precision, palette) {
  * @param {Tape} tape
  * @param {FoldTree} tree
  * @param {Picture} pic
- * @param {DotOptions} [options]
+ * @param {DotOptions} options
  * @returns {string}
  */
-export function writeDot(tape, tree, pic, options = {}) {
+export function writeDot(tape, tree, pic, options) {
   const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0 } = options;
   const output = options.output ?? tape.root;
   /** @type {(i: number) => boolean} */
   const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
-  /** @type {(b: PictureBox) => number[]} */
-  const reachedMembers = (b) => (reachedAt === null ? b.members : b.members.filter((i) => !unreached(i)));
   const { groups } = tree;
   const folded = pic.boxes.length > 0;
-  let scale = null;
-  if (color) {
-    /** @type {number[]} */
-    const own = [];
-    let outputShown = false;
-    for (const i of pic.shown) {
-      if (unreached(i)) continue;
-      if (i === output) outputShown = true;
-      else own.push(grad[i]);
-    }
-    for (const b of pic.boxes) {
-      const m = boxMax(grad, reachedMembers(b), output);
-      if (m !== null) own.push(grad[m]);
-    }
-    scale = gradScale(own, outputShown ? grad[output] : null);
-  }
+  const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
+  const scale = color ? pictureScale(grad, pic.shown, biggest, output, reachedAt, step) : null;
   /** @type {Record<string, string>} */
   const graphAttrs = { bgcolor: "white", fontname: "Helvetica", fontsize: "11", rankdir };
   if (folded) { graphAttrs.ranksep = "0.25"; graphAttrs.nodesep = "0.2"; }
@@ -256,24 +276,22 @@ export function writeDot(tape, tree, pic, options = {}) {
   const opLabels = new Map();
   for (const i of pic.shown) {
     const where = tree.groupOf[i] >= 0 ? tree.groupOf[i] : -1;
-    held.get(where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette, unreached(i)));
+    entry(held, where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette, unreached(i)));
     const symbol = tape.symbols[i];
     if (symbol && !pic.totals.has(i)) {
       if (!opLabels.has(symbol)) {
         opLabels.set(symbol, [escape(cleanText(symbol, MAX_SYMBOL_CHARS), "dot"), escape(cleanText(symbol, MAX_TOOLTIP_CHARS), "dot")]);
       }
-      const [label, tip] = opLabels.get(symbol);
-      held.get(where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
+      const [label, tip] = entry(opLabels, symbol);
+      entry(held, where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
     }
   }
   const end = rankdir === "LR" ? "\\l" : "";
-  for (const b of pic.boxes) {
+  pic.boxes.forEach((b, k) => {
     // While stepping, as the picture paints a box: its one output not reached yet is "grad ·", and its largest |grad|
     // is among the members reached ("max |grad| ·" while none is); such a box is white and class mgw-unreached.
-    const members = reachedMembers(b);
-    const big = boxMax(grad, members, output);
-    const noneReached = reachedAt !== null && !members.some((i) => i !== output);
-    const away = b.output !== null ? unreached(b.output) : noneReached;
+    const big = biggest[k];
+    const away = b.output !== null ? unreached(b.output) : reachedAt !== null && big === null;
     const numbers = b.output !== null
       ? [`data ${formatNumber(data[b.output], precision)}`, `grad ${away ? NOT_REACHED : formatNumber(grad[b.output], precision)}`]
       : [`max |grad| ${away ? NOT_REACHED : formatNumber(big !== null ? Math.abs(grad[big]) : 0, precision)}`];
@@ -281,21 +299,21 @@ export function writeDot(tape, tree, pic, options = {}) {
       ...numbers.map((x) => escape(x) + end)], rankdir, true);
     const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
     const fill = boxFill(grad, big, scale, palette, reachedAt !== null);
-    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
+    entry(held, groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
       style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
-  }
+  });
   /** @type {Map<number, string>} */
   const clusterId = new Map();
-  for (const c of pic.clusters) { children.get(c.parent).push(c.group); clusterId.set(c.group, c.id); }
+  for (const c of pic.clusters) { entry(children, c.parent).push(c.group); clusterId.set(c.group, c.id); }
   /** @type {(container: number, indent: string) => void} */
   const emit = (container, indent) => {
-    for (const s of held.get(container)) lines.push(indent + s);
-    for (const g of children.get(container)) {
+    for (const s of entry(held, container)) lines.push(indent + s);
+    for (const g of entry(children, container)) {
       const G = groups[g];
-      const attrs = { class: "mgw-cluster", color: "#999999", fontcolor: "#555555", id: clusterId.get(g),
+      const attrs = { class: "mgw-cluster", color: "#999999", fontcolor: "#555555", id: entry(clusterId, g),
         label: escape(cleanText(G.title, MAX_LABEL_CHARS), "dot"), style: "dashed",
         tooltip: escape(cleanText(`${G.title}: ${thousands(G.count)} nodes, opened`, MAX_TOOLTIP_CHARS), "dot") };
-      lines.push(`${indent}\tsubgraph cluster_${clusterId.get(g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
+      lines.push(`${indent}\tsubgraph cluster_${entry(clusterId, g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
       emit(g, indent + "\t");
       lines.push(`${indent}\t}\n`);
     }

@@ -5,7 +5,7 @@
 // (js/folds-contract.md; FoldSpec below); the widget's open set is the trait `opened` (ipywidgets' Widget.open()
 // is a method). The empty open set draws exactly the picture fold.py's planner draws; each open key replaces its
 // box by its members (nodes and child groups), drawn as a labelled Graphviz cluster. Held to
-// tests/vectors/fold_*.json.
+// tests/vectors/folds/*.json.
 //
 // API (pure, no DOM; `tape` is js/spec.js's compileTape(spec); `open` is an array of keys; order never matters;
 // the shapes are the typedefs below):
@@ -22,11 +22,10 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { thousands, writeDot } from "./fold-dot.js";
+import { EDGES_PER_BOX, FOLD_SPEC_VERSION } from "./shared.js";
 
-// Writing the DOT (and its text helpers, the palette, boxMax) is js/fold-dot.js's; re-exported as part of this API.
-export {
-  MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE, boxMax, cleanText, escape, quote, thousands,
-} from "./fold-dot.js";
+// Writing the DOT (and its text helpers, boxMax) is js/fold-dot.js's; re-exported as part of this API.
+export { boxMax, cleanText, escape, quote, thousands } from "./fold-dot.js";
 
 /** @import { Palette } from "./format.js" */
 /** @import { BinaryBuffer, Tape } from "./spec.js" */
@@ -131,9 +130,6 @@ export {
  * @property {ArrayLike<number> | null} [reachedAt] the stepper's steps.reachedAt
  * @property {number} [step] the stepper's k
  */
-
-export const FOLD_SPEC_VERSION = 1;
-export const EDGES_PER_BOX = 3;
 
 // ---------------------------------------------------------------- the hierarchy
 
@@ -318,7 +314,8 @@ export function pictureFor(tape, tree, open) {
 }
 
 /**
- * Per drawn box (index k), its one output node (a member used by a unit outside it), -2 for several, -1 none.
+ * Per drawn box (index k), its one output node (a member used by a unit outside it, or the root: dot.py's _edges),
+ * -2 for several, -1 none.
  * @param {Tape} tape
  * @param {Int32Array} unit
  * @param {number} n
@@ -329,6 +326,7 @@ export function pictureFor(tape, tree, open) {
 function boxOutputs(tape, unit, n, boxOf, count) {
   const { inputStart, inputs } = tape;
   const found = new Int32Array(count).fill(-1);
+  if (unit[tape.root] >= n) found[boxOf[unit[tape.root] - n]] = tape.root;
   for (let i = 0; i < n; i++) {
     const u = unit[i];
     for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {

@@ -144,18 +144,8 @@ export function gradScale(grads, output = null) {
     const a = Math.abs(g);
     if (a > scale && a !== Infinity) scale = a;
   }
-  return scaleOf(scale, output);
-}
-
-/**
- * gradScale's last step, for a caller that found `largest` (the largest finite |grad| of the others) itself.
- * @param {number} largest
- * @param {number | null} [output]
- * @returns {number}
- */
-export function scaleOf(largest, output = null) {
-  if (largest === 0 && output !== null && Number.isFinite(output)) return Math.abs(output);
-  return largest;
+  if (scale === 0 && output !== null && Number.isFinite(output)) return Math.abs(output);
+  return scale;
 }
 
 const HEX = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, "0"));

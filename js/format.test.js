@@ -74,26 +74,26 @@ function toHex(x) {
   return e === 0 ? `${sign}0x0.${m.toString(16).padStart(13, "0")}p-1022` : `${sign}0x1.${m.toString(16).padStart(13, "0")}p${e - 1023}`;
 }
 
-test("gradColor follows dot.grad_color (checked against Python)", () => {
+test("gradColor follows colors.grad_color (checked against Python)", () => {
   const cases = [[0, 1], [1, 1], [-1, 1], [0.25, 1], [-0.01, 2], [3, 2], [NaN, 1], [Infinity, 1], [0.5, 0], [1e-300, 1e300],
     [1, 0.000460397301831561], [-2, 0.5], [0.0002301986509157805, 0.000460397301831561]];
   const venv = join(ROOT, ".venv", "bin", "python");
   const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
   const script =
-    "import json,sys\nfrom micrograd_widget import dot\n" +
-    "p={'negative':dot.NEGATIVE_COLOR,'positive':dot.POSITIVE_COLOR,'zero':dot.ZERO_COLOR,'nonfinite':dot.NONFINITE_COLOR}\n" +
-    "print(json.dumps([p, [dot.grad_color(float(g), float(s)) for g, s in json.load(sys.stdin)]]))";
+    "import json,sys\nfrom micrograd_widget import colors\n" +
+    "p={'negative':colors.NEGATIVE_COLOR,'positive':colors.POSITIVE_COLOR,'zero':colors.ZERO_COLOR,'nonfinite':colors.NONFINITE_COLOR}\n" +
+    "print(json.dumps([p, [colors.grad_color(float(g), float(s)) for g, s in json.load(sys.stdin)]]))";
   let palette, expected;
   try {
     const out = execFileSync(python, ["-c", script], { cwd: ROOT, input: JSON.stringify(cases.map(([g, s]) => [String(g), String(s)])), encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
     [palette, expected] = JSON.parse(out);
   } catch (err) {
-    assert.fail(`the Python reference (micrograd_widget.dot via ${python}) could not run: ${err.message}`);
+    assert.fail(`the Python reference (micrograd_widget.colors via ${python}) could not run: ${err.message}`);
   }
   cases.forEach(([g, s], i) => assert.equal(gradColor(g, s, palette), expected[i], `grad ${g}, scale ${s}`));
 });
 
-test("gradScale leaves out the output and falls back to it, as dot.grad_scale (checked against Python)", () => {
+test("gradScale leaves out the output and falls back to it, as colors.grad_scale (checked against Python)", () => {
   // [grads of the other nodes drawn, the output's grad or null when it is not drawn]
   const saturated = [-0.0002301986509157805, 0.000460397301831561, 0.0002301986509157805, 0, 0.0002301986509157805];
   const cases = [[saturated, 1], [[6, -4, -2, -2, -2, 4], 1], [[], 1], [[0, -0, 0], 1], [[0, NaN, Infinity], -2], [[], null],
@@ -107,14 +107,14 @@ test("gradScale leaves out the output and falls back to it, as dot.grad_scale (c
   const venv = join(ROOT, ".venv", "bin", "python");
   const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
   const script =
-    "import json,sys\nfrom micrograd_widget import dot\n" +
-    "print(json.dumps([dot.grad_scale([float(g) for g in gs], None if o is None else float(o)) for gs, o in json.load(sys.stdin)]))";
+    "import json,sys\nfrom micrograd_widget import colors\n" +
+    "print(json.dumps([colors.grad_scale([float(g) for g in gs], None if o is None else float(o)) for gs, o in json.load(sys.stdin)]))";
   let expected;
   try {
     const input = JSON.stringify(cases.map(([gs, o]) => [gs.map(String), o === null ? null : String(o)]));
     expected = JSON.parse(execFileSync(python, ["-c", script], { cwd: ROOT, input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] }));
   } catch (err) {
-    assert.fail(`the Python reference (micrograd_widget.dot via ${python}) could not run: ${err.message}`);
+    assert.fail(`the Python reference (micrograd_widget.colors via ${python}) could not run: ${err.message}`);
   }
   cases.forEach(([gs, o], i) => assert.equal(gradScale(gs, o), expected[i], `grads ${gs}, output ${o}`));
 });

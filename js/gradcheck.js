@@ -7,13 +7,13 @@
 import { h } from "./dom.js";
 import { formatExp, formatNumber, pyRepr } from "./format.js";
 import { encodeList } from "./codec.js";
+import { GRADCHECK_DEFAULTS, MAX_KERNEL_LEAVES } from "./shared.js";
 import { decodeNumber } from "./spec.js";
 import { forward, replay } from "./tape.js";
 
 export const PAGE_ROWS = 50;
 const SLICE_MS = 12; // browser work per slice before yielding to the page
-const KERNEL_NODE_BUDGET = 500000; // leaves per kernel request ~ this / nodes (each costs two replays)
-export const MAX_KERNEL_LEAVES = 256; // the kernel's cap per request (MAX_GRADCHECK_LEAVES in requests.py)
+const KERNEL_NODE_BUDGET = 500000; // leaves per kernel request ~ this / nodes (each costs two replays); <= MAX_KERNEL_WORK
 const KERNEL_TIMEOUT_MS = 60000;
 
 /** Failing rows first, then the rest, each in leaf order (the order a learner needs to act on). */
@@ -250,9 +250,6 @@ export class GradcheckPanel {
 
 // ------------------------------------------------------------------ the maths (micrograd_widget/gradcheck.py's check_tape and _row)
 
-/** micrograd_widget.gradcheck's defaults: a row passes when |analytic - numeric| <= atol + rtol * |numeric|. */
-export const GRADCHECK_DEFAULTS = Object.freeze({ eps: 1e-6, rtol: 1e-4, atol: 1e-6 });
-
 /**
  * d(output)/d(leaf j) by central differences, (f(x + eps) - f(x - eps)) / 2eps, from two forward replays
  * (`leafValues` is restored; `scratch` is a Float64Array(n) to reuse). `failure` is the node whose op
@@ -282,7 +279,8 @@ export function numericGrad(tape, leafValues, j, output, eps, scratch = new Floa
 }
 
 /**
- * How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py).
+ * How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py):
+ * |analytic - numeric| <= atol + rtol * |numeric|, the tolerances by default gradcheck.py's (GRADCHECK_DEFAULTS).
  * @param {number} analytic
  * @param {number} numeric
  * @param {number} [rtol]

@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { GRADCHECK_DEFAULTS, gradcheckVerdict, kernelChunk, MAX_KERNEL_LEAVES, numericGrad, orderRows } from "./gradcheck.js";
+import { gradcheckVerdict, kernelChunk, numericGrad, orderRows } from "./gradcheck.js";
+import { GRADCHECK_DEFAULTS, MAX_KERNEL_LEAVES, MAX_KERNEL_WORK } from "./shared.js";
 import { replay } from "./tape.js";
 import { compile, lectureL } from "./tapes.fixture.js";
 test("gradcheck rows: failures first, each group in leaf order", () => {
@@ -20,6 +21,12 @@ test("kernel gradcheck requests stay small for large graphs and within the kerne
   assert.equal(kernelChunk(1954), 255);
   assert.equal(kernelChunk(65818), 7);
   assert.equal(kernelChunk(5_000_000), 1);
+});
+
+test("a kernel gradcheck page never goes over the kernel's work limit (requests.py MAX_GRADCHECK_WORK)", () => {
+  for (const n of [1, 7, 1953, 1954, 4000, 65818, 500_001, MAX_KERNEL_WORK]) {
+    assert.ok(kernelChunk(n) * n <= MAX_KERNEL_WORK, `${kernelChunk(n)} leaves x ${n} nodes`);
+  }
 });
 
 // ------------------------------------------------------------------ numerical gradient check

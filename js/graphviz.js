@@ -4,6 +4,7 @@
 
 import { instance } from "@viz-js/viz";
 import { inLayoutWorker, ranOnMain, serveLayouts, workerLayout } from "./layout-worker.js";
+import { LOST_EDGE, NSLIMIT } from "./shared.js";
 
 let viz = null;
 
@@ -18,17 +19,16 @@ export function graphviz() {
   return viz;
 }
 
-// Network simplex (dot's x-coordinate pass) gets at most NSLIMIT iterations per node (a -G default; a DOT's own
-// nslimit wins). Every picture measured lays out byte-identically with it (the lecture's graphs folded, opened and
+// Network simplex (dot's x-coordinate pass) gets at most NSLIMIT (display.py's) iterations per node (a -G default; a
+// DOT's own nslimit wins). Every picture measured lays out byte-identically with it (the lecture's graphs folded, opened and
 // in full, the moons loss folded and with its largest box open); the moons loss after Expand all that fits
 // (5 dense clusters, 888 edges) took ~11 s without it and ~1.4 s with it (node, @viz-js/viz).
-const NSLIMIT = 8;
 
 // dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank; a
 // flat edge touching a record is then dropped ("lost fold3 fold1 edge", the moons loss after Expand all that fits:
 // reported as an error, yet the status is "success" with the edge missing). One global ranking (newrank) has no
-// such edge but lays out large opened pictures 1.5-4x slower: the retry for that error, as the kernel's render_svg.
-const LOST_EDGE = /lost \S+ \S+ edge/;
+// such edge but lays out large opened pictures 1.5-4x slower: the retry for that error (LOST_EDGE), as the kernel's
+// render_svg.
 
 /**
  * Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure (a

@@ -12,13 +12,14 @@
 // waits for any more (an early layout, or a picture replaced since it was sent): that one is dropped the same way.
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
+import { LAYOUT_TIME_LIMIT_MS } from "./shared.js";
 
 const NAME = "micrograd-widget-graphviz";
 const IDLE_MS = 10_000; // a worker with no view left is closed after this long
-// One layout may run this long. Pictures within the node budget lay out in under 3 s here (the moons loss after
+// One layout may run this long (the kernel's dot too: display.py DOT_TIME_LIMIT). Pictures within the node budget lay out in under 3 s here (the moons loss after
 // Expand all that fits: ~1.4 s); a 10x slower machine still finishes them. Past a minute the user is better served
 // by a message (fold more) than by a page whose every later layout, of every view, waits behind this one.
-const JOB_MS = 60_000;
+const JOB_MS = LAYOUT_TIME_LIMIT_MS;
 const limits = { idleMs: IDLE_MS, jobMs: JOB_MS };
 // A view's layout waits this long at most behind one nobody waits for. An early layout of a large picture can take
 // tens of seconds (the moons loss at node_budget=2000: its largest box opened runs past the watchdog), and opening a

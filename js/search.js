@@ -5,6 +5,11 @@
 // symbol or op name ("tanh", "*", "mul"), or by "#id". The index holds every node's strings lowercased once,
 // so a keystroke is one pass of `includes` over the graph (65,818 nodes: a few ms; see search.bench.mjs).
 
+import { cleanText } from "./text.js";
+
+/** How much of what was typed the status line quotes (a 100,000-character paste is cut to this, with "…"). */
+export const QUOTED_CHARS = 60;
+
 /** @import { Tape } from "./spec.js" */
 
 /**
@@ -126,4 +131,17 @@ export function search(index, typed) {
     at += b.length;
   }
   return out;
+}
+
+/** The search box's status line for what was typed and its `n` matches: empty for an empty box; the query
+ * quoted only when nothing matches, cleaned and cut to QUOTED_CHARS (as any user string the view shows).
+ * @param {string | null | undefined} typed
+ * @param {number} n
+ * @returns {string}
+ */
+export function findStatus(typed, n) {
+  const text = String(typed ?? "").trim();
+  if (!text) return "";
+  if (n === 0) return `No node matches \u201c${cleanText(text, QUOTED_CHARS)}\u201d.`;
+  return `${n.toLocaleString("en-US")} ${n === 1 ? "node matches" : "nodes match"}: press Enter to show ${n === 1 ? "it" : "the first"}.`;
 }

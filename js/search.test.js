@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { compileTape } from "./spec.js";
-import { RANK, dottedName, matchRank, parseQuery, search, searchIndex } from "./search.js";
+import { QUOTED_CHARS, RANK, dottedName, findStatus, matchRank, parseQuery, search, searchIndex } from "./search.js";
 
 const OPS = [
   { name: "mul", symbol: "*", arity: 2, builtin: true },
@@ -96,4 +96,18 @@ test("matchRank is the one rule the leaf filter uses", () => {
   assert.equal(matchRank(index, 5, parseQuery("tanh")), RANK.op);
   assert.deepEqual(parseQuery(" #12 "), { text: "#12", id: 12 });
   assert.deepEqual(parseQuery("#1a"), { text: "#1a", id: null });
+});
+
+test("the status line quotes what was typed cut to 60 characters, never a pasted 100k whole (issue 24, defect 10)", () => {
+  assert.equal(QUOTED_CHARS, 60);
+  const pasted = "w".repeat(100_000);
+  const said = findStatus(pasted, 0);
+  assert.equal(said, `No node matches \u201c${"w".repeat(59)}\u2026\u201d.`);
+  assert.equal(findStatus("  tanh  ", 0), "No node matches \u201ctanh\u201d.");
+  assert.equal(findStatus("x".repeat(60), 0), `No node matches \u201c${"x".repeat(60)}\u201d.`); // 60 fit whole
+  assert.equal(findStatus("a\nb", 0), "No node matches \u201ca \u21b5 b\u201d."); // cleaned as every user string
+  assert.equal(findStatus("   ", 0), "");
+  assert.equal(findStatus("", 3), "");
+  assert.equal(findStatus(pasted, 1), "1 node matches: press Enter to show it.");
+  assert.equal(findStatus("w", 12345), "12,345 nodes match: press Enter to show the first.");
 });

@@ -6,6 +6,7 @@
 // the raw spec. Nothing here recurses.
 
 import { OPS_BY_NAME } from "./ops.js";
+import { SPEC_VERSION } from "./shared.js";
 
 // ------------------------------------------------------------------ the wire format (js/spec-contract.md)
 
@@ -80,9 +81,6 @@ import { OPS_BY_NAME } from "./ops.js";
  * @property {string[]} unsupported the user-defined ops' names
  * @property {number} opaque the first node built by hand outside the op table, or -1
  */
-
-/** The spec version this decode reads (tape.py's SPEC_VERSION). */
-export const SPEC_VERSION = 2;
 
 // ------------------------------------------------------------------ numbers and buffers
 

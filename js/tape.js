@@ -53,18 +53,6 @@ export function backward(tape, data, output = tape.root, grad = new Float64Array
 }
 
 /**
- * The leaf values of `data` in `tape.leaves` order.
- * @param {Tape} tape
- * @param {ArrayLike<number>} data
- * @returns {Float64Array}
- */
-export function leafValuesOf(tape, data) {
-  const out = new Float64Array(tape.leaves.length);
-  for (let j = 0; j < out.length; j++) out[j] = data[tape.leaves[j]];
-  return out;
-}
-
-/**
  * Forward then backward: `{data, grad, failure}` for new leaf values and an output node.
  * @param {Tape} tape
  * @param {ArrayLike<number>} leafValues

@@ -14,7 +14,7 @@ import { ModelListeners } from "./listen.js";
 import { boxesById, layoutPicture, makeFocusable, svgElement as s, textNode } from "./svg.js";
 import { swatch } from "./swatch.js";
 import { decodeNumber } from "./spec.js";
-import { formatNumber, gradColor, pyRepr } from "./format.js";
+import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 import { TICKS, curvePath, drawable, logTicks, lossDomain, niceTicks, shortNumber } from "./curve.js";
 
 const WIDTH = 640;
@@ -257,8 +257,7 @@ class TrainingView {
     const b = this.bound;
     if (b) {
       const norms = neuronNorms(grads, this.units);
-      let scale = 0;
-      for (const x of norms) if (Number.isFinite(x) && x > scale) scale = x;
+      const scale = gradScale(norms);
       const precision = this.model.get("precision");
       for (let k = 0; k < this.units.length; k++) {
         const text = formatNumber(norms[k], precision);
@@ -356,11 +355,7 @@ class TrainingView {
   fillInspector() {
     const k = this.inspected;
     if (k === null || !this.grads) return;
-    let scale = 0;
-    for (const row of this.rows) {
-      const g = Math.abs(this.grads[row.i]);
-      if (Number.isFinite(g) && g > scale) scale = g;
-    }
+    const scale = gradScale(this.rows.map((row) => this.grads[row.i]));
     for (const row of this.rows) {
       const g = this.grads[row.i];
       row.dataCell.textContent = pyRepr(this.data[row.i]);

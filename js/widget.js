@@ -7,7 +7,7 @@
 // other node has it, else its node id.
 //
 // The parts, one job each:
-//   view/drawing.js    what the picture draws (folded or the kernel's DOT), laid out once per picture; fold actions
+//   view/drawing.js    what the picture draws (js/fold.js's DOT, folded or whole), laid out once per picture; fold actions
 //   view/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place
 //   view/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout)
 //   view/download.js   export the picture as shown: SVG, PNG (2x, less when too large), DOT
@@ -32,6 +32,7 @@ import { NodeNames } from "./view/names.js";
 import { Picture } from "./view/picture.js";
 import { Leaves, SETTLE_MS } from "./view/leaves.js";
 import { Inspector } from "./view/inspector.js";
+import { PALETTE } from "./shared.js";
 import { Folding } from "./view/folding.js";
 import { Drawing } from "./view/drawing.js";
 import { Search } from "./view/search.js";
@@ -129,22 +130,19 @@ class GraphWidgetView {
     on("change:data", () => this.onKernelNumbers());
     on("change:grad", () => this.onKernelNumbers());
     on("change:error", () => this.onKernelError());
-    // A folded picture is the view's own (js/fold.js writes its DOT from the open set and view/drawing.js's
-    // drawOptions()): it is laid out again when one of those traits changes. The kernel's `dot` (Python redraws it on
-    // every change of `opened` and of a drawing option, for the static picture) is drawn only when the graph does not
-    // fold; there a new one follows each option. The output is marked in place (markOutput), as without folding.
-    const folded = () => this.folding && this.drawing.relayout();
+    // Every picture is the view's own (js/fold.js writes its DOT from `folds`, the open set and view/drawing.js's
+    // drawOptions()): it is laid out again when one of those traits changes. The output is marked in place
+    // (markOutput).
     on("change:precision", () => {
       this.repaint();
-      folded();
+      this.drawing.relayout();
     });
     on("change:color", () => {
       this.fillLegend();
       this.repaint();
-      folded();
+      this.drawing.relayout();
     });
-    on("change:rankdir", folded);
-    on("change:dot", () => this.folding || this.drawing.layout());
+    on("change:rankdir", () => this.drawing.relayout());
     on("change:opened", () => this.folding && this.folding.receive() && this.drawing.relayout());
     on("change:folds", () => {
       if (this.folding) this.folding.stopEarly(); // its early layouts are of the old hierarchy
@@ -217,14 +215,12 @@ class GraphWidgetView {
   }
 
   fillLegend() {
-    const palette = (this.model.get("view") || {}).palette || {};
-    fillLegend(this.legend, palette, this.model.get("color") !== false);
-    const folds = (this.model.get("view") || {}).folds;
-    if (this.folding || (folds && folds.length)) {
+    fillLegend(this.legend, PALETTE, this.model.get("color") !== false);
+    if (this.folding) {
       this.legend.append(h("span", { "data-role": "fold-legend", text: " A dashed box is folded: it says how many nodes it "
         + "holds and, when one of them is its output, that node's data and grad, else max |grad|, the largest |grad| "
         + "inside it; its fill is that largest grad's colour, on the same scale as the nodes."
-        + (this.folding ? " Double-click it (or press + on it) to open it in place; - closes it again." : "") }));
+        + " Double-click it (or press + on it) to open it in place; - closes it again." }));
     }
   }
 

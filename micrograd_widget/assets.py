@@ -1,8 +1,9 @@
 """The shared assets model: the views' code and Graphviz's WebAssembly, once per kernel, not once per widget.
 
-Every GraphWidget and TrainingWidget carries only a small loader as its ``_esm`` (static/loader.js) and a
-reference to one :class:`Assets` model (trait ``_mgw_assets``, ``"IPY_MODEL_<id>"``); the loader fetches the
-model from the widget manager, imports the views once per page and renders the view named by ``_mgw_view``.
+Every GraphWidget and TrainingWidget (both :class:`AssetsWidget`) carries only a small loader as its ``_esm``
+(static/loader.js) and a reference to one :class:`Assets` model (trait ``_mgw_assets``, ``"IPY_MODEL_<id>"``); the
+loader fetches the model from the widget manager, imports the views once per page and renders the view named by
+``_mgw_view``.
 A notebook saved with its widget state thus stores the heavy code once, however many widgets it shows.
 js/assets-contract.md is the interface (traits, encodings, the fallback message) for the front ends.
 
@@ -25,10 +26,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import ipywidgets
 import traitlets
 
-__all__ = ["ASK_INTERVAL", "Assets", "assets_reference", "answer_request", "loader_esm", "shared_assets"]
+__all__ = ["ASK_INTERVAL", "Assets", "AssetsWidget", "assets_reference", "answer_request", "loader_esm",
+           "shared_assets"]
 
 ASK_INTERVAL = 5.0  # seconds: a widget's view is sent the assets at most once in this time
 
@@ -133,3 +136,18 @@ def answer_request(widget: Any, content: Any, _buffers: Any) -> None:
         return
     _answered[widget] = now
     widget.send({"type": "assets", "digest": digest, "css": css}, buffers=[code, wasm])
+
+
+class AssetsWidget(anywidget.AnyWidget):
+    """The header GraphWidget and TrainingWidget share: the loader as ``_esm``, the shared assets model, and the
+    answer to the view's request for them. A subclass declares ``_mgw_view``, the name of the view it renders."""
+
+    # Read once as strings: a Path would tie every instance to anywidget's class-level file watcher, which never
+    # lets go of it (nor of the graph or model it holds).
+    _esm = loader_esm()
+    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
+    _mgw_assets = assets_reference()
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.on_msg(answer_request)

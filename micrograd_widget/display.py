@@ -21,12 +21,14 @@ from typing import Any
 
 import graphviz
 
-from .dot import MAX_LABEL_CHARS, GraphView, clean_text, escape, format_number, grad_color, graph_view
+from .colors import grad_color
+from .dot import GraphView, graph_view
 from .engine import Value
 from .files import replace_file, writable_path
 from .fold_tree import FoldTree
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
+from .text import MAX_LABEL_CHARS, clean_text, escape, format_number
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
            "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES", "DOT_TIME_LIMIT"]
@@ -40,22 +42,23 @@ INSTALL_HINT = (
 MAX_SVG_BYTES = 2_500_000
 
 
-# Network simplex gets at most this many iterations per node, as in the browser (js/graphviz.js NSLIMIT, a
-# default a DOT's own nslimit overrides): the moons loss after Expand all that fits took minutes in Debian's
+# Network simplex gets at most this many iterations per node, as in the browser (js/graphviz.js, from js/shared.js;
+# a default a DOT's own nslimit overrides): the moons loss after Expand all that fits took minutes in Debian's
 # dot 2.43 without it and ~4 s with it; of 24 pictures of the fold vectors (default and expanded, at their
 # budget and at 250), 23 lay out byte-identically with and without it.
 NSLIMIT = 8
 # dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank;
 # Graphviz 2.43 (Debian's) then fails on such a flat edge touching a record ("Error: lost fold3 fold1 edge", the
 # moons loss after Expand all that fits). One global ranking (newrank) has no such edge, but lays out large
-# opened pictures 1.5-4x slower, so it is the retry for that error, not the default (js/graphviz.js does the same).
-_LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
+# opened pictures 1.5-4x slower, so it is the retry for that error, not the default (js/graphviz.js does the same,
+# with this pattern: js/shared.js).
+LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
 
 
 # dot may run this long on one picture (its newrank retry included), then it is stopped, as the browser stops its
-# layout (js/layout-worker.js JOB_MS, 60 s): at the default node budget a picture lays out in a few seconds, and the
-# moons loss at node_budget=2000 after Expand all that fits ran for minutes in Debian's dot 2.43 and froze the kernel.
-# Read when a layout starts; tests set it lower.
+# layout (js/layout-worker.js, with this limit: js/shared.js): at the default node budget a picture lays out in a
+# few seconds, and the moons loss at node_budget=2000 after Expand all that fits ran for minutes in Debian's dot 2.43
+# and froze the kernel. Read when a layout starts; tests set it lower.
 DOT_TIME_LIMIT = 60.0  # seconds
 _DOT = ["dot", "-Kdot", "-Tsvg"]  # what graphviz.Source(...).pipe(format="svg") runs
 
@@ -71,7 +74,7 @@ def render_svg(view: GraphView) -> str:
     try:
         return _pipe(f"{head}\n\tgraph [nslimit={NSLIMIT}]\n{body}", deadline, limit)
     except graphviz.CalledProcessError as err:
-        if not _LOST_EDGE.search(str(err.stderr or "")):
+        if not LOST_EDGE.search(str(err.stderr or "")):
             raise
     return _pipe(f"{head}\n\tgraph [newrank=true nslimit={NSLIMIT}]\n{body}", deadline, limit)
 
@@ -145,8 +148,8 @@ def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = D
 def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = None, *,
                     table_if_stopped: bool = True) -> dict[str, str]:
     """A picture already planned (``graph_view``) as ``tape_mimebundle`` shows it; ``table()`` (default: ``view``)
-    is the picture a table is drawn from. A widget's fallback passes the picture it drew for its view, kept without
-    its fold boxes' members (~38 B per node), and plans it again only for a table (planning took ~1 s at
+    is the picture a table is drawn from. A widget's fallback passes its static picture (planned once per state), kept
+    without its fold boxes' members (~38 B per node), and plans it again only for a table (planning took ~1 s at
     1,000,000 nodes). ``table_if_stopped=False`` raises render_svg's ``TimeoutError`` instead of showing the table
     when dot ran past ``DOT_TIME_LIMIT`` (save_html: the page's view would be stopped laying it out too)."""
     full = table or (lambda: view)

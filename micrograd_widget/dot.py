@@ -6,9 +6,8 @@ budget and writes the DOT, which Graphviz lays out, either the kernel's ``dot`` 
 compiled to WebAssembly in the browser (the widget). The ids and classes of the SVG that comes out are a
 contract with the JS view and the tests: js/svg-contract.md. A folded picture stacks a box's fields
 across the direction of flow (top to bottom when ``rankdir="LR"``) and sets ranks closer, so the summary
-fits a screen at a readable size. The text helpers (``clean_text``, ``escape``, ``format_number``) live in
-text.py and the grad colours (``grad_scale``, ``grad_color``, the palette) in colors.py; this module re-exports
-them, its public names unchanged.
+fits a screen at a readable size. The text helpers (``clean_text``, ``escape``, ``format_number``) are text.py's,
+the grad colours (``grad_scale``, ``grad_color``, the palette) colors.py's.
 """
 
 from __future__ import annotations
@@ -20,29 +19,15 @@ from typing import Any
 
 import graphviz
 
-from .colors import FOLD_COLOR, NEGATIVE_COLOR, NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color, grad_scale
+from .colors import FOLD_COLOR, ZERO_COLOR, grad_color, grad_scale
 from .engine import Value, topological_order
-from .fold import EDGES_PER_BOX, MIN_LEAF_GROUP, MIN_SUM_TERMS, Fold
+from .fold import Fold
 from .fold_tree import FoldTree, Picture, build_tree, picture
-from .options import (
-    DEFAULT_OPTIONS,
-    MAX_NODE_BUDGET,
-    MAX_PRECISION,
-    MIN_NODE_BUDGET,
-    MIN_PRECISION,
-    RANKDIRS,
-    check_option,
-)
+from .options import check_option
 from .tape import Tape
 from .text import MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number
 
-__all__ = [
-    "trace", "draw_dot", "graph_view", "GraphView", "Fold", "escape", "clean_text", "format_number",
-    "grad_color", "grad_scale", "check_option", "DEFAULT_OPTIONS", "RANKDIRS",
-    "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET", "MAX_LABEL_CHARS", "MIN_SUM_TERMS",
-    "MIN_LEAF_GROUP", "EDGES_PER_BOX",
-    "NEGATIVE_COLOR", "POSITIVE_COLOR", "ZERO_COLOR", "NONFINITE_COLOR",
-]
+__all__ = ["trace", "draw_dot", "graph_view", "GraphView"]
 
 
 # ---------------------------------------------------------------- the lecture's API
@@ -122,8 +107,8 @@ def box_max(grad: Sequence[float], members: Iterable[int], out: int) -> int | No
     box's "max |grad|" and its colour show (js/svg-contract.md "Live fold box"). A nan grad is the largest (the
     max of numbers one of which is not a number is nan, as numpy's max and JavaScript's Math.max say), then an
     infinite one (the box truly holds max |grad| = inf), then the largest finite |grad|; the first in tape order
-    wins a tie. None when no member is counted. js/fold-dot.js boxMax and js/view/foldboxes.js largestGrad
-    (the live picture) are the same rule."""
+    wins a tie. None when no member is counted. js/fold-dot.js boxMax is the same rule (the browser's DOT and
+    its live picture, js/view/box-numbers.js)."""
     best, best_abs = None, -1.0
     for i in members:
         if i != out:
@@ -333,9 +318,9 @@ def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, lis
            totals: dict[int, str], unit: Sequence[int], outputs: dict[int, int | None]) -> dict[tuple[str, str], None]:
     """The picture's edges (tail, head), once each: into a node's op ellipse (or its Σ box), from the
     ellipse to the node, and into fold boxes (id, unit, members) from what feeds their members. Every tape edge
-    is looked at once, so ``outputs`` learns on the way each box's one output node (the only
-    member used by a unit outside it; None when there are several). A node's name is ``n<id>`` when it is
-    drawn, else its box's id."""
+    is looked at once, so ``outputs`` learns on the way each box's one output node (the only member used by a
+    unit outside it, or the root; None when there are several; js/fold.js boxOutputs). A node's name is
+    ``n<id>`` when it is drawn, else its box's id."""
     inputs, symbols, n = tape.inputs, tape.symbols, len(tape)
 
     def name(u: int) -> str:
@@ -346,6 +331,8 @@ def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, lis
             outputs[b] = c
         elif outputs[b] != c:
             outputs[b] = None
+    if unit[tape.root] >= n:
+        outputs[unit[tape.root]] = tape.root
     edges: dict[tuple[str, str], None] = {}
     for i in shown:
         head = totals.get(i) or (f"n{i}_op" if symbols[i] else name(i))

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import numbers
 import weakref
-from collections.abc import Callable, Iterable
-from operator import attrgetter
-from typing import Any
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 from .ops import OPS_BY_NAME, Op, op_symbol
+from .text import short
 
 __all__ = ["Value", "topological_order", "scope", "current_scope"]
 
@@ -262,13 +263,18 @@ class Value:
         """
         grad = _check_number(grad, "backward(grad=...)")
         topo = topological_order(self)
-        # A fresh pass needs zero grads to start from; keep whatever was there and add it back after.
-        earlier = list(map(_get_grad, topo)) if any(map(_get_grad, topo)) else None
-        if earlier is not None:
-            for v in topo:
-                v.grad = 0.0
-        self.grad = grad
+        earlier = [v.grad for v in topo]
         try:
+            array("d", earlier)  # every grad a real number: checked in C before anything changes
+        except (TypeError, OverflowError):
+            _refuse_grads(topo, earlier)
+        # A fresh pass needs zero grads to start from; keep whatever was there and add it back after.
+        fresh = not any(earlier)
+        try:
+            if not fresh:
+                for v in topo:
+                    v.grad = 0.0
+            self.grad = grad
             for v in reversed(topo):
                 code = v._code
                 if code is None:
@@ -285,14 +291,15 @@ class Value:
                     da, db = code.local_grad(a.data, b.data, v._k, v.data)
                     a.grad += da * g
                     b.grad += db * g
+            if not fresh:
+                for v, before in zip(topo, earlier):
+                    v.grad += before
         except BaseException:
-            # A custom op's local_grad raised, or the user interrupted: put every grad back as it was.
-            for v, before in zip(topo, earlier if earlier is not None else [0.0] * len(topo)):
+            # A custom op's local_grad raised, a hand-made _backward broke a grad, or the user interrupted:
+            # all or nothing, so every grad goes back to what it was.
+            for v, before in zip(topo, earlier):
                 v.grad = before
             raise
-        if earlier is not None:
-            for v, before in zip(topo, earlier):
-                v.grad += before
 
     def zero_grad(self) -> None:
         """Set ``grad`` to 0 on every node of the graph that ends here."""
@@ -400,7 +407,6 @@ class Value:
         return explore(self)
 
 
-_get_grad = attrgetter("grad")
 _WRITTEN_PLAINLY: weakref.WeakSet[Value] = weakref.WeakSet()  # inner nodes a pickle writes after their inputs
 
 
@@ -408,6 +414,28 @@ def _blank_value(*before: list[Value]) -> Value:
     """A new node for pickle to fill in (after the nodes ``before`` it, when it lists them, are loaded)."""
     out: Value = _new(Value)
     return out
+
+
+def _refuse_grads(topo: list[Value], grads: Sequence[object]) -> NoReturn:
+    """The TypeError for a graph with a ``.grad`` that is not a real number, naming the first such node."""
+    bad = [i for i, g in enumerate(grads) if not _is_real(g)]
+    i = bad[0] if bad else 0
+    v = topo[i]
+    name = f"node {short(v.label)}" if v.label else (f"a {short(v._op)} node" if v._op else "an unlabelled leaf")
+    more = f" ({len(bad) - 1:,} other nodes too)" if len(bad) > 1 else ""
+    raise TypeError(f"backward(): {name} (node {i} of {len(topo):,} in topological order, data "
+                    f"{short(v.data)}) has grad {short(grads[i])} ({type(grads[i]).__name__}){more}, "
+                    "not a real number a float can hold; no grad was changed: set it to a number "
+                    "(root.zero_grad() zeroes every grad) and call backward() again")
+
+
+def _is_real(x: object) -> bool:
+    """True when ``x`` converts to a float as a grad must (the check ``backward()`` makes in C for all at once)."""
+    try:
+        array("d", (x,))  # type: ignore[type-var]  # the check: does array take it as a float
+    except (TypeError, OverflowError):
+        return False
+    return True
 
 
 def _node(data: float, a: Value, b: Value | None, code: Op, op: str, k: float | None = None) -> Value:

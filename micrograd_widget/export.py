@@ -18,10 +18,10 @@ from typing import Any
 from ipywidgets.embed import dependency_state, embed_data, escape_script
 
 from .display import svg_html, view_mimebundle
-from .dot import escape
 from .engine import Value
 from .files import replace_file, writable_path
 from .tape import Tape
+from .text import escape
 from .widget import GraphWidget
 
 __all__ = ["save_html"]

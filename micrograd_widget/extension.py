@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from traitlets import Bool, Int, TraitError, TraitType, Unicode, validate
 from traitlets.config import Configurable
@@ -29,13 +29,44 @@ from traitlets.config import Configurable
 from . import options as _options
 from .cell_outputs import CellOutputs
 from .display import value_mimebundle
-from .options import DRAWING_OPTIONS, OPTIONS, VIEWS, current_options
+from .options import DRAWING_OPTIONS, OPTIONS
 from .widget import explore
 
-__all__ = ["MicrogradWidget", "load_ipython_extension", "unload_ipython_extension", "current_options", "VIEWS"]
+__all__ = ["MicrogradWidget", "load_ipython_extension", "unload_ipython_extension"]
 
 _TYPE = ("micrograd_widget.engine", "Value")
-_TRAITS: dict[type, type[TraitType[Any, Any]]] = {int: Int, str: Unicode, bool: Bool}
+
+
+def _refusal(name: str, value: Any) -> TraitError | None:
+    """options.py's error for ``value`` as option ``name``, naming the Configurable (what ``%config`` users
+    typed), or None when the option takes it."""
+    try:
+        _options.check_option(name, value)
+    except ValueError as err:
+        return TraitError(f"MicrogradWidget.{err}")
+    return None
+
+
+class _Said(TraitType[Any, Any]):
+    """A trait whose type errors are options.py's too, saying what is allowed (traitlets' own say only
+    "expected an int")."""
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        try:
+            return super().validate(obj, value)  # type: ignore[misc]  # Int, Unicode and Bool (_said) each have one
+        except TraitError:
+            refusal = _refusal(str(self.name), value)
+            if refusal is None:
+                raise
+            raise refusal from None
+
+
+def _said(base: type[TraitType[Any, Any]]) -> type[TraitType[Any, Any]]:
+    """``base`` (Int, Unicode or Bool) with options.py's messages, under its own name (``%config`` lists it)."""
+    return cast("type[TraitType[Any, Any]]", type(base.__name__, (_Said, base), {}))
+
+
+_TRAITS: dict[type, type[TraitType[Any, Any]]] = {int: _said(Int), str: _said(Unicode), bool: _said(Bool)}
 
 
 def _trait(name: str) -> TraitType[Any, Any]:
@@ -57,11 +88,12 @@ class MicrogradWidget(Configurable):
 
     @validate(*OPTIONS)
     def _check(self, proposal: Any) -> Any:
-        """options.py's check, its message naming the Configurable (what ``%config`` users typed)."""
-        try:
-            return _options.check_option(proposal["trait"].name, proposal["value"])
-        except ValueError as err:
-            raise TraitError(f"MicrogradWidget.{err}") from None
+        """options.py's check (normalising, e.g. rankdir upper-cased), its message naming the Configurable."""
+        name, value = proposal["trait"].name, proposal["value"]
+        refusal = _refusal(name, value)
+        if refusal is not None:
+            raise refusal
+        return _options.check_option(name, value)
 
     def drawing_options(self) -> dict[str, Any]:
         """precision, rankdir, node_budget, color: the keyword arguments of every drawing function."""

@@ -42,8 +42,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .fold_boxes import (
-    MIN_LEAF_GROUP,
-    MIN_SUM_TERMS,
     Box,
     FoldKind,
     SumTree,
@@ -58,7 +56,7 @@ from .fold_boxes import (
 )
 from .tape import Tape
 
-__all__ = ["Fold", "FoldKind", "Plan", "plan", "EDGES_PER_BOX", "MIN_SUM_TERMS", "MIN_LEAF_GROUP"]
+__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
 
@@ -70,7 +68,7 @@ class Fold:
     or the nodes farthest from the output (``"distance"``). ``note`` says what the box holds; ``total``
     is, for a Σ box, the tape node holding the sum (when that node is drawn in full, the box feeds it in
     place of its '+'); ``key`` is its key in the fold hierarchy (fold_tree.py), what an open set lists;
-    ``output`` is its one output node (the only member used outside the box), None when it has several."""
+    ``output`` is its one output node (the only member used outside the box, or the root), None when it has several."""
 
     id: str
     title: str

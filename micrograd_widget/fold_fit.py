@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, chain, repeat
 from operator import sub
 from typing import TYPE_CHECKING
@@ -24,13 +24,27 @@ from .tape import Tape
 if TYPE_CHECKING:
     from .fold_tree import FoldTree
 
-__all__ = ["FitBase", "OpenSetFit"]
+__all__ = ["FitBase", "Opening", "OpenSetFit"]
+
+
+@dataclass(frozen=True)
+class Opening:
+    """What opening one group (its parent open, its children closed) does, whatever else is open: its members and
+    their units once it is open, how many distinct edges join two of those units, and the edges that cross its
+    border as (outside node, unit inside) and (unit inside, outside node) pairs, each once."""
+
+    members: array[int]
+    units: array[int]
+    internal: int
+    inward: list[tuple[int, int]]
+    outward: list[tuple[int, int]]
 
 
 @dataclass(frozen=True)
 class FitBase:
     """What every fit on one tree starts from: the default picture's units, unit count and edge count, the nodes
-    each group holds directly, and each node's consumers (both in CSR form)."""
+    each group holds directly, and each node's consumers (both in CSR form); ``openings``, per group tried, its
+    Opening (a front end's next Expand of a box costs its border, not its members)."""
 
     unit: array[int]
     units: int
@@ -39,6 +53,7 @@ class FitBase:
     direct: array[int]
     consumer_start: array[int]
     consumers: array[int]
+    openings: dict[int, Opening] = field(default_factory=dict)
 
 
 def fit_base(tape: Tape, tree: FoldTree) -> FitBase:
@@ -97,33 +112,47 @@ class OpenSetFit:
                 stack.extend(tree.groups[h].children)
         return new
 
-    def open(self, g: int) -> bool:
-        """Open ``g`` if the picture then has at most ``budget`` units and ``limit`` edges; else change nothing."""
-        group = self.tree.groups[g]
-        units = self.units + len(group.children) + group.nodes - 1
-        if units > self.budget:
-            return False
-        new, unit, gu = self._members(g), self.unit, self.tree.n + g
+    def _opening(self, g: int) -> Opening:
+        """Group ``g``'s Opening, worked out the first time it is tried on this tree and kept with it."""
+        found = self.base.openings.get(g)
+        if found is not None:
+            return found
+        new = self._members(g)
         starts, flat = self.tape.starts, self.tape.flat
         cs, consumers = self.base.consumer_start, self.base.consumers
-        gone: set[tuple[int, int]] = set()      # pairs with the box's unit: only edges at its members make them
-        made: set[tuple[int, int]] = set()      # pairs with a unit inside it: the same edges, and only those
+        internal: set[tuple[int, int]] = set()
+        inward: set[tuple[int, int]] = set()
+        outward: set[tuple[int, int]] = set()
         for x, ux in new.items():
             for c in flat[starts[x]:starts[x + 1]]:
                 uc = new.get(c)
                 if uc is None:
-                    gone.add((unit[c], gu))
-                    made.add((unit[c], ux))
+                    inward.add((c, ux))
                 elif uc != ux:
-                    made.add((uc, ux))
+                    internal.add((uc, ux))
             for y in consumers[cs[x]:cs[x + 1]]:
                 if y not in new:
-                    gone.add((gu, unit[y]))
-                    made.add((ux, unit[y]))
-        edges = self.edges - len(gone) + len(made)
+                    outward.add((ux, y))
+        found = Opening(array("i", new), array("i", new.values()), len(internal), sorted(inward), sorted(outward))
+        self.base.openings[g] = found
+        return found
+
+    def open(self, g: int) -> bool:
+        """Open ``g`` if the picture then has at most ``budget`` units and ``limit`` edges; else change nothing. The
+        pairs with the box's unit go (only edges across its border make them); the border's edges now join the
+        units inside to the units outside, and the edges inside join the units inside."""
+        group = self.tree.groups[g]
+        units = self.units + len(group.children) + group.nodes - 1
+        if units > self.budget:
+            return False
+        opening, unit = self._opening(g), self.unit
+        # the box's pairs: (unit outside, box) by that unit, (box, unit outside) by -1 - that unit
+        gone = {unit[c] for c, _ in opening.inward} | {-1 - unit[y] for _, y in opening.outward}
+        made = {(unit[c], ux) for c, ux in opening.inward} | {(ux, unit[y]) for ux, y in opening.outward}
+        edges = self.edges - len(gone) + len(made) + opening.internal
         if edges > self.limit:
             return False
-        for x, ux in new.items():
+        for x, ux in zip(opening.members, opening.units):
             unit[x] = ux
         self.units, self.edges = units, edges
         return True

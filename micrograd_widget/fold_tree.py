@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .fold import EDGES_PER_BOX, Plan, plan
-from .fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS, FoldKind
+from .fold_boxes import FoldKind
 from .fold_fit import FitBase, OpenSetFit
 from .fold_groups import Context, Spec, child_units, nodes_only
-from .tape import Tape, json_safe, to_buffer
-from .writes import short
+from .spec import json_safe, to_buffer
+from .tape import Tape
+from .text import short
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
@@ -151,7 +152,7 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
 
 def _add(tree: FoldTree, spec: Spec, parent: int) -> int:
     """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3') and
-    JSON-safe (tape.json_safe), so the view sends back exactly the keys it was given."""
+    JSON-safe (spec.json_safe), so the view sends back exactly the keys it was given."""
     key = json_safe(spec.key) or f"{spec.kind}:{max(spec.members)}"      # keys travel as JSON
     base, k = key, 2
     while key in tree.by_key:
@@ -367,7 +368,3 @@ def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int
         if (parent < 0 or parent in kept) and (fit is None or fit.open(g)):
             kept.add(g)
     return [tree.groups[g].key for g in sorted(kept)]
-
-
-# Re-exported for the vectors and tests that check the rules against the same thresholds.
-THRESHOLDS = {"MIN_SUM_TERMS": MIN_SUM_TERMS, "MIN_LEAF_GROUP": MIN_LEAF_GROUP, "EDGES_PER_BOX": EDGES_PER_BOX}

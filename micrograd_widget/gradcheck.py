@@ -10,13 +10,15 @@ from __future__ import annotations
 import math
 import warnings
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from .engine import Value
 from .tape import Tape
 
-__all__ = ["gradcheck", "check_tape", "check_options", "GradCheck", "GradCheckRow", "LONG_CHECK_EVALUATIONS"]
+__all__ = ["gradcheck", "check_tape", "check_options", "GradCheck", "GradCheckRow", "LONG_CHECK_EVALUATIONS",
+           "GRADCHECK_DEFAULTS"]
 
 
 @dataclass(frozen=True)
@@ -97,13 +99,15 @@ class GradCheck:
 # first: about 10 s at the ~4 million a second a replay runs on a laptop.
 LONG_CHECK_EVALUATIONS = 40_000_000
 _EVALUATIONS_PER_SECOND = 4e6
+# The check's defaults: the widget's kernel requests and the view's own check (js/shared.js) use the same.
+GRADCHECK_DEFAULTS: Mapping[str, float] = MappingProxyType({"eps": 1e-6, "rtol": 1e-4, "atol": 1e-6})
 
 
 def gradcheck(
     root: Value,
-    eps: float = 1e-6,
-    rtol: float = 1e-4,
-    atol: float = 1e-6,
+    eps: float = GRADCHECK_DEFAULTS["eps"],
+    rtol: float = GRADCHECK_DEFAULTS["rtol"],
+    atol: float = GRADCHECK_DEFAULTS["atol"],
     leaves: Iterable[Value] | None = None,
     output: Value | None = None,
 ) -> GradCheck:

@@ -2,8 +2,8 @@
 
 A model becomes ``ModelBoxes``: ``LayerBox`` clusters of ``NeuronBox`` boxes, each box holding the indices of its
 parameters in ``model.parameters()``. ``model_dot`` writes the picture as DOT (laid out by Graphviz in the
-browser), built on dot.py's ``escape``, ``format_number`` and ``grad_color``; ``neuron_norms`` gives the number
-each box shows, the norm of its parameters' grads (js/training.js computes the same in the browser).
+browser), built on text.py's ``escape`` and ``format_number`` and colors.py's ``grad_color``; ``neuron_norms``
+gives the number each box shows, the norm of its parameters' grads (js/training.js computes the same in the browser).
 
 The SVG hooks js/training.js binds to: clusters ``id="group<g>"``, boxes ``id="u<k>"`` of class ``mgw-neuron``
 (in ``ModelBoxes.neurons`` order), inputs ``in<i>`` (or one ``in``) of class ``mgw-input``.
@@ -49,11 +49,6 @@ class NeuronBox:
     params: tuple[int, ...]
     names: tuple[str, ...]
 
-    @property
-    def group(self) -> int:
-        """The former name of ``layer``."""
-        return self.layer
-
 
 @dataclass(frozen=True)
 class ModelBoxes:
@@ -64,16 +59,6 @@ class ModelBoxes:
     neurons: list[NeuronBox]
     nin: int
     message: str = ""
-
-    @property
-    def groups(self) -> list[LayerBox]:
-        """The former name of ``layers``."""
-        return self.layers
-
-    @property
-    def units(self) -> list[NeuronBox]:
-        """The former name of ``neurons``."""
-        return self.neurons
 
 
 def _is_neuron(n: object) -> bool:
@@ -197,7 +182,7 @@ def model_dot(layers: Sequence[LayerBox], boxes: Sequence[NeuronBox], nin: int, 
     """The model as DOT: a cluster per layer (``id="group<g>"``), a record box per neuron box (``id="u<k>"``,
     class ``mgw-neuron``, two texts: its title and its norm), input boxes (``in<i>``) and edges when the wiring is
     known (an MLP's: every neuron to every neuron of the next layer, or one edge per pair of consecutive
-    layers beyond ``EDGE_BUDGET``). Every user string goes through ``dot.escape``; fills are ``dot.grad_color``."""
+    layers beyond ``EDGE_BUDGET``). Every user string goes through ``text.escape``; fills are ``colors.grad_color``."""
     nohtml = graphviz.nohtml
     scale = grad_scale(norms)
     g = graphviz.Digraph(

@@ -17,7 +17,7 @@ from typing import Any
 import traitlets
 
 __all__ = [
-    "Option", "OPTIONS", "DRAWING_OPTIONS", "TRAINING_OPTIONS", "DEFAULT_OPTIONS", "RANKDIRS", "VIEWS",
+    "Option", "OPTIONS", "DRAWING_OPTIONS", "TRAINING_OPTIONS", "DEFAULT_OPTIONS",
     "MIN_PRECISION", "MAX_PRECISION", "MIN_NODE_BUDGET", "MAX_NODE_BUDGET",
     "check_option", "check_trait", "current_options", "current_drawing_options", "register", "unregister",
 ]
@@ -69,7 +69,9 @@ class Option:
                 return value
         elif not isinstance(value, bool) and isinstance(value, int) and self.span[0] <= value <= self.span[1]:
             return value
-        raise ValueError(f"{self.name} {self.rule}{self.allowed()}; got {value!r}")
+        from .text import short  # only here: this table imports nothing of the package when it loads
+
+        raise ValueError(f"{self.name} {self.rule}{self.allowed()}; got {short(value)}")
 
     def help_text(self) -> str:
         """The ``%config MicrogradWidget`` help line: what the option does and what it takes."""
@@ -98,8 +100,6 @@ _TRAINING_ONLY: dict[str, Option] = {o.name: o for o in (
 )}
 TRAINING_OPTIONS = ("precision", "log_scale")    # the options of watch() a view redraws with
 DEFAULT_OPTIONS: dict[str, Any] = {name: OPTIONS[name].default for name in DRAWING_OPTIONS}
-RANKDIRS = tuple(value for value, _ in OPTIONS["rankdir"].choices)
-VIEWS = tuple(value for value, _ in OPTIONS["default_view"].choices)
 
 
 def check_option(name: str, value: Any) -> Any:

@@ -15,15 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .gradcheck import check_options, check_tape
-from .tape import Tape, TapeReplayError, encode_number, json_safe, to_buffer
-from .writes import decode_leaves, node_id, real_number, short
+from .gradcheck import GRADCHECK_DEFAULTS, check_options, check_tape
+from .spec import encode_number, json_safe, to_buffer
+from .tape import Tape, TapeReplayError
+from .writes import decode_leaves, node_id, real_number
 
 if TYPE_CHECKING:
     from .widget import GraphWidget
 
-__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "short", "real_number",
-           "answer"]
+__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "answer"]
 
 MAX_GRADCHECK_LEAVES = 256
 # Leaves x nodes one gradcheck request may cost: two forward replays per leaf, at ~0.24 us per node each, plus
@@ -36,7 +36,7 @@ def error_text(err: BaseException) -> str:
 
     A KeyError's message is its text (``str()`` would quote it); any other error reads as ``str(err)``, so
     ``OverflowError(34, 'Numerical result out of range')`` keeps both its number and its words; the text is
-    made JSON-safe (tape.json_safe)."""
+    made JSON-safe (spec.json_safe)."""
     if isinstance(err, KeyError) and len(err.args) == 1 and isinstance(err.args[0], str):
         message = err.args[0]
     else:
@@ -143,7 +143,7 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     values = decode_leaves(tape, content.get("leaf_values"))
     output = node_id(tape, content.get("output", tape.root), "output")
     tolerances = {name: real_number(content.get(name, default), f"gradcheck {name}")
-                  for name, default in (("eps", 1e-6), ("rtol", 1e-4), ("atol", 1e-6))}
+                  for name, default in GRADCHECK_DEFAULTS.items()}
     check_options(**tolerances)
     chosen = _chosen_leaves(widget, content.get("leaves"))
     _check_work(tape, len(chosen))
@@ -151,7 +151,7 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     try:
         widget._settle(values, output)
         result = check_tape(tape, chosen, output, **tolerances)
-    except Exception:
+    except BaseException:  # an op failed, or the user interrupted a long check: nothing it applied stays
         undo()
         raise
     return {

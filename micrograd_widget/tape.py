@@ -15,28 +15,17 @@ import reprlib
 import weakref
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import islice, repeat
-from typing import Any, TypeAlias, overload
+from typing import Any, TypeAlias, cast, overload
 
 from . import freeze
 from .engine import Value, topological_order
 from .ops import OPS, Op
-from .spec import (
-    SPEC_BUFFERS,
-    decode_number,
-    encode_number,
-    from_buffer,
-    json_safe,
-    spec_to_json,
-    string_table,
-    to_buffer,
-)
+from .spec import json_safe, spec_to_json, string_table, to_buffer
 
-# The wire codec lives in spec.py; its names stay importable from here, where the spec is made.
-__all__ = ["SPEC_BUFFERS", "SPEC_VERSION", "Tape", "TapeReplayError", "decode_number", "encode_number", "from_buffer",
-           "json_safe", "spec_to_json", "string_table", "to_buffer"]
+__all__ = ["SPEC_VERSION", "Tape", "TapeReplayError"]
 
 SPEC_VERSION = 2
 _BUILTIN = frozenset(map(id, OPS))
@@ -312,26 +301,51 @@ class Tape:
         return self.grad
 
     def replay(self, leaf_values: Sequence[float] | Mapping[int, float] | None = None, output: int | None = None,
-               write_back: bool = False) -> None:
+               write_back: bool = False) -> Callable[[], None]:
         """``forward(leaf_values)`` then ``backward(output)`` (then ``write_back()`` if asked), sharing one list of
-        the data between them; all or nothing: on any error the tape (and the Values) stay as they were."""
+        the data between them; all or nothing: on any error, a KeyboardInterrupt included, the tape (and the
+        Values) stay as they were. Returns a function that puts them back as they were before the replay."""
         self._check_replayable()
         out = self._output(output)
-        data = self._leaf_vector(leaf_values)
-        _run_forward(self._program, self._consts, data)
-        data.pop()
-        grad = _run_backward(self._program, self._consts, data, out, self.root)  # type: ignore[arg-type]  # numbers
-        self.data, self.grad = array("d", data), array("d", grad)  # type: ignore[arg-type]  # numbers
-        if write_back:
-            for v, d, g in zip(self.values, data, grad):
-                v.data = d  # type: ignore[assignment]  # a number: the None went with pop()
-                v.grad = g
+        vector = self._leaf_vector(leaf_values)
+        _run_forward(self._program, self._consts, vector)
+        vector.pop()
+        data = cast("list[float]", vector)  # every entry a number: the None went with pop()
+        grad = _run_backward(self._program, self._consts, data, out, self.root)
+        new = array("d", data), array("d", grad)
+        undo = self.undo_point(values=write_back)
+        try:
+            self.data, self.grad = new
+            if write_back:
+                _write(self.values, data, grad)
+        except BaseException:
+            undo()
+            raise
+        return undo
 
-    def write_back(self) -> None:
-        """Copy the tape's data and grads into the graph's Value objects."""
-        for v, d, g in zip(self.values, self.data, self.grad):
-            v.data = d
-            v.grad = g
+    def write_back(self) -> Callable[[], None]:
+        """Copy the tape's data and grads into the graph's Value objects, all or nothing (a KeyboardInterrupt
+        midway puts back every Value written); returns a function that puts them back as they were before."""
+        undo = self.undo_point()
+        try:
+            _write(self.values, self.data, self.grad)
+        except BaseException:
+            undo()
+            raise
+        return undo
+
+    def undo_point(self, values: bool = True) -> Callable[[], None]:
+        """A function that puts the tape's numbers (and, with ``values``, the Values' data and grad) back as they
+        are now: what makes a replay or a write-back all or nothing."""
+        kept = self.data[:], self.grad[:]
+        nodes = self.values if values else ()
+        data, grad = [v.data for v in nodes], [v.grad for v in nodes]  # comprehensions read slots fastest
+
+        def undo() -> None:
+            self.data, self.grad = kept
+            _write(nodes, data, grad)
+
+        return undo
 
     def spec(self) -> dict[str, Any]:
         """What the browser replays (js/spec.js ``compileTape``; js/spec-contract.md), version 2.
@@ -375,6 +389,13 @@ class Tape:
 
 # The replay program: per op node in tape order, its id, forward, local_grad, first and second input (-1: none).
 _Program: TypeAlias = "tuple[array[int], list[Any], list[Any], array[int], array[int]]"
+
+
+def _write(values: Sequence[Value], data: Iterable[float], grad: Iterable[float]) -> None:
+    """Each Value's data and grad set from ``data`` and ``grad`` (in the same order)."""
+    for v, d, g in zip(values, data, grad):
+        v.data = d
+        v.grad = g
 
 
 def _run_forward(program: _Program, consts: dict[int, float], data: list[float | None]) -> None:

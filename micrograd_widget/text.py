@@ -1,6 +1,7 @@
 """User strings and numbers as a picture shows them: ``clean_text``, THE one escaping function ``escape``,
 and ``format_number``. Everything drawn (dot.py's DOT, display.py's tables, model_picture.py, the exported
 page) goes through them, so a picture and a table agree; js/fold-dot.js is the same code in the browser.
+``short`` cuts what an error message quotes.
 """
 
 from __future__ import annotations
@@ -8,13 +9,17 @@ from __future__ import annotations
 import html
 import math
 import re
+import reprlib
 from typing import Literal
 
-__all__ = ["clean_text", "escape", "format_number", "MAX_LABEL_CHARS", "MAX_TOOLTIP_CHARS", "MAX_SYMBOL_CHARS"]
+__all__ = ["clean_text", "escape", "format_number", "short", "MAX_LABEL_CHARS", "MAX_TOOLTIP_CHARS", "MAX_SYMBOL_CHARS"]
 
 MAX_LABEL_CHARS = 40      # longer labels are shortened with '…' in the picture (full text in the tooltip)
 MAX_TOOLTIP_CHARS = 300
 MAX_SYMBOL_CHARS = 24
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
 
 _NEWLINES = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
 # C0/C1 controls, lone surrogates and XML non-characters (invalid in SVG, unprintable in HTML), and the
@@ -68,3 +73,11 @@ def format_number(x: float, precision: int = 4) -> str:
         return f"{x:.{precision}e}"
     return f"{x:.{precision}f}"
 
+
+def short(value: object) -> str:
+    """A repr of ``value`` cut to a few dozen characters, for error messages (never a huge value in full); a
+    repr that itself fails (an int past Python's digit limit) reads as the type's name."""
+    try:
+        return _SHORT.repr(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"

@@ -27,7 +27,7 @@ Synced traits: ``dot`` and ``structure`` (fixed: the boxes, which parameters eac
 ``curve`` (the losses drawn: every step up to ``MAX_BUCKETS``, then buckets of 2**k steps drawn by their
 lowest and highest finite loss and first non-finite one; plus the count, the last step and loss), ``grad``
 and ``data`` (every parameter's, in ``model.parameters()`` order), ``precision``, ``log_scale`` and
-``finished``. Non-finite numbers travel as tape.encode_number's strings. A front end may write only ``log_scale``
+``finished``. Non-finite numbers travel as spec.encode_number's strings. A front end may write only ``log_scale``
 (``set_state``); ``precision`` and ``log_scale`` are checked from Python too (options.py).
 """
 
@@ -42,16 +42,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import traitlets
 
 from . import assets as _assets
 from . import view_state
 from .colors import palette
-from .model_picture import LayerBox, ModelBoxes, NeuronBox, model_boxes, model_dot, neuron_norms
+from .model_picture import NeuronBox, model_boxes, model_dot, neuron_norms
 from .options import TRAINING_OPTIONS, check_option, check_trait
-from .tape import encode_number
-from .training_log import COST_FACTOR as COST_FACTOR
+from .spec import encode_number
 from .training_log import (
     DEFAULT_EVERY,
     MIN_EVERY,
@@ -64,32 +62,19 @@ from .training_log import (
     parameters_of,
     step_number,
 )
-from .training_log import MAX_BUCKETS as MAX_BUCKETS
 from .training_static import training_svg
 
-__all__ = ["TrainingWidget", "watch", "model_units", "model_dot", "neuron_norms", "Boxes", "Unit", "Group"]
-
-# The former names of the model picture's parts (model_picture.py), kept for code that imported them from here.
-Boxes = ModelBoxes
-Unit = NeuronBox
-Group = LayerBox
-model_units = model_boxes
-# DEFAULT_EVERY, MIN_EVERY, COST_FACTOR and MAX_BUCKETS (training_log.py) stay importable from here too.
+__all__ = ["TrainingWidget", "watch"]
 
 _log = logging.getLogger(__name__)
 
 
 # ---------------------------------------------------------------- the widget
 
-class TrainingWidget(anywidget.AnyWidget):
+class TrainingWidget(_assets.AssetsWidget):
     """The training view of ``model``: ``log(loss)`` each step after ``loss.backward()``; see ``watch``."""
 
-    # Read once into strings: an anywidget ``_esm = Path(...)`` ties every instance to a class-level file watcher
-    # that is never released, so no widget (nor the model it holds) would ever be freed.
-    # The `_esm` is the small loader; the view's code and Graphviz are in the shared assets model (assets.py).
-    _esm = _assets.loader_esm()
-    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
-    _mgw_assets = _assets.assets_reference()
+    # The view the loader renders (the loader and the shared assets: assets.AssetsWidget).
     _mgw_view = traitlets.Unicode("training", read_only=True).tag(sync=True)
 
     dot = traitlets.Unicode().tag(sync=True)
@@ -141,7 +126,6 @@ class TrainingWidget(anywidget.AnyWidget):
             precision=precision,
             log_scale=log_scale,
         )
-        self.on_msg(_assets.answer_request)
         self._hook()
         self._timed = self._shell is None and in_marimo()
 
@@ -236,11 +220,6 @@ class TrainingWidget(anywidget.AnyWidget):
     def boxes(self) -> list[NeuronBox]:
         """The boxes drawn, in ``structure["units"]`` order."""
         return list(self._boxes)
-
-    @property
-    def units(self) -> list[NeuronBox]:
-        """The former name of ``boxes``."""
-        return self.boxes
 
     # ------------------------------------------------------------------ what the view may change
 

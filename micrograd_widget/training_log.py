@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, SupportsFloat, SupportsIndex
 
 from .engine import Value
-from .tape import encode_number
+from .spec import encode_number
 
 __all__ = ["Log", "Curve", "parameters_of", "loss_number", "step_number", "float_or_nan", "encode_numbers",
            "in_marimo", "DEFAULT_EVERY", "MIN_EVERY", "COST_FACTOR", "MAX_BUCKETS"]

@@ -16,8 +16,8 @@ from xml.sax.saxutils import escape as _xml_escape
 
 import graphviz
 
-from .dot import format_number
-from .tape import decode_number
+from .spec import decode_number
+from .text import format_number
 
 __all__ = ["training_svg", "curve_svg"]
 
@@ -28,7 +28,7 @@ _NO_DOT = "Graphviz's dot was not found: install it (apt-get/brew/conda install 
 
 
 def _number(x: Any) -> float:
-    """A curve number as a float (non-finite ones travel as tape.encode_number's strings)."""
+    """A curve number as a float (non-finite ones travel as spec.encode_number's strings)."""
     return decode_number(x) if isinstance(x, str) else float(x)
 
 

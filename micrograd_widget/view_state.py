@@ -1,30 +1,29 @@
 """The widget's traits as its view reads them, and the checks of what a view may send back.
 
-``view_of(picture)`` is the ``view`` trait (which nodes a picture draws, which fold box holds each other node,
-the palette); ``fold_spec(tree)`` the ``folds`` trait (the fold hierarchy, fold_tree.py); every user string in
-them goes through tape.json_safe. A graph view may write only ``FROM_VIEW``: leaf values, the output, the opened
-boxes and the drawing options; ``check_from_view`` checks one such value (options normalised) or raises a
-TypeError/ValueError saying what was wrong, the offending value shortened. A training view may write only
-``TRAINING_FROM_VIEW``, its view options. ``refuse_foreign`` is the one guard of both widgets: what else a front
-end sends is refused, logged, and the kernel's values pushed back. widget.py and training.py own the traits.
+``fold_spec(tree)`` is the ``folds`` trait (the fold hierarchy, fold_tree.py, from which the browser writes every
+live picture); its user strings go through spec.json_safe. A graph view may write only ``FROM_VIEW``: leaf values,
+the output, the opened boxes and the drawing options; ``check_from_view`` checks one such value (options
+normalised) or raises a TypeError/ValueError saying what was wrong, the offending value shortened. A training view
+may write only ``TRAINING_FROM_VIEW``, its view options. ``refuse_foreign`` is the one guard of both widgets:
+what else a front end sends is refused, logged, and the kernel's values pushed back. widget.py and training.py
+own the traits.
 """
 
 from __future__ import annotations
 
 import logging
-from array import array
 from collections.abc import Callable, Collection, Mapping
 from itertools import chain
 from typing import Any
 
-from . import dot as _dot
 from . import fold_tree
 from .options import DRAWING_OPTIONS, check_option
-from .tape import Tape, json_safe, to_buffer
-from .writes import short
+from .spec import json_safe
+from .tape import Tape
+from .text import short
 
 __all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",
-           "view_of", "fold_spec"]
+           "fold_spec"]
 
 # What a front end may write; every other trait is the kernel's.
 FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
@@ -100,26 +99,3 @@ def fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
         spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
                           for key, kind, title, note, parent, total in spec["groups"]]
     return spec
-
-
-def view_of(picture: _dot.GraphView) -> dict[str, Any]:
-    """The ``view`` trait: what the browser needs to know about a picture besides its DOT. ``fold_of`` (per node
-    the index of the closed box holding it, -1 when drawn; empty when nothing is folded) is a little-endian Int32
-    buffer: as a JSON list it was 3 of the 4.1 MB of a 1,000,000-node widget's state."""
-    fold_of = array("i")
-    if picture.folds:
-        fold_of = array("i", [-1]) * picture.total
-        for k, f in enumerate(picture.folds):
-            for i in f.members:
-                fold_of[i] = k
-    return {
-        "shown": list(picture.shown),
-        "folds": [{"id": f.id, "key": json_safe(f.key), "title": json_safe(f.title), "kind": f.kind,
-                   "count": len(f.members), "note": json_safe(f.note)}
-                  for f in picture.folds],
-        "open": [json_safe(k) for k in picture.open],
-        "fold_of": to_buffer(fold_of),
-        "message": json_safe(picture.message),
-        "palette": {"negative": _dot.NEGATIVE_COLOR, "positive": _dot.POSITIVE_COLOR,
-                    "zero": _dot.ZERO_COLOR, "nonfinite": _dot.NONFINITE_COLOR},
-    }

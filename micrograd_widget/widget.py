@@ -10,12 +10,14 @@ micrograd_widget.gradcheck), so a user-defined op with a wrong local derivative 
 
 Displaying a widget never changes the Values; the first change of a leaf or of the output does.
 
-Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``dot`` and ``view``
-(dot.graph_view: the DOT and which nodes are drawn, which fold box holds each other node, and the colour
-palette), ``leaf_values`` (in ``spec["leaves"]`` order), ``output`` (the node differentiated),
-``data``/``grad`` (the kernel's numbers as Float64 buffers, only for graphs the browser cannot replay:
-empty otherwise, so a settled slider does not ship every node twice), ``precision``, ``rankdir``,
-``node_budget``, ``color``, and ``error`` (why the kernel refused the last change).
+Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``folds`` (the fold hierarchy,
+fold_tree.FoldTree.spec(); no groups when nothing folds) and ``opened`` (the boxes opened in it), ``leaf_values``
+(in ``spec["leaves"]`` order), ``output`` (the node differentiated), ``data``/``grad`` (the kernel's numbers as
+Float64 buffers, only for graphs the browser cannot replay: empty otherwise, so a settled slider does not ship
+every node twice), ``precision``, ``rankdir``, ``node_budget``, ``color``, and ``error`` (why the kernel refused
+the last change). The browser writes every live picture from ``folds``, ``opened`` and the options (js/fold.js);
+no DOT is synced. The kernel plans a picture (dot.graph_view) only for the static outputs, when asked: the
+fallback of ``_repr_mimebundle_``, ``save_svg`` and save_html's ``<noscript>``.
 
 Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened`` and the view options
 (view_state.py checks them; updates of any other trait are refused, logged and the kernel's value pushed back); a
@@ -38,7 +40,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import anywidget
 import traitlets
 
 from . import assets as _assets
@@ -50,7 +51,8 @@ from .files import writable_path
 from .front_ends import LastChanges, answer_update
 from .options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
 from .requests import answer, error_text
-from .tape import Tape, encode_number, to_buffer
+from .spec import encode_number, to_buffer
+from .tape import Tape
 
 __all__ = ["GraphWidget", "explore"]
 
@@ -60,24 +62,17 @@ _KEEP = object()  # "the view did not send this trait"
 _log = logging.getLogger(__name__)
 
 
-class GraphWidget(anywidget.AnyWidget):
+class GraphWidget(_assets.AssetsWidget):
     """A live picture of ``root``'s graph: drag a leaf's slider and every node's data and grad follow.
 
     ``GraphWidget(root, precision=4, rankdir="LR", node_budget=250, color=True, output=None)``;
     ``set_leaf(leaf, value)`` and ``refresh()`` push Python-side changes to the view.
     """
 
-    # Read once as strings: a Path would tie every instance to anywidget's class-level file watcher,
-    # which never lets go of it (nor of the graph it holds). The `_esm` is the small loader: the view's code
-    # and Graphviz travel once per kernel in the shared assets model (assets.py) that `_mgw_assets` names.
-    _esm = _assets.loader_esm()
-    _css = ""  # the views' CSS travels with their code in the assets model (the loader adds it to the view)
-    _mgw_assets = _assets.assets_reference()
+    # The view the loader renders (the loader and the shared assets: assets.AssetsWidget).
     _mgw_view = traitlets.Unicode("graph", read_only=True).tag(sync=True)
 
     spec = traitlets.Dict().tag(sync=True)
-    dot = traitlets.Unicode().tag(sync=True)
-    view = traitlets.Dict().tag(sync=True)
     leaf_values: traitlets.List[Any] = traitlets.List().tag(sync=True)
     output = traitlets.Int(0).tag(sync=True)
     data = traitlets.Union([traitlets.Bytes(), traitlets.Instance(memoryview)], default_value=b"").tag(sync=True)
@@ -117,18 +112,13 @@ class GraphWidget(anywidget.AnyWidget):
                 failure = error_text(err)
         leaves = [tape.data[i] for i in tape.leaves]
         self._applied: tuple[list[float], int] = (leaves, out)
-        with tape.shared_inputs():  # the fold hierarchy and the picture read every node's inputs: one list for both
-            self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
-            picture = _dot.graph_view(tape, output=out, tree=self._tree, **settings)
-        self._drawn: tuple[tuple[Any, ...], _dot.GraphView] | None = None
-        self._keep(self._drawing_key(out, (), settings), picture)
+        self._tree: fold_tree.FoldTree | None = fold_tree.build_tree(tape, settings["node_budget"])
+        self._drawn: tuple[tuple[Any, ...], _dot.GraphView] | None = None   # _drawing(): the static picture, planned
         spec = tape.spec()
         self._kernel_computes = bool(tape.opaque) or not tape.builtin_only
         with self._kernel_writes():
             super().__init__(
                 spec=spec,
-                dot=picture.dot,
-                view=view_state.view_of(picture),
                 folds=view_state.fold_spec(self._tree),
                 leaf_values=[encode_number(x) for x in leaves],
                 output=out,
@@ -138,7 +128,6 @@ class GraphWidget(anywidget.AnyWidget):
                 **settings,
             )
         self.on_msg(self._on_custom_msg)
-        self.on_msg(_assets.answer_request)
 
     # ------------------------------------------------------------------ public API
 
@@ -184,16 +173,22 @@ class GraphWidget(anywidget.AnyWidget):
         self._applied = ([], 0)
         self._had.clear()
         with self._kernel_writes():
-            for name in ("spec", "dot", "view", "data", "grad", "leaf_values"):
+            for name in ("spec", "data", "grad", "leaf_values"):
                 self.set_trait(name, self.trait_defaults(name))
 
     # ------------------------------------------------------------------ kernel-side replay
 
     def _apply(self, values: list[float], output: int) -> None:
         """Replay the tape for ``values`` and ``output``, write data and grad into the Values and publish
-        them; raises (tape, Values and traits unchanged) when an op fails or the graph is not replayable."""
-        writes.replay_into_values(self.tape, values, output)
-        self._publish(values, output, "")
+        them; raises (tape, Values and traits unchanged, a KeyboardInterrupt included) when an op fails or the graph
+        is not replayable."""
+        undo = writes.replay_into_values(self.tape, values, output)
+        try:
+            undo = self._undo_point(undo)  # until it is made, the traits are untouched: the tape's undo is enough
+            self._publish(values, output, "")
+        except BaseException:  # an observer raised, or the user interrupted: the view's traits go back too
+            undo()
+            raise
 
     def _publish(self, values: Sequence[float], output: int, error: str, numbers: bool = True) -> None:
         """Show ``values``/``output`` (and the tape's numbers) in the view with ``error``; they are now what
@@ -276,9 +271,12 @@ class GraphWidget(anywidget.AnyWidget):
                 if not problems and options:
                     for name, value in options.items():
                         setattr(self, name, value)      # checked above: the opened validator passes it
-                    self._redraw()
+                    self._refold()
             except Exception as err:  # user ops may raise anything: the view must hear why, the comm nothing
                 problems.append(error_text(err))
+            except BaseException:  # the user interrupted: the Values went back (_apply); the view's traits go too
+                self._refuse("interrupted: the change from the view was not applied")
+                raise
             if problems:
                 self._refuse("; ".join(problems))
             elif self.error:
@@ -346,26 +344,22 @@ class GraphWidget(anywidget.AnyWidget):
             self._tree = fold_tree.build_tree(self.tape, self.node_budget)
         return self._tree
 
-    @traitlets.observe(*DRAWING_OPTIONS, "opened")
-    def _on_option_change(self, change: dict[str, Any]) -> None:
-        """Redraw (a new DOT, laid out again in the browser) when a drawing option or the open set changes; a
-        new node budget brings a new fold hierarchy, keeping the opened boxes that are still in it."""
+    @traitlets.observe("node_budget")
+    def _on_budget_change(self, change: dict[str, Any]) -> None:
+        """A new node budget set in Python brings a new fold hierarchy (the browser draws the picture itself)."""
         if not self._writing:
-            self._redraw()
+            self._refold()
 
-    def _redraw(self) -> None:
-        """A new DOT and view for the options and open set in force, and a new fold hierarchy (keeping the opened
-        boxes still in it, within the budget) when the node budget changed."""
-        with self.hold_sync():
-            if self._tree is None or self._tree.budget != self.node_budget:
-                tree = self._fold_tree()
-                with self._kernel_writes():
-                    self.folds = view_state.fold_spec(tree)
-                    self.opened = fold_tree.check_open(self.tape, tree, [k for k in self.opened if k in tree.by_key],
-                                                       self.node_budget)
-            picture = self._plan()
-            self.dot = picture.dot
-            self.view = view_state.view_of(picture)
+    def _refold(self) -> None:
+        """A new fold hierarchy when the node budget changed, keeping the opened boxes still in it (within the
+        budget); nothing else: the browser writes the picture for the options and open set in force."""
+        if self._tree is not None and self._tree.budget == self.node_budget:
+            return
+        tree = self._fold_tree()
+        with self.hold_sync(), self._kernel_writes():
+            self.folds = view_state.fold_spec(tree)
+            self.opened = fold_tree.check_open(self.tape, tree, [k for k in self.opened if k in tree.by_key],
+                                               self.node_budget)
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Answer the view's requests for what it cannot compute itself (requests.py: replay, gradcheck)."""
@@ -375,9 +369,10 @@ class GraphWidget(anywidget.AnyWidget):
         if reply is not None:
             self.send(*reply)  # content, binary buffers
 
-    def _undo_point(self) -> Callable[[], None]:
-        """A function that puts the Values, the tape and the view's traits back as they are now."""
-        undo_tape, applied = writes.tape_undo_point(self.tape), self._applied
+    def _undo_point(self, undo_tape: Callable[[], None] | None = None) -> Callable[[], None]:
+        """A function that puts the Values, the tape and the view's traits back as they are now (``undo_tape``:
+        the tape's own undo of a replay just made, which the traits have not seen yet)."""
+        undo_tape, applied = undo_tape or self.tape.undo_point(), self._applied
         traits = {name: getattr(self, name) for name in ("leaf_values", "output", "data", "grad", "error")}
 
         def undo() -> None:
@@ -409,20 +404,19 @@ class GraphWidget(anywidget.AnyWidget):
         return {name: getattr(self, name) for name in DRAWING_OPTIONS}
 
     def _plan(self) -> _dot.GraphView:
-        """The picture of the tape as it is now, for the output shown, the opened boxes and the drawing options."""
+        """The static picture of the tape as it is now, for the output shown, the opened boxes and the drawing
+        options (the DOT the browser writes for them, js/fold.js: the shared vectors hold the two equal)."""
         options = self._options()
-        picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._tree,
+        picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._fold_tree(),
                                   **options)
-        self._keep(self._drawing_key(self._applied[1], self.opened, options), picture)
-        return picture
-
-    def _keep(self, key: tuple[Any, ...], picture: _dot.GraphView) -> None:
-        """Keep what the SVG of ``picture`` is laid out from (its fold boxes' members, ~38 B per node, are not)."""
+        # Kept without its fold boxes' members (~38 B per node): what the SVG is laid out from.
+        key = self._drawing_key(self._applied[1], self.opened, options)
         self._drawn = (key, dataclasses.replace(picture, folds=()))
+        return picture
 
     def _drawing(self) -> _dot.GraphView:
         """What the SVG of ``_plan()`` is laid out from: the picture kept when nothing it depends on changed since
-        (so the fallback and save_svg do not plan it again), else planned anew."""
+        (the fallback, save_svg and save_html's ``<noscript>`` of one state plan it once), else planned now."""
         key = self._drawing_key(self._applied[1], self.opened, self._options())
         return self._drawn[1] if self._drawn is not None and self._drawn[0] == key else self._plan()
 

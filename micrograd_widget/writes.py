@@ -3,33 +3,25 @@
 A change from the view takes only the leaves the view changed, from what it last had, and re-reads every other
 leaf from the Values, so a Python assignment (``a.data = 7.0``) or another widget on the same graph is never
 undone; the tape then replays and writes data and grad of every node into the Values (grads are derived:
-recomputed, not merged). A replay that fails leaves the tape as it was. The functions here check what a view
-sent (leaf values, node ids) against the tape and raise a TapeReplayError/TypeError/KeyError saying what was
-wrong; widget.py owns the traits and requests.py the custom requests that use them.
+recomputed, not merged). A replay that fails, or is interrupted, leaves the tape and the Values as they were.
+The functions here check what a view sent (leaf values, node ids) against the tape and raise a
+TapeReplayError/TypeError/KeyError saying what was wrong; widget.py owns the traits and requests.py the custom
+requests that use them.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import reprlib
 from collections.abc import Callable, Sequence
 
 from .engine import Value
-from .tape import Tape, TapeReplayError, decode_number
+from .spec import decode_number
+from .tape import Tape, TapeReplayError
+from .text import short
 
-__all__ = ["short", "real_number", "same", "same_list", "same_state", "leaves_now", "decode_leaves", "merge_leaves",
-           "replay_into_values", "node_id",
-           "leaf_position", "tape_undo_point"]
-
-
-_SHORT = reprlib.Repr()
-_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
-
-
-def short(value: object) -> str:
-    """A repr of ``value`` cut to a few dozen characters, for error messages (never a huge value in full)."""
-    return _SHORT.repr(value)
+__all__ = ["real_number", "same", "same_list", "same_state", "leaves_now", "decode_leaves", "merge_leaves",
+           "replay_into_values", "node_id", "leaf_position"]
 
 
 def real_number(value: object, what: str) -> float:
@@ -92,23 +84,11 @@ def merge_leaves(tape: Tape, sent: list[float], shown: Sequence[float], *had: Se
     return merged
 
 
-def replay_into_values(tape: Tape, values: list[float], output: int) -> None:
+def replay_into_values(tape: Tape, values: list[float], output: int) -> Callable[[], None]:
     """Replay ``tape`` for leaf ``values`` and ``output`` and write data and grad into the Values; raises (the
-    tape and the Values unchanged) when an op fails or the graph is not replayable."""
-    tape.replay(values, output, write_back=True)  # all or nothing, and one list of the data for both passes
-
-
-def tape_undo_point(tape: Tape) -> Callable[[], None]:
-    """A function that puts the Values' data and grad and the tape's numbers back as they are now."""
-    values = [(v.data, v.grad) for v in tape.values]
-    kept = (tape.data[:], tape.grad[:])
-
-    def undo() -> None:
-        for v, (data, grad) in zip(tape.values, values):
-            v.data, v.grad = data, grad
-        tape.data, tape.grad = kept
-
-    return undo
+    tape and the Values unchanged, a KeyboardInterrupt included) when an op fails or the graph is not
+    replayable. Returns a function that puts the Values and the tape back as they were."""
+    return tape.replay(values, output, write_back=True)  # all or nothing, and one list of the data for both passes
 
 
 def node_id(tape: Tape, node: object, what: str) -> int:

@@ -1,38 +1,67 @@
 """The expressions many tests share, built once here: the lecture's ``L = (a*b + c) * f`` and micrograd's README
-expression. Import them as ``from builders import lecture_L, micrograd_readme`` (tests/ is on sys.path under
-pytest; scripts such as tests/vectors/generate.py put it there)."""
+expression, and ``Interrupting``, a leaf that raises KeyboardInterrupt on cue. Import them as
+``from builders import lecture_L, micrograd_readme`` (tests/ is on sys.path under pytest; scripts such as
+tests/vectors/generate.py put it there)."""
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from micrograd_widget.engine import Value
 
+_GRAD_SLOT: Any = vars(Value)["grad"]  # Value's own grad slot, which Interrupting's property reads and writes
+
+
+class Interrupting(Value):
+    """A leaf whose ``grad`` assignments raise KeyboardInterrupt at the ``arm(n)``-th one from now, once: the stop
+    button pressed at a chosen moment of a loop, deterministically (the assignment itself does not happen)."""
+
+    def __init__(self, data: float, label: str = "") -> None:
+        self.countdown = 0  # 0: disarmed
+        self.assignments = 0
+        super().__init__(data, label=label)
+
+    def arm(self, n: int) -> None:
+        self.countdown = n
+
+    @property
+    def grad(self) -> float:
+        value: float = _GRAD_SLOT.__get__(self)
+        return value
+
+    @grad.setter
+    def grad(self, x: float) -> None:
+        self.assignments += 1
+        if self.countdown:
+            self.countdown -= 1
+            if not self.countdown:
+                raise KeyboardInterrupt
+        _GRAD_SLOT.__set__(self, x)
+
+
+def _labelled(x: float, name: str) -> Value:
+    return Value(x, label=name)
+
 
 def lecture_L(a: float = 2.0, b: float = -3.0, c: float = 10.0, f: float = -2.0,
-              backward: bool = True) -> dict[str, Value]:
+              backward: bool = True, leaf: Callable[[float, str], Value] = _labelled) -> dict[str, Value]:
     """The lecture's first graph ``L = (a*b + c) * f`` with every node labelled (a, b, c, e, d, f, L); nodes by label.
 
     At the defaults L = -8 and dL/da = 6, dL/db = -4, dL/dc = -2, dL/df = 4 (the article's dL/da = 4.0 is an
-    erratum: dL/da = b * f = 6). ``backward`` runs ``L.backward()``.
+    erratum: dL/da = b * f = 6). ``backward`` runs ``L.backward()``; ``leaf(x, name)`` makes the leaves.
     """
-    va, vb, vc = Value(a, label="a"), Value(b, label="b"), Value(c, label="c")
+    va, vb, vc = leaf(a, "a"), leaf(b, "b"), leaf(c, "c")
     e = va * vb
     e.label = "e"
     d = e + vc
     d.label = "d"
-    vf = Value(f, label="f")
+    vf = leaf(f, "f")
     L = d * vf
     L.label = "L"
     if backward:
         L.backward()
     return {v.label: v for v in (va, vb, vc, e, d, vf, L)}
-
-
-def _labelled(x: float, name: str) -> Value:
-    return Value(x, label=name)
 
 
 def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any, Any, Any]:
@@ -56,12 +85,23 @@ def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any
     return a, b, g
 
 
-def fold_of(view: Mapping[str, Any]) -> list[int]:
-    """A widget ``view`` trait's ``fold_of`` (per node its closed box, -1 drawn; little-endian Int32 bytes) as a
-    list, read with struct rather than the product's decoder."""
-    raw = bytes(view["fold_of"])
-    assert len(raw) % 4 == 0, f"fold_of is {len(raw)} bytes, not whole Int32s"
-    return list(struct.unpack(f"<{len(raw) // 4}i", raw))
+def picture_view(widget: Any) -> dict[str, Any]:
+    """What a GraphWidget's view draws for its open set, output and options, as Python's picture says (dot.py's
+    graph_view; the shared vectors hold js/fold.js to the same): ``shown`` (node ids drawn), ``folds`` (per closed
+    box its id, key, title, kind, member count, note), ``open``, ``message`` and ``fold_of`` (per node the index of
+    its closed box, -1 drawn)."""
+    from micrograd_widget.dot import graph_view
+
+    picture = graph_view(widget.tape, output=widget.output, open_keys=widget.opened, precision=widget.precision,
+                         rankdir=widget.rankdir, node_budget=widget.node_budget, color=widget.color)
+    boxes = [-1] * len(widget.tape)
+    for k, f in enumerate(picture.folds):
+        for i in f.members:
+            boxes[i] = k
+    return {"shown": list(picture.shown), "open": list(picture.open), "message": picture.message,
+            "folds": [{"id": f.id, "key": f.key, "title": f.title, "kind": f.kind, "count": len(f.members),
+                       "note": f.note} for f in picture.folds],
+            "fold_of": boxes if picture.folds else [], "dot": picture.dot}
 
 
 def box_outputs(inputs: Sequence[Sequence[int]], root: int, boxes: Sequence[int]) -> set[int]:
@@ -150,3 +190,21 @@ def seeded_mlp(seed: int, nin: int, nouts: list[int]) -> Any:
         return MLP(nin, nouts)
     finally:
         random.setstate(state)
+
+
+LECTURE_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]   # the lecture's four examples
+LECTURE_YS = [1.0, -1.0, -1.0, 1.0]
+
+
+def lecture_mlp_loss() -> Value:
+    """The lecture's MLP(3, [4, 4, 1]) (tanh, under ``random.seed(1)``) on its four examples: the squared-error loss
+    (398 nodes), backpropagated."""
+    import random
+
+    from micrograd_widget.nn import MLP
+
+    random.seed(1)
+    model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+    loss = sum((model(x) - y) ** 2 for x, y in zip(LECTURE_XS, LECTURE_YS, strict=True))
+    loss.backward()
+    return loss

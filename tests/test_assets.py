@@ -83,6 +83,18 @@ def test_each_widget_esm_is_the_small_loader() -> None:
     assert [p.name for p in STATIC.iterdir() if p.name.endswith((".wasm", ".wasm.gz"))] == ["graphviz.wasm.gz"]
 
 
+def test_both_widgets_share_one_header_and_declare_only_their_view() -> None:
+    """The loader, the assets reference and the assets request are declared once (assets.AssetsWidget)."""
+    for kind, view in ((GraphWidget, "graph"), (TrainingWidget, "training")):
+        assert issubclass(kind, assets.AssetsWidget)
+        header = {"_esm", "_css", "_mgw_assets"} & set(vars(kind))
+        assert not header, f"{kind.__name__} declares {sorted(header)} again"
+        assert kind._mgw_view.default_value == view  # type: ignore[attr-defined]  # a trait read on the class
+    for widget in (explore(lecture_L()["L"]), watch(MLP(2, [2, 1]))):
+        handlers = widget._msg_callbacks.callbacks
+        assert handlers.count(assets.answer_request) == 1, "the assets request is answered once per message"
+
+
 def test_a_closed_assets_model_is_replaced_on_next_use() -> None:
     before = assets.shared_assets()
     before_id = before.model_id

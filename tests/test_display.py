@@ -29,9 +29,11 @@ from test_dot import (  # noqa: F401  (dot_program is a fixture)
 from test_save_svg import STOPPED_MESSAGE
 
 from micrograd_widget import GraphWidget, Value, display
+from micrograd_widget.colors import POSITIVE_COLOR, grad_color
 from micrograd_widget.display import value_html, value_mimebundle
-from micrograd_widget.dot import MAX_LABEL_CHARS, POSITIVE_COLOR, clean_text, format_number, grad_color, graph_view
+from micrograd_widget.dot import graph_view
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
 
 ALLOWED_TAGS = {"div", "p", "code", "table", "thead", "tbody", "tr", "th", "td"}
 ALLOWED_ATTRS = {"class", "style", "title", "colspan"}

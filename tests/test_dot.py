@@ -1,4 +1,5 @@
-"""dot.py: the lecture's draw_dot, stable ids, the one escaping function, colours (folding: test_fold.py).
+"""dot.py: the lecture's draw_dot, stable ids, escaping and colours in the picture (text.py's and colors.py's
+functions: test_text.py, test_colors.py; folding: test_fold.py).
 
 Pictures are checked by rendering them with Graphviz's ``dot`` and parsing the SVG, not by
 searching the DOT text. The ids, classes and texts checked here pin the SVG contract the JS view relies
@@ -21,26 +22,16 @@ from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
 from micrograd_widget import dot as dot_module
+from micrograd_widget.colors import NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color
 from micrograd_widget.demo import lecture_neuron
-from micrograd_widget.dot import (
-    MAX_LABEL_CHARS,
-    NEGATIVE_COLOR,
-    NONFINITE_COLOR,
-    POSITIVE_COLOR,
-    ZERO_COLOR,
-    Fold,
-    GraphView,
-    check_option,
-    clean_text,
-    escape,
-    format_number,
-    grad_color,
-    graph_view,
-)
+from micrograd_widget.dot import GraphView, graph_view
 from micrograd_widget.engine import scope
+from micrograd_widget.fold import Fold
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
+from micrograd_widget.options import check_option
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
@@ -206,13 +197,6 @@ def test_precision_and_full_precision_tooltip(dot_program: str) -> None:
     assert texts(svg_groups(render(graph_view(y, precision=0)))["n0"])[1] == "data 0"
 
 
-def test_format_number() -> None:
-    assert format_number(2.0) == "2.0000"
-    assert format_number(-1e-9) == "-0.0000"
-    assert format_number(1234567.0, 2) == "1.23e+06"
-    assert [format_number(x) for x in (math.nan, math.inf, -math.inf)] == ["nan", "inf", "-inf"]
-
-
 def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
     x = Value(math.inf, label="x")
     y = x * 0.0
@@ -233,7 +217,7 @@ def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
 def test_box_max_ranks_nan_over_inf_over_finite() -> None:
     """A fold box's largest |grad| (js/svg-contract.md "Live fold box"): a nan grad is the largest, then an infinite
     one, then the largest finite |grad|, wherever they are in tape order; the first wins a tie; the output is left
-    out. js/fold-dot.js boxMax and js/view/foldboxes.js largestGrad follow the same rule (tests/vectors/folds/)."""
+    out. js/fold-dot.js boxMax (the browser's DOT and live picture) follows the same rule (tests/vectors/folds/)."""
     box_max, inf, nan = dot_module.box_max, math.inf, math.nan
     assert box_max([1.0, -3.0, 2.0], [0, 1, 2], 9) == 1
     assert box_max([1.0, -inf, 3.0], [0, 1, 2], 9) == 1
@@ -303,20 +287,6 @@ def test_graph_view_rejects_bad_input() -> None:
 
 # ---------------------------------------------------------------- colours, leaves, root
 
-def test_grad_colour_scale() -> None:
-    assert grad_color(0.0, 5.0) == ZERO_COLOR
-    assert grad_color(5.0, 5.0) == POSITIVE_COLOR and grad_color(-5.0, 5.0) == NEGATIVE_COLOR
-    assert grad_color(math.nan, 1.0) == NONFINITE_COLOR == grad_color(-math.inf, 1.0)
-    assert grad_color(3.0, 0.0) == ZERO_COLOR
-
-    def whiteness(c: str) -> int:
-        return sum(int(c[k:k + 2], 16) for k in (1, 3, 5))
-    strengths = [whiteness(grad_color(g, 4.0)) for g in (0.01, 0.5, 1.0, 2.0, 4.0, 8.0)]
-    assert strengths == sorted(strengths, reverse=True) and strengths[-1] == strengths[-2]
-    pos, neg = grad_color(1.0, 4.0), grad_color(-1.0, 4.0)
-    assert int(pos[1:3], 16) > int(pos[5:7], 16) and int(neg[5:7], 16) > int(neg[1:3], 16)
-
-
 def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None:
     L = lecture_graph()
     svg = render(graph_view(L))
@@ -369,10 +339,6 @@ def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None
 
 
 def test_colour_scale_falls_back_to_the_output_and_follows_output(dot_program: str) -> None:
-    assert dot_module.grad_scale([], 1.0) == 1.0                    # only the output drawn
-    assert dot_module.grad_scale([0.0, -0.0, math.nan], -2.0) == 2.0    # no other grad: the output's
-    assert dot_module.grad_scale([0.0, math.inf], None) == 0.0
-    assert dot_module.grad_scale([0.25, -0.5, math.inf], 1.0) == 0.5
     x = Value(3.0, label="x")
     y = x * 1.0
     y.backward()                      # x.grad = 1, the constant's grad = 3: the constant sets the scale
@@ -453,13 +419,30 @@ def test_any_label_renders_as_its_clean_text(labels: list[str]) -> None:
         assert texts(groups[f"n{i}"])[0].replace(" ", "") == clean_text(v.label, MAX_LABEL_CHARS).replace(" ", "")
 
 
-def test_escape_targets() -> None:
-    assert escape('<a href="x">&</a>', "html") == "&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;"
-    assert escape("a|b{c}<d>", "record") == "a\\|b\\{c\\}\\<d\\>"
-    assert escape('q"\\', "dot") == 'q\\"\\\\'
-    assert escape("two\nlines") == "two \u21b5 lines"
-    assert clean_text("x" * 50, 10) == "x" * 9 + "\u2026"
-    # Bidirectional controls would reorder the text around them (an RTL override reverses "#12 (root)").
-    assert clean_text("a\u202eb\u2066c\u200fd\u061ce") == "a\ufffdb\ufffdc\ufffdd\ufffde"
-    with pytest.raises(ValueError, match="'record', 'dot' or 'html'"):
-        escape("x", "js")  # type: ignore[arg-type]
+def test_a_box_holding_the_root_shows_the_roots_numbers_as_the_browser_does() -> None:
+    """The root inside a closed box is that box's one output (js/fold.js boxOutputs, js/view/box-numbers.js): it
+    shows the root's data and grad, not max |grad|; with another member used outside the box too, max |grad|.
+    The planner never boxes the root; a hierarchy made by hand can."""
+    from array import array
+
+    from micrograd_widget.fold_tree import FoldTree, Group, picture
+
+    a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
+    d = a * b
+    e = d + c
+    f = e * e                        # d = -6, e = 4, f = 16
+    f.backward()
+    tape = Tape.from_value(f)
+    order = [tape.index(v) for v in (a, b, c, d, e, f)]
+    options = {"precision": 4, "rankdir": "LR", "color": True, "node_budget": 10}
+    for members, output in (((3, 4, 5), 5), ((3, 5), None)):   # {d, e, f}: the root only; {d, f}: d feeds e too
+        group_of = array("i", [-1] * len(tape))
+        for k in members:
+            group_of[order[k]] = 0
+        tree = FoldTree(len(tape), 10, [Group("box", "scope", "box", "", -1, count=len(members), nodes=len(members))],
+                        group_of, "", {"box": 0})
+        dot, folds = dot_module.write_dot(tape, tree, picture(tape, tree, []), options, tape.root)
+        assert folds[0].output == (None if output is None else order[output])
+        line = next(s for s in dot.splitlines() if s.strip().startswith("fold0 "))
+        shows = "data 16.0000" in line and "grad 1.0000" in line if output is not None else "max \\|grad\\|" in line
+        assert shows, line

@@ -7,7 +7,7 @@ from __future__ import annotations
 import gc
 
 import pytest
-from builders import lecture_L, micrograd_readme
+from builders import Interrupting, lecture_L, micrograd_readme
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -425,3 +425,74 @@ def test_one_scope_object_can_be_entered_inside_itself() -> None:
             assert current_scope() == "block.block"
         assert current_scope() == "block"
     assert current_scope() == ""
+
+
+# The lecture's L after one backward(), by hand: dL/da = b*f, dL/db = a*f, dL/dc = dL/de = dL/dd = f, dL/df = d.
+LECTURE_GRADS = {"a": 6.0, "b": -4.0, "c": -2.0, "e": -2.0, "d": -2.0, "f": 4.0, "L": 1.0}
+
+
+@pytest.mark.parametrize("accumulate", [True, False], ids=["grads-there", "grads-zero"])
+@pytest.mark.parametrize("bad", ["x", None, [1.0], 1j, 10 ** 400, 10 ** 5000], ids=lambda b: type(b).__name__)
+def test_a_corrupted_grad_is_refused_by_name_before_any_grad_changes(bad: object, accumulate: bool) -> None:
+    """Defect 7 (issue 24): backward() with one grad not a number added half the graph's grads, then raised."""
+    nodes = lecture_L(backward=accumulate)
+    nodes["d"].grad = bad  # type: ignore[assignment]  # the corruption under test
+    before = {name: v.grad for name, v in nodes.items()}
+    with pytest.raises(TypeError) as caught:
+        nodes["L"].backward()
+    after = {name: v.grad for name, v in nodes.items()}
+    assert after == before and after["d"] is bad
+    if accumulate:
+        assert {name: g for name, g in after.items() if name != "d"} == {
+            name: g for name, g in LECTURE_GRADS.items() if name != "d"}
+    message = str(caught.value)
+    assert "node 'd'" in message and type(bad).__name__ in message and "zero_grad()" in message
+    assert len(message) < 400
+
+
+def test_a_corrupted_grad_on_an_unlabelled_node_is_named_by_its_op() -> None:
+    a = Value(2.0)
+    y = (a * 3.0).tanh()
+    y._a.grad = "oops"  # type: ignore[union-attr, assignment]  # the corruption under test
+    with pytest.raises(TypeError, match=r"a '\*' node .* has grad 'oops' \(str\)"):
+        y.backward()
+
+
+@pytest.mark.parametrize("accumulate", [True, False], ids=["grads-there", "grads-zero"])
+@pytest.mark.parametrize("trapped", ["a", "f"])
+def test_an_interrupt_at_any_grad_assignment_puts_every_grad_back(trapped: str, accumulate: bool) -> None:
+    """Defect 7: KeyboardInterrupt at each of a leaf's grad assignments in backward() (zeroing, accumulating,
+    adding the earlier grads back): every grad stays what it was, twice the hand-worked ones (two backward()
+    calls before) or 0."""
+    def build() -> dict[str, Value]:
+        nodes = lecture_L(backward=accumulate, leaf=Interrupting)
+        if accumulate:
+            nodes["L"].backward()
+        return nodes
+
+    dry = build()
+    start = dry[trapped].assignments  # type: ignore[attr-defined]
+    dry["L"].backward()
+    count = dry[trapped].assignments - start  # type: ignore[attr-defined]
+    assert count == (3 if accumulate else 1)
+    expected = {name: 2 * g if accumulate else 0.0 for name, g in LECTURE_GRADS.items()}
+    for n in range(1, count + 1):
+        nodes = build()
+        nodes[trapped].arm(n)  # type: ignore[attr-defined]
+        with pytest.raises(KeyboardInterrupt):
+            nodes["L"].backward()
+        assert {name: v.grad for name, v in nodes.items()} == expected, f"interrupted at assignment {n}"
+
+
+def test_an_interrupt_from_a_user_ops_derivative_puts_every_grad_back() -> None:
+    from micrograd_widget.ops import define_op
+
+    def stop(a: float, out: float) -> float:
+        raise KeyboardInterrupt
+
+    halt = define_op("halt", lambda a: a, stop)
+    nodes = lecture_L()
+    top = Value.apply(halt, nodes["L"]) * 2.0
+    with pytest.raises(KeyboardInterrupt):
+        top.backward()
+    assert {name: v.grad for name, v in nodes.items()} == LECTURE_GRADS

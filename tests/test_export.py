@@ -101,7 +101,7 @@ def test_the_page_holds_the_state_the_view_and_its_own_host_and_loads_nothing(tm
     widget_state = model["state"]
     assert widget_state["spec"]["label"]["strings"][-1] == "out"  # the spec's string table: distinct labels
     assert widget_state["_esm"] == esm
-    assert "digraph" in widget_state["dot"]
+    assert "dot" not in widget_state and widget_state["folds"]["version"] == 1, "the page's view writes the picture"
     (host,) = [text for kind, text in page.scripts if kind == "module"]
     assert host.strip() == (STATIC / "host.js").read_text(encoding="utf-8").strip()
     assert len(page.scripts) == 3, [kind for kind, _ in page.scripts]

@@ -16,7 +16,8 @@ from traitlets.config import Config
 
 import micrograd_widget
 from micrograd_widget import Value, extension
-from micrograd_widget.extension import MicrogradWidget, current_options
+from micrograd_widget.extension import MicrogradWidget
+from micrograd_widget.options import current_options
 
 CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
 
@@ -156,7 +157,7 @@ def test_config_magic_sets_options(ip: InteractiveShell) -> None:
     ("MicrogradWidget.rankdir = 'diagonal'", "MicrogradWidget.rankdir must be 'LR'"),
     ("MicrogradWidget.node_budget = 1", "MicrogradWidget.node_budget is how many boxes"),
     ("MicrogradWidget.default_view = 'movie'", "MicrogradWidget.default_view must be 'static'"),
-    ("MicrogradWidget.precision = 'six'", "expected an int"),
+    ("MicrogradWidget.precision = 'six'", "a whole number from 0 to 17; got 'six'"),
 ])
 def test_bad_config_values_give_a_clear_error_and_change_nothing(
         ip: InteractiveShell, caplog: pytest.LogCaptureFixture, line: str, message: str) -> None:
@@ -165,6 +166,36 @@ def test_bad_config_values_give_a_clear_error_and_change_nothing(
     with caplog.at_level(logging.ERROR):
         ip.run_line_magic("config", line)
     assert message in caplog.text
+    assert current_options() == before
+
+
+# What each option takes, written out by hand (not read from options.py's table).
+ALLOWED = {
+    "precision": "a whole number from 0 to 17",
+    "rankdir": "'LR' (left to right) or 'TB' (top to bottom)",
+    "node_budget": "a whole number from 10 to 2000 (None draws everything)",
+    "color": "True or False",
+    "default_view": "'static' (a picture) or 'widget' (the live widget)",
+}
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("precision", "'x'"), ("precision", "2.5"), ("precision", "None"), ("precision", "99"),
+    ("rankdir", "5"), ("rankdir", "None"), ("rankdir", "'diagonal'"),
+    ("node_budget", "'x'"), ("node_budget", "2.5"), ("node_budget", "5"), ("node_budget", "'x' * 100_000"),
+    ("color", "'yes'"), ("color", "None"),
+    ("default_view", "0"), ("default_view", "None"), ("default_view", "'movie'"),
+])
+def test_every_bad_config_value_is_told_what_is_allowed(
+        ip: InteractiveShell, caplog: pytest.LogCaptureFixture, name: str, value: str) -> None:
+    """Defect 10 (issue 24): a value of the wrong type (node_budget = 'x') got traitlets' "expected an int" without
+    the range, unlike a value out of range; both now say what the option takes, and quote the value cut short."""
+    ip.run_line_magic("load_ext", "micrograd_widget")
+    before = current_options()
+    with caplog.at_level(logging.ERROR):
+        ip.run_line_magic("config", f"MicrogradWidget.{name} = {value}")
+    assert f"MicrogradWidget.{name} " in caplog.text and ALLOWED[name] in caplog.text, caplog.text
+    assert "got " in caplog.text and len(caplog.text) < 600
     assert current_options() == before
 
 

@@ -29,22 +29,14 @@ from test_dot import (  # noqa: F401  (dot_program is a fixture)
 
 from micrograd_widget import Value, draw_dot
 from micrograd_widget import dot as dot_module
-from micrograd_widget.dot import (
-    DEFAULT_OPTIONS,
-    MAX_LABEL_CHARS,
-    MAX_NODE_BUDGET,
-    MIN_LEAF_GROUP,
-    MIN_NODE_BUDGET,
-    MIN_SUM_TERMS,
-    Fold,
-    GraphView,
-    clean_text,
-    format_number,
-    graph_view,
-)
+from micrograd_widget.dot import GraphView, graph_view
+from micrograd_widget.fold import Fold
+from micrograd_widget.fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
+from micrograd_widget.options import DEFAULT_OPTIONS, MAX_NODE_BUDGET, MIN_NODE_BUDGET
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
 
 
 def edges_of(view: GraphView) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from builders import picture_view
 
 from micrograd_widget import MLP, Value, fold_fit, fold_tree
 from micrograd_widget.dot import graph_view
@@ -27,7 +28,8 @@ from micrograd_widget.fold_tree import (
     keys_to_reveal,
     picture,
 )
-from micrograd_widget.tape import Tape, from_buffer
+from micrograd_widget.spec import from_buffer
+from micrograd_widget.tape import Tape
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
@@ -47,7 +49,7 @@ def generator() -> Any:
 
 
 @pytest.fixture(scope="module")
-def graphs(generator: Any) -> dict[str, tuple[Tape, int]]:
+def graphs(generator: Any) -> dict[str, tuple[Tape, int | None]]:
     return {name: (Tape.from_value(build()), budget) for name, (build, budget) in generator.GRAPHS.items()}
 
 
@@ -65,10 +67,13 @@ def holders(tree: FoldTree, i: int) -> list[int]:
 
 
 @pytest.mark.parametrize("budget_scale", [1, 3])
-def test_every_node_is_in_one_innermost_group_and_groups_stay_small(graphs: dict[str, tuple[Tape, int]],
+def test_every_node_is_in_one_innermost_group_and_groups_stay_small(graphs: dict[str, tuple[Tape, int | None]],
                                                                      budget_scale: int) -> None:
-    for name, (tape, budget) in graphs.items():
-        budget *= budget_scale
+    for name, (tape, whole) in graphs.items():
+        if whole is None:   # no budget: no group, every node drawn
+            assert build_tree(tape, None).groups == [] and set(build_tree(tape, None).group_of) == {-1}, name
+            continue
+        budget = whole * budget_scale
         tree = build_tree(tape, budget)
         members = [0] * len(tree.groups)
         for i in range(len(tape)):
@@ -91,7 +96,7 @@ def test_keys_are_stable_across_two_tapes_of_the_same_graph(generator: Any) -> N
         assert first.group_of == second.group_of, name
 
 
-def test_the_empty_open_set_draws_the_planners_picture(graphs: dict[str, tuple[Tape, int]]) -> None:
+def test_the_empty_open_set_draws_the_planners_picture(graphs: dict[str, tuple[Tape, int | None]]) -> None:
     for name, (tape, budget) in graphs.items():
         folding = plan(tape, budget)
         pic = picture(tape, build_tree(tape, budget), [])
@@ -240,10 +245,10 @@ def test_the_widget_opens_boxes_from_python_and_from_the_view() -> None:
     w = GraphWidget(root, node_budget=20)
     try:
         assert w.folds["groups"][1][0] == "layers.0.neurons.1" and w.opened == []
-        assert [f["key"] for f in w.view["folds"]] == ["layers.0.neurons.0", "layers.0.neurons.1"]
+        assert [f["key"] for f in picture_view(w)["folds"]] == ["layers.0.neurons.0", "layers.0.neurons.1"]
         w.opened = ["layers.0.neurons.1"]
-        assert "subgraph cluster_open0" in w.dot and w.view["open"] == ["layers.0.neurons.1"]
-        assert w.dot == graph_view(tape, node_budget=20, open_keys=["layers.0.neurons.1"]).dot
+        assert "subgraph cluster_open0" in w._drawing().dot and picture_view(w)["open"] == ["layers.0.neurons.1"]
+        assert w._drawing().dot == graph_view(tape, node_budget=20, open_keys=["layers.0.neurons.1"]).dot
         with pytest.raises(traitlets.TraitError, match="unknown fold box key"):
             w.opened = ["layers.7"]
         assert w.opened == ["layers.0.neurons.1"], "a refused open set changes nothing"

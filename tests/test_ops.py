@@ -13,7 +13,7 @@ import pytest
 
 from micrograd_widget.engine import Value
 from micrograd_widget.ops import OPS, OPS_BY_NAME, ZeroDivisionValueError, define_op, js_module, op_symbol
-from micrograd_widget.tape import encode_number
+from micrograd_widget.spec import encode_number
 
 # Per row: how the engine spells it, how PyTorch spells it, and points (a, b, k) to check it at,
 # away from kinks so that finite differences are meaningful. Both signs wherever the row allows.

@@ -15,7 +15,8 @@ from builders import seeded_mlp
 
 from micrograd_widget.engine import Value
 from micrograd_widget.ops import OPS, OPS_BY_NAME
-from micrograd_widget.tape import Tape, decode_number
+from micrograd_widget.spec import decode_number
+from micrograd_widget.tape import Tape
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 FILE = VECTORS / "ops" / "nonfinite.json"

@@ -12,21 +12,14 @@ from array import array
 from pathlib import Path
 
 import pytest
+from builders import Interrupting, lecture_L
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.spec import SPEC_BUFFERS, spec_to_json
-from micrograd_widget.tape import (
-    SPEC_VERSION,
-    Tape,
-    TapeReplayError,
-    decode_number,
-    encode_number,
-    from_buffer,
-    json_safe,
-)
+from micrograd_widget.spec import SPEC_BUFFERS, decode_number, encode_number, from_buffer, json_safe, spec_to_json
+from micrograd_widget.tape import SPEC_VERSION, Tape, TapeReplayError
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
@@ -174,6 +167,42 @@ def test_replay_is_forward_backward_and_write_back_all_or_nothing() -> None:
     with pytest.raises(ZeroDivisionError):
         tape.replay([4.0, 3.0], write_back=True)  # the forward succeeds, the backward fails: nothing changes
     assert _snapshot(tape) == before and [(v.data, v.grad) for v in tape.values] == values
+
+
+def _numbers(tape: Tape) -> tuple[list[str], list[float], list[float]]:
+    """Every Value's data and grad (as repr: -0.0 and NaN compare exactly) and the tape's numbers."""
+    return [repr((v.data, v.grad)) for v in tape.values], list(tape.data), list(tape.grad)
+
+
+@pytest.mark.parametrize("how", ["replay", "write_back"])
+def test_an_interrupt_midway_through_the_write_back_changes_nothing(how: str) -> None:
+    """Defect 7 (issue 24): KeyboardInterrupt in the loop writing data and grad into the Values left the nodes
+    before it written and the tape's numbers new. Leaf f is the sixth of the lecture's 7 nodes in tape order."""
+    nodes = lecture_L(leaf=Interrupting)
+    tape = Tape.from_value(nodes["L"])
+    assert tape.values.index(nodes["f"]) == 5
+    if how == "write_back":
+        tape.forward([5.0, -3.0, 10.0, -2.0])  # the tape's numbers now differ from the Values'
+        tape.backward(tape.index(nodes["d"]))
+    before = _numbers(tape)
+    nodes["f"].arm(1)  # type: ignore[attr-defined]
+    with pytest.raises(KeyboardInterrupt):
+        if how == "replay":
+            tape.replay([5.0, -3.0, 10.0, -2.0], tape.index(nodes["d"]), write_back=True)
+        else:
+            tape.write_back()
+    assert _numbers(tape) == before
+    assert [v.data for v in nodes.values()] == [2.0, -3.0, 10.0, -6.0, 4.0, -2.0, -8.0]  # by hand
+
+
+def test_a_replay_returns_the_undo_of_itself() -> None:
+    nodes = lecture_L()
+    tape = Tape.from_value(nodes["L"])
+    before = _numbers(tape)
+    undo = tape.replay([5.0, -3.0, 10.0, -2.0], write_back=True)
+    assert nodes["e"].data == -15.0 and nodes["a"].grad == 6.0  # by hand: e = 5 * -3; dL/da = b * f
+    undo()
+    assert _numbers(tape) == before
 
 
 def test_custom_ops_replay_and_are_marked_not_builtin() -> None:

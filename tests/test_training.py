@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from test_dot import dot_program  # noqa: F401  (a fixture: Graphviz's dot must be installed)
 
-from micrograd_widget import dot as dot_module
+from micrograd_widget import colors, text
 from micrograd_widget.engine import Value, scope
 from micrograd_widget.model_picture import MAX_BOXES, model_boxes, model_dot, neuron_norms
 from micrograd_widget.nn import MLP, Layer, Module, Neuron
-from micrograd_widget.tape import decode_number
-from micrograd_widget.training import MAX_BUCKETS, MIN_EVERY, TrainingWidget, watch
+from micrograd_widget.spec import decode_number
+from micrograd_widget.training import TrainingWidget, watch
+from micrograd_widget.training_log import MAX_BUCKETS, MIN_EVERY
 
 
 class FakeClock:
@@ -333,17 +334,17 @@ def test_the_dot_has_one_box_per_neuron_in_a_cluster_per_layer(model):
     assert source.count("->") - source.count("style=invis") == 3 * 4 + 4 * 4 + 4 * 1
 
 
-def test_the_dot_colours_and_numbers_come_from_dot_py(model):
+def test_the_box_colours_and_numbers_come_from_colors_and_text(model):
     xs, ys = lecture_data()
     train_step(model, xs, ys)
     w = watch(model, precision=3)
     norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)
-    scale = dot_module.grad_scale(norms)
+    scale = colors.grad_scale(norms)
     for k, norm in enumerate(norms):
         node = re.search(rf"\bu{k} \[label=<(.*?)> .*fillcolor=\"([^\"]+)\"", w.dot)
         assert node, f"no box u{k}"
-        assert dot_module.format_number(norm, 3) in node.group(1)
-        assert node.group(2) == dot_module.grad_color(norm, scale)
+        assert text.format_number(norm, 3) in node.group(1)
+        assert node.group(2) == colors.grad_color(norm, scale)
 
 
 def test_hostile_names_are_escaped_by_dot_escape():
@@ -359,7 +360,7 @@ def test_hostile_names_are_escaped_by_dot_escape():
 
     source = watch(Odd()).dot
     assert hostile not in source
-    assert dot_module.escape(hostile, "dot") in source
+    assert text.escape(hostile, "dot") in source
 
 
 def test_layer_neuron_and_other_modules_get_boxes():
@@ -484,19 +485,6 @@ def test_parameters_the_structure_does_not_name_get_their_own_box():
 
 # ---------------------------------------------------------------- names and lifetime
 
-def test_the_former_names_of_the_model_picture_still_work(model):
-    from micrograd_widget import model_picture, training
-
-    assert (training.Boxes, training.Unit, training.Group) == (model_picture.ModelBoxes, model_picture.NeuronBox,
-                                                               model_picture.LayerBox)
-    assert training.model_units is model_picture.model_boxes
-    boxes = training.model_units(model, model.parameters())
-    assert boxes.units == boxes.neurons and boxes.groups == boxes.layers
-    assert [u.group for u in boxes.units] == [u.layer for u in boxes.neurons] == [0] * 4 + [1] * 4 + [2]
-    w = watch(model)
-    assert w.units == w.boxes == boxes.neurons
-
-
 def test_a_closed_widget_and_its_model_are_freed(clock):
     import gc
     import weakref
@@ -542,10 +530,10 @@ def test_the_mimebundle_has_the_view_a_static_picture_and_a_true_text(model, clo
     assert set(data) == {"application/vnd.jupyter.widget-view+json", "image/svg+xml", "text/plain"}
     assert data["text/plain"] == repr(w) and "60 steps logged" in data["text/plain"]
     words = svg_texts(data["image/svg+xml"])
-    assert words[0] == f"loss {dot_module.format_number(w.losses[-1], 4)} at step 59 (60 steps logged, running)"
+    assert words[0] == f"loss {text.format_number(w.losses[-1], 4)} at step 59 (60 steps logged, running)"
     norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)    # the final grads' norms, drawn
     boxes = svg_boxes(data["image/svg+xml"])
-    assert [boxes[f"u{k}"][-1] for k in range(len(w.boxes))] == [dot_module.format_number(x, 4) for x in norms]
+    assert [boxes[f"u{k}"][-1] for k in range(len(w.boxes))] == [text.format_number(x, 4) for x in norms]
     w.finish()
     assert "(60 steps logged, finished)" in svg_texts(w._repr_mimebundle_()[0]["image/svg+xml"])[0]
 

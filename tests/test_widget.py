@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import traitlets
-from builders import fold_of, lecture_L
+from builders import lecture_L, picture_view
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget.display import value_mimebundle
@@ -17,7 +17,8 @@ from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.gradcheck import gradcheck
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
-from micrograd_widget.tape import Tape, TapeReplayError, from_buffer
+from micrograd_widget.spec import from_buffer
+from micrograd_widget.tape import Tape, TapeReplayError
 from micrograd_widget.widget import GraphWidget, explore
 
 
@@ -75,18 +76,17 @@ def assert_values_match(nodes: dict[str, Value], expected: dict[str, Value]) -> 
 # ---------------------------------------------------------------- construction
 
 
-def test_state_holds_the_tape_spec_the_dot_of_dot_py_and_the_leaf_values() -> None:
+def test_state_holds_the_tape_spec_a_hierarchy_with_no_groups_and_the_leaf_values() -> None:
     nodes = lecture_L()
     w = GraphWidget(nodes["L"])
     state = w.get_state()
     tape = Tape.from_value(nodes["L"])
     assert state["spec"] == tape.spec()
-    assert state["dot"] == dot_module.graph_view(tape).dot, "the widget must lay out exactly dot.py's DOT"
+    assert "dot" not in state and "view" not in state, "the browser writes the picture (js/fold.js)"
+    assert state["folds"]["groups"] == [] and bytes(state["folds"]["group_of"]) == b"\xff" * 4 * len(tape)
+    assert state["opened"] == []
     assert state["output"] == tape.root
     assert state["leaf_values"] == [tape.data[i] for i in tape.leaves]
-    assert state["view"]["shown"] == list(range(len(tape)))
-    assert state["view"]["folds"] == [] and fold_of(state["view"]) == [] and state["view"]["message"] == ""
-    assert state["view"]["palette"]["positive"] == dot_module.POSITIVE_COLOR
     assert (state["precision"], state["rankdir"], state["node_budget"], state["color"]) == (4, "LR", 250, True)
     assert state["data"] == b"" and state["grad"] == b"", "the browser replays this graph: no duplicate numbers"
     assert state["error"] == ""
@@ -113,7 +113,7 @@ def test_options_are_checked_and_used_for_the_dot() -> None:
     nodes = lecture_L()
     w = GraphWidget(nodes["L"], precision=2, rankdir="tb", color=False)
     assert (w.precision, w.rankdir, w.color) == (2, "TB", False)
-    assert w.dot == dot_module.graph_view(w.tape, precision=2, rankdir="TB", color=False).dot
+    assert w._drawing().dot == dot_module.graph_view(w.tape, precision=2, rankdir="TB", color=False).dot
     with pytest.raises(ValueError, match="precision"):
         GraphWidget(nodes["L"], precision=99)
     with pytest.raises(TypeError, match="unknown option"):
@@ -126,12 +126,11 @@ def test_changing_an_option_redraws_and_a_bad_value_changes_nothing() -> None:
     w = GraphWidget(lecture_L()["L"])
     sent = Recorder(w)
     w.rankdir = "TB"
-    assert w.dot == dot_module.graph_view(w.tape, rankdir="TB").dot
-    assert any("dot" in s for s in sent.states())
-    before = w.dot
+    assert sent.states() == [{"rankdir": "TB"}], "the option alone: the browser lays the picture out again"
+    assert w._drawing().dot == dot_module.graph_view(w.tape, rankdir="TB").dot, "the static picture follows"
     with pytest.raises(traitlets.TraitError, match="precision"):
         w.precision = 40
-    assert w.precision == 4 and w.dot == before
+    assert w.precision == 4 and sent.states() == [{"rankdir": "TB"}]
 
 
 def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
@@ -139,14 +138,14 @@ def test_a_large_graph_is_folded_as_dot_py_folds_it() -> None:
     loss = sum((model([0.5, -1.0, 2.0]) - 1.0) ** 2 for _ in range(3))
     w = GraphWidget(loss, node_budget=60)
     picture = dot_module.graph_view(w.tape, node_budget=60)
-    assert w.view["shown"] == list(picture.shown)
-    assert [f["count"] for f in w.view["folds"]] == [len(f.members) for f in picture.folds]
-    assert [f["note"] for f in w.view["folds"]] == [f.note for f in picture.folds]
+    assert picture_view(w)["shown"] == list(picture.shown)
+    assert [f["count"] for f in picture_view(w)["folds"]] == [len(f.members) for f in picture.folds]
+    assert [f["note"] for f in picture_view(w)["folds"]] == [f.note for f in picture.folds]
     assert all(f.note for f in picture.folds)
-    assert w.view["message"] == picture.message and "fold" in picture.message
-    assert len(w.view["shown"]) < len(w.tape)
+    assert picture_view(w)["message"] == picture.message and "fold" in picture.message
+    assert len(picture_view(w)["shown"]) < len(w.tape)
     # Which fold box holds each node (the stepper highlights the box when a folded node fires).
-    boxes = fold_of(w.view)
+    boxes = picture_view(w)["fold_of"]
     assert len(boxes) == len(w.tape)
     for k, f in enumerate(picture.folds):
         assert all(boxes[i] == k for i in f.members)

@@ -1,21 +1,19 @@
-"""What a widget's ``view`` trait carries beyond JSON: ``fold_of`` (per node the closed box holding it) is a binary
-Int32 buffer in the comm state, in the exported page (js/host.js reads its buffers) and in a notebook's saved
-state (ipywidgets' embed format, as nbclient and JupyterLab store it), and it says the boxes Python's fold draws.
-The static fallback lays out the picture the widget drew for its view, and follows what changed since."""
+"""What a widget's state carries: no DOT (the browser writes every live picture, js/fold.js), in the comm state, a
+notebook's saved state (ipywidgets' embed format, as nbclient and JupyterLab store it) and the exported page; a
+change of the open set or an option from the view plans no picture. The static fallback is planned when asked
+for, once per state, and follows what changed since."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import fold_of, lecture_L
+from builders import lecture_L
 from ipywidgets.embed import embed_data
 from ipywidgets.widgets import widget as ipywidget_module
-from ipywidgets.widgets.widget import _remove_buffers
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget import fold_tree
@@ -30,55 +28,69 @@ from micrograd_widget.widget import GraphWidget
 _STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">\s*(.*?)\s*</script>', re.S)
 
 
-def folded_widget() -> tuple[GraphWidget, list[int]]:
-    """A widget on an MLP loss folded at budget 60, and per node its box in dot.py's picture (-1: drawn)."""
+def folded_widget() -> GraphWidget:
+    """A widget on an MLP loss folded at budget 60."""
     model = MLP(3, [8, 8, 1])
     loss = sum((model([0.5, -1.0, 2.0]) - 1.0) ** 2 for _ in range(3))
     assert isinstance(loss, Value)
     widget = GraphWidget(loss, node_budget=60)
-    want = [-1] * len(widget.tape)
-    for k, f in enumerate(dot_module.graph_view(widget.tape, node_budget=60).folds):
-        for i in f.members:
-            want[i] = k
-    assert 0 < want.count(-1) < len(want), "the graph should be partly folded"
-    return widget, want
+    assert dot_module.graph_view(widget.tape, node_budget=60).folds, "the graph should be partly folded"
+    return widget
 
 
-def saved_buffer(model: dict, path: list[str]) -> bytes:
-    """The bytes a saved model state (embed format) keeps at ``path``, checked absent from its JSON."""
-    found = [b for b in model.get("buffers", []) if b["path"] == path]
-    assert len(found) == 1, f"{path} should be saved once as a buffer, got {found}"
-    holder = model["state"]
-    for key in path[:-1]:
-        holder = holder[key]
-    assert path[-1] not in holder, f"{path} is saved both as a buffer and as JSON"
-    assert found[0].get("encoding", "base64") == "base64"
-    return base64.b64decode(found[0]["data"])
+def from_view(widget: GraphWidget, state: dict[str, Any]) -> None:
+    """``state`` sent by a front end, as the comm hands it to the widget."""
+    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
 
 
-def test_fold_of_is_a_binary_buffer_in_the_comm_state() -> None:
-    widget, want = folded_widget()
-    text, paths, buffers = _remove_buffers(widget.get_state())
-    assert ["view", "fold_of"] in paths and "fold_of" not in text["view"]
-    raw = bytes(buffers[paths.index(["view", "fold_of"])])
-    assert fold_of({"fold_of": raw}) == want
+def holds_no_dot(state: Any) -> bool:
+    """True when no string in ``state`` (nested dicts and lists) is or holds a DOT graph."""
+    if isinstance(state, str):
+        return "digraph" not in state and "->" not in state
+    if isinstance(state, dict):
+        return all(holds_no_dot(v) for v in state.values())
+    if isinstance(state, list):
+        return all(holds_no_dot(v) for v in state)
+    return True
 
 
-def test_an_unfolded_picture_sends_an_empty_buffer() -> None:
-    x = Value(2.0, label="x")
-    widget = GraphWidget(x * x + 1.0)
-    assert bytes(widget.view["fold_of"]) == b"" and widget.view["folds"] == []
-
-
-def test_fold_of_is_saved_as_a_buffer_in_a_notebook_and_in_the_exported_page(tmp_path: Path) -> None:
-    widget, want = folded_widget()
-    notebook = embed_data(views=[widget])["manager_state"]["state"][widget.model_id]
-    assert fold_of({"fold_of": saved_buffer(notebook, ["view", "fold_of"])}) == want
-    page = save_html(widget, tmp_path / "folded.html").read_text(encoding="utf-8")
+@pytest.mark.parametrize("folded", [False, True], ids=["whole", "folded"])
+def test_no_live_widget_state_holds_a_dot(folded: bool, tmp_path: Path) -> None:
+    """The browser writes every live picture (js/fold.js): no DOT in the comm state, after an Expand and an option
+    change from the view, in a notebook's saved state or in the state the exported page embeds."""
+    widget = folded_widget() if folded else GraphWidget(lecture_L()["L"])
+    widget.comm.send = lambda *a, **k: None  # type: ignore[method-assign]  # no kernel here
+    key = widget.folds["groups"][0][0] if folded else None
+    from_view(widget, {"precision": 3, "opened": [key] if key else []})
+    assert widget.error == "" and widget.opened == ([key] if key else [])
+    state = {k: v for k, v in widget.get_state().items() if k not in ("_esm", "_css")}
+    assert "dot" not in state and "view" not in state and holds_no_dot(state)
+    notebook = embed_data(views=[widget])["manager_state"]["state"][widget.model_id]["state"]
+    assert "dot" not in notebook and "view" not in notebook and holds_no_dot(
+        {k: v for k, v in notebook.items() if k not in ("_esm", "_css")})
+    page = save_html(widget, tmp_path / "page.html").read_text(encoding="utf-8")
     match = _STATE.search(page)
     assert match, "the page holds its widget state"
-    model = json.loads(match.group(1))["state"][widget.model_id]
-    assert fold_of({"fold_of": saved_buffer(model, ["view", "fold_of"])}) == want
+    saved = json.loads(match.group(1))["state"][widget.model_id]["state"]
+    assert "dot" not in saved and "view" not in saved and holds_no_dot(
+        {k: v for k, v in saved.items() if k not in ("_esm", "_css")})
+
+
+def test_an_options_or_opened_change_from_the_view_plans_no_picture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A front end's Expand or new drawing option costs the kernel its checks only: no picture is planned (the
+    static one is planned when a static output asks for it)."""
+    widget = folded_widget()
+    widget.comm.send = lambda *a, **k: None  # type: ignore[method-assign]
+    key = widget.folds["groups"][0][0]
+
+    def plan(*_: object, **__: object) -> None:
+        raise AssertionError("a picture was planned for a change from the view")
+
+    monkeypatch.setattr(dot_module, "graph_view", plan)
+    for change in ({"opened": [key]}, {"precision": 2, "rankdir": "TB", "color": False}, {"opened": []}):
+        from_view(widget, change)
+        assert widget.error == "", change
+    assert (widget.opened, widget.precision, widget.rankdir, widget.color) == ([], 2, "TB", False)
 
 
 # ---------------------------------------------------------------- the static fallback reuses the widget's picture
@@ -90,19 +102,24 @@ def fallback_svg(widget: GraphWidget) -> str:
     return svg
 
 
-def test_the_fallback_lays_out_the_picture_the_widget_drew_without_planning_it_again(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_fallback_and_save_svg_plan_the_static_picture_once(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
     nodes = lecture_L()
     widget = GraphWidget(nodes["L"], precision=2)
     want = value_mimebundle(nodes["L"], precision=2)["image/svg+xml"]
+    planned = []
+    real = dot_module.graph_view
 
-    def plan_again(*_: object, **__: object) -> None:
-        raise AssertionError("the widget's picture was planned again")
+    def counted(*args: Any, **kwargs: Any) -> dot_module.GraphView:
+        planned.append(1)
+        return real(*args, **kwargs)
 
     with monkeypatch.context() as m:
-        m.setattr(dot_module, "graph_view", plan_again)
+        m.setattr(dot_module, "graph_view", counted)
+        assert planned == [], "a live widget plans no picture until a static output asks for one"
         assert fallback_svg(widget) == want
         assert widget.save_svg(tmp_path / "same.svg").read_text(encoding="utf-8") == want
+        assert planned == [1], "planned once, for the fallback; save_svg lays out the same picture"
     widget.precision = 3        # a new picture for the view, and the fallback shows it
     assert fallback_svg(widget) == value_mimebundle(nodes["L"], precision=3)["image/svg+xml"] != want
 
@@ -126,7 +143,7 @@ def test_the_fallback_follows_numbers_output_and_opened_boxes_changed_since() ->
 
 
 def test_the_fallback_shows_the_boxes_opened_in_the_widget() -> None:
-    widget, _ = folded_widget()
+    widget = folded_widget()
     root = widget.tape.values[widget.tape.root]
     before = fallback_svg(widget)
     key = widget.folds["groups"][0][0]
@@ -248,7 +265,7 @@ def test_the_second_tab_does_not_undo_the_first() -> None:
 
 def test_no_echo_when_jupyter_widgets_echo_is_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ipywidget_module, "JUPYTER_WIDGETS_ECHO", False)
-    widget, _ = folded_widget()
+    widget = folded_widget()
     kernel = Kernel(widget)
     tab = FrontEnd(kernel, "tab1")
     tab.send(leaf_values=[x + 0.5 if isinstance(x, float) else x for x in tab.state["leaf_values"]])
@@ -260,7 +277,7 @@ def test_no_echo_when_jupyter_widgets_echo_is_off(monkeypatch: pytest.MonkeyPatc
 
 
 def test_an_opened_the_kernel_refused_or_trimmed_is_sent_back_to_every_tab() -> None:
-    widget, _ = folded_widget()
+    widget = folded_widget()
     kernel = Kernel(widget)
     tab1, tab2 = FrontEnd(kernel, "tab1"), FrontEnd(kernel, "tab2")
     tree = build_tree(widget.tape, 60)
@@ -318,7 +335,7 @@ def test_a_deeply_nested_value_gets_a_short_error(name: str) -> None:
 
 def test_one_opened_message_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 24 (5): the check ran twice per message (the view's check, then the trait's validator)."""
-    widget, _ = folded_widget()
+    widget = folded_widget()
     Kernel(widget)
     calls: list[int] = []
     check = fold_tree.check_open

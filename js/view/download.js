@@ -8,7 +8,6 @@
 // string is parsed as markup: the SVG is cloned from the live picture and serialized, never built as text.
 
 import { h } from "../dom.js";
-import { compileFolds, dotFor } from "../fold.js";
 import { svgSizePx } from "./zoom.js";
 
 export const PNG_SCALE = 2;
@@ -79,20 +78,6 @@ export function svgFileText(svg) {
   style.textContent = EXPORT_STYLE;
   copy.insertBefore(style, copy.firstChild);
   return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + new XMLSerializer().serializeToString(copy) + "\n";
-}
-
-/**
- * The DOT of a graph drawn whole (its `folds` trait `spec` has no fold box) for `options` (js/fold.js dotFor's:
- * the numbers, output, precision, rankdir, colouring, palette), or null when `spec` is unreadable or folds.
- */
-export function unfoldedDot(tape, spec, options) {
-  let tree;
-  try {
-    tree = compileFolds(spec, tape);
-  } catch {
-    return null;
-  }
-  return tree.groups.length === 0 ? dotFor(tape, tree, [], options) : null;
 }
 
 /** Ask the browser to save `blob` as `name`. */

@@ -1,14 +1,14 @@
 // @ts-check
-// The picture's layout: what the graph box draws (js/fold.js's picture of the open set when the graph folds, see
-// view/folding.js; else the kernel's DOT, trait `dot`), laid out once per picture by view/picture.js and shown; a
+// The picture's layout: what the graph box draws (js/fold.js's picture of the open set, view/folding.js drawPicture;
+// a graph that does not fold is drawn whole the same way), laid out once per picture by view/picture.js and shown; a
 // layout that fails keeps the picture before and the open set it draws. Also the fold actions (Expand, Collapse,
 // Expand all, Collapse all: a new open set, its picture laid out, then inspected and focused), the early layouts of
 // the pictures an Expand is likely to ask for, and the DOT download of the picture shown.
 
-import { readBuffer } from "../spec.js";
 import { errorText } from "../errors.js";
-import { SPECULATE_NODES } from "./folding.js";
-import { unfoldedDot } from "./download.js";
+import { compileFolds } from "../fold.js";
+import { PALETTE } from "../shared.js";
+import { SPECULATE_NODES, drawPicture } from "./folding.js";
 
 // A fold box selected this long (its Expand button showing) has its expanded picture laid out early (worker only).
 const PREFETCH_MS = 150;
@@ -25,6 +25,7 @@ export class Drawing {
     this.relayoutDue = false;
     this.speculated = false; // a big graph's likeliest box laid out early once (view/folding.js prefetchLikeliest)
     this.markPrefetched = (key) => view.picture.el.setAttribute("data-prefetched", key); // an early layout is in
+    this.whole = null; // a graph that does not fold: { spec, tree }, its hierarchy (no groups) compiled once per `folds`
   }
 
   /**
@@ -61,14 +62,20 @@ export class Drawing {
     return true;
   }
 
-  /** What to draw: js/fold.js's picture of the open set when the graph folds, else the kernel's DOT. */
+  /** What to draw: js/fold.js's picture of the open set (an early layout's when there is one), or of the whole graph
+   * when it does not fold. */
   drawing() {
-    const { model, folding } = this.view;
-    const view = model.get("view") || {};
-    if (!folding) { // the kernel's picture; its fold_of (an Int32 buffer) read once per picture, for BoundPicture
-      return { dot: model.get("dot"), view: { ...view, fold_of: readBuffer(view.fold_of ?? new Int32Array(0), "int32", "view.fold_of") } };
-    }
-    return folding.drawing(this.drawOptions());
+    const folding = this.view.folding;
+    return folding ? folding.drawing(this.drawOptions()) : this.draw(this.drawOptions());
+  }
+
+  /** drawPicture() of the open set shown for `options`: folding's, or the whole graph's. */
+  draw(options) {
+    const { folding, model, tape } = this.view;
+    if (folding) return folding.draw(options);
+    const spec = model.get("folds");
+    if (!this.whole || this.whole.spec !== spec) this.whole = { spec, tree: compileFolds(spec, tape) };
+    return drawPicture(tape, this.whole.tree, [], options);
   }
 
   /** The inspector shows fold box `key` with its Expand button (or the box was pressed or kept the focus): lay out
@@ -84,17 +91,16 @@ export class Drawing {
     const { model, output, data } = this.view;
     return {
       precision: model.get("precision"), rankdir: model.get("rankdir"), color: model.get("color") !== false,
-      output, palette: (model.get("view") || {}).palette, data, grad,
+      output, palette: PALETTE, data, grad,
     };
   }
 
   /** The DOT download: the picture shown, written for the numbers painted now (stepping: the stepper's partial
    * grads, a grad not reached yet written as the picture shows it). */
   exportDot() {
-    const { stepper: st, picture, folding } = this.view;
+    const { stepper: st, picture } = this.view;
     const options = st ? { ...this.drawOptions(st.grad), reachedAt: st.steps.reachedAt, step: st.k } : this.drawOptions();
-    return !picture.bound ? "" : folding ? folding.draw(options).dot
-      : unfoldedDot(this.view.tape, this.view.model.get("folds"), options) ?? picture.dot;
+    return picture.bound ? this.draw(options).dot : "";
   }
 
   /**

@@ -1,8 +1,8 @@
 // Opening and closing fold boxes in the live view (issue 9). Python sends the fold hierarchy once (trait `folds`,
-// micrograd_widget/fold_tree.py); js/fold.js folds any open set and writes its DOT, so the view draws any open set
-// with no kernel (exported page, reopened notebook). The open set is the `opened` trait: the view writes it (Python
+// micrograd_widget/fold_tree.py); js/fold.js folds any open set and writes its DOT (drawPicture, also the picture of
+// a graph that does not fold), so the view draws every picture with no kernel (exported page, reopened notebook). The open set is the `opened` trait: the view writes it (Python
 // then knows what is shown) and redraws when Python (or another view) changes it.
-// What a closed box shows live: view/foldboxes.js.
+// What a closed box shows live: view/box-numbers.js.
 
 import * as fold from "../fold.js";
 import { layoutSVG } from "../graphviz.js";
@@ -18,6 +18,34 @@ const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG te
 export const SPECULATE_NODES = 10_000;
 const SPECULATE_IDLE = [2000, 1000]; // whenIdle's timeout, and its timer where the browser has no idle callbacks
 const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's User Timing name
+
+/**
+ * The DOT of the open set `open` of the compiled hierarchy `tree` (js/fold.js: a graph that does not fold is a
+ * hierarchy with no groups, drawn whole) and the picture description (BoundPicture's `view`: nodes drawn, closed
+ * boxes, opened clusters, per node its closed box, the status message, the palette). Each is a User Timing measure
+ * PLAN_MEASURE on the page (the browser's profiler shows the main thread's time planning pictures).
+ */
+export function drawPicture(tape, tree, open, options) {
+  const start = performance.now();
+  const pic = fold.pictureFor(tape, tree, open);
+  const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic }); // not folded twice (~100 ms on the moons loss)
+  const n = tape.n;
+  const boxOfGroup = new Int32Array(tree.groups.length).fill(-1); // typed: read once per folded node (65,818)
+  pic.boxes.forEach((b, k) => { boxOfGroup[b.group] = k; });
+  const foldOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const u = pic.unitOf[i];
+    if (u >= n) foldOf[i] = boxOfGroup[u - n];
+  }
+  performance.measure(PLAN_MEASURE, { start });
+  return {
+    dot,
+    view: {
+      shown: pic.shown, folds: pic.boxes, clusters: pic.clusters, fold_of: foldOf, message: pic.message,
+      palette: options.palette,
+    },
+  };
+}
 
 /** The open set as a sorted list of unique strings (order never matters to fold.js; equal sets compare equal). */
 export function canonicalOpen(open) {
@@ -54,29 +82,9 @@ export class Folding {
     return Number.isInteger(b) ? b : this.tree.budget;
   }
 
-  /** The DOT and the picture description (BoundPicture's `view`) of the open set; each is a User Timing measure
-   * PLAN_MEASURE on the page (the browser's profiler shows the main thread's time planning pictures). */
+  /** drawPicture() of the open set `open` (default: the one shown) with this hierarchy. */
   draw(options, open = this.open) {
-    const start = performance.now();
-    const { tape, tree } = this;
-    const pic = fold.pictureFor(tape, tree, open);
-    const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic }); // not folded twice (~100 ms on the moons loss)
-    const n = tape.n;
-    const boxOfGroup = new Int32Array(tree.groups.length).fill(-1); // typed: read once per folded node (65,818)
-    pic.boxes.forEach((b, k) => { boxOfGroup[b.group] = k; });
-    const foldOf = new Int32Array(n).fill(-1);
-    for (let i = 0; i < n; i++) {
-      const u = pic.unitOf[i];
-      if (u >= n) foldOf[i] = boxOfGroup[u - n];
-    }
-    performance.measure(PLAN_MEASURE, { start });
-    return {
-      dot,
-      view: {
-        shown: pic.shown, folds: pic.boxes, clusters: pic.clusters, fold_of: foldOf, message: pic.message,
-        palette: options.palette,
-      },
-    };
+    return drawPicture(this.tape, this.tree, open, options);
   }
 
   /**

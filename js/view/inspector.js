@@ -13,7 +13,7 @@ export class Inspector {
   constructor(view) {
     this.view = view;
     this.node = null; // the node shown, or null
-    this.box = null; // the fold box shown, closed or opened: { key, id } (id: a closed box of the kernel's picture)
+    this.box = null; // the fold box shown, closed or opened: { key, id } (id: a closed box of the picture shown)
     this.fields = null; // its live fields: { data, grad, of }
     this.gradcheck = null;
     this.el = h("div", { className: "mgw-inspector", "data-role": "inspector", hidden: true });

@@ -1,13 +1,13 @@
 // @ts-check
-// The picture: Graphviz-WASM lays out the kernel's DOT once; the SVG is bound once (element references per
+// The picture: Graphviz-WASM lays out the picture's DOT (js/fold.js) once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed
 // (boxes out of the graph box's sight a little later: view/visible.js);
 // its size on screen (fit, zoom, pan) is view/zoom.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
-import { formatNumber, gradColor, scaleOf } from "../format.js";
-import { NOT_REACHED, boxFill } from "../fold-dot.js";
-import { boxNumbers, largestGrad } from "./foldboxes.js";
+import { formatNumber, gradColor } from "../format.js";
+import { NOT_REACHED, boxFill, pictureScale } from "../fold-dot.js";
+import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { h } from "../dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
 import { boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
@@ -54,7 +54,7 @@ const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-g
 // What paintFolds last wrote per box: data, grad, max |grad|, fill, and whether its grads were reached (stepping).
 const FOLD_SLOTS = 5;
 
-/** The SVG bound once, as named parts; `view` is the kernel's description of what was drawn; `root`: the graph's
+/** The SVG bound once, as named parts; `view` describes what was drawn (view/folding.js drawPicture); `root`: the graph's
  * scroll box (numbers of boxes out of its sight are written lazily: view/visible.js). */
 export class BoundPicture {
   constructor(svg, view, names, root = null) {
@@ -113,7 +113,7 @@ export class BoundPicture {
     const folds = view.folds || [];
     const b = folds.length;
     this.folds = { list: folds, shape: new Array(b).fill(null), fields: new Array(b), best: new Int32Array(b),
-      numbers: b && view.fold_of && view.fold_of.length === tape.n ? boxNumbers(tape, view.fold_of, b) : null };
+      numbers: b && view.fold_of && view.fold_of.length === tape.n ? boxNumbers(folds, view.fold_of, b) : null };
     folds.forEach((fold, k) => {
       const g = byId.get(fold.id) || null;
       this.outline.foldGroups.push(g);
@@ -162,22 +162,8 @@ export class BoundPicture {
   paint({ data, grad, reachedAt, step, output, precision, colored }) {
     const { boxes, painted, shown, palette, folds, seen, lazy } = this;
     colored = colored && !!palette;
-    if (folds.numbers) largestGrad(folds.numbers, grad, output, folds.best, reachedAt, step);
-    let scale = 0;
-    if (colored) { // gradScale over the drawn nodes (the output and unreached nodes left out) and the boxes' largest
-      let largest = 0;
-      for (let k = 0; k < shown.length; k++) {
-        const i = shown[k];
-        const a = Math.abs(grad[i]);
-        if (i !== output && (!reachedAt || reachedAt[i] <= step) && a > largest && a !== Infinity) largest = a;
-      }
-      for (let k = 0; folds.numbers && k < folds.best.length; k++) {
-        const a = folds.best[k] >= 0 ? Math.abs(grad[folds.best[k]]) : 0;
-        if (a > largest && a !== Infinity) largest = a;
-      }
-      const counted = this.shownSet.has(output) && (!reachedAt || reachedAt[output] <= step);
-      scale = scaleOf(largest, counted ? grad[output] : null);
-    }
+    if (folds.numbers) boxMaxima(folds.numbers, grad, output, folds.best, reachedAt, step);
+    const scale = colored ? pictureScale(grad, shown, folds.numbers ? folds.best : [], output, reachedAt, step) : 0;
     const valid = seen.valid && seen.precision === precision && seen.colored === colored;
     const sameScale = valid && Object.is(scale, seen.scale);
     for (let k = 0; k < shown.length; k++) {
@@ -238,7 +224,7 @@ export class BoundPicture {
   paintFolds(data, grad, reachedAt, step, precision, colored, scale) {
     const { folds, palette, lazy } = this;
     const painted = this.painted.folds;
-    const { single, reached } = folds.numbers;
+    const { single } = folds.numbers;
     const write = (field, slot, text) => {
       if (field && text !== painted[slot]) lazy.write(field.node, field.caption + (painted[slot] = text));
     };
@@ -253,7 +239,7 @@ export class BoundPicture {
       const best = folds.best[k];
       const slot = FOLD_SLOTS * k;
       const oneState = reachedAt === null || one < 0 ? "" : reachedAt[one] <= step ? "true" : "false";
-      const maxState = reachedAt === null ? "" : reached[k] ? "true" : "false";
+      const maxState = reachedAt === null ? "" : best >= 0 ? "true" : "false"; // a member reached: boxMax found one
       if (oneState + maxState !== painted[slot + 4]) {
         painted[slot + 4] = oneState + maxState;
         mark(fields.grad, oneState);

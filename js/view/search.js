@@ -10,7 +10,7 @@
 // `inspect(i)`.
 
 import { h } from "../dom.js";
-import { indexOf, parseQuery, search } from "../search.js";
+import { findStatus, indexOf, parseQuery, search } from "../search.js";
 import { inputsTrace, pathToOutput } from "../trace.js";
 
 /** The marks of one picture: which element carries `mgw-match` / `mgw-path`, found from node ids. */
@@ -136,9 +136,7 @@ export class Search {
     this.query = text;
     this.results = search(this.index, parseQuery(text));
     this.at = -1;
-    const n = this.results.length;
-    this.say(!text.trim() ? "" : n === 0 ? `No node matches \u201c${text.trim()}\u201d.`
-      : `${n.toLocaleString("en-US")} ${n === 1 ? "node matches" : "nodes match"}: press Enter to show ${n === 1 ? "it" : "the first"}.`);
+    this.say(findStatus(text, this.results.length));
   }
 
   /** Show the next (`+1`) or previous (`-1`) match. */

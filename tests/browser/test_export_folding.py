@@ -12,6 +12,7 @@ import random
 import re
 
 import pytest
+from builders import lecture_mlp_loss, picture_view
 from playwright.sync_api import expect
 
 from micrograd_widget import fold_tree
@@ -23,7 +24,7 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
-from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, lecture_mlp_loss, open_box
+from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, open_box
 
 pytestmark = pytest.mark.browser
 
@@ -136,7 +137,7 @@ def test_the_exported_page_reveals_a_search_match_deep_in_a_closed_layer(open_sa
     tape = Tape.from_value(loss)
     i = next(j for j in tape.leaves if tape.scopes[j] == "layers.0.neurons.3" and tape.labels[j] == "w1")
     widget = GraphWidget(loss)
-    assert i not in widget.view["shown"]
+    assert i not in picture_view(widget)["shown"]
     path = fold_tree.keys_to_reveal(widget._fold_tree(), i)
     # opening the layer alone (what a click on its box does) fills it with the neurons nearest the output
     layer = fold_tree.expand(tape, widget._fold_tree(), [], path[0], widget.node_budget)

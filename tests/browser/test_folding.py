@@ -5,16 +5,22 @@ Every expected number and colour comes from Python's tape for the value the cont
 
 from __future__ import annotations
 
-import random
 import re
 import time
 
 import pytest
-from builders import box_outputs, fold_of, nonfinite_grads, sum_of_squares
+from builders import (
+    LECTURE_XS,
+    LECTURE_YS,
+    box_outputs,
+    lecture_mlp_loss,
+    nonfinite_grads,
+    picture_view,
+    sum_of_squares,
+)
 
-from micrograd_widget.colors import FOLD_COLOR
-from micrograd_widget.dot import box_max, grad_color, grad_scale, graph_view
-from micrograd_widget.nn import MLP
+from micrograd_widget.colors import FOLD_COLOR, grad_color, grad_scale
+from micrograd_widget.dot import box_max, graph_view
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
@@ -26,24 +32,11 @@ from .mgw_browser.lab import cell_locator, marked_json, open_notebook, run_all, 
 
 pytestmark = pytest.mark.browser
 
-XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
-YS = [1.0, -1.0, -1.0, 1.0]
-
-
-def lecture_mlp_loss():
-    """The lecture's MLP(3, [4, 4, 1]) on its four examples: the squared-error loss (398 nodes), backpropagated."""
-    random.seed(1)
-    model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
-    loss = sum((model(x) - y) ** 2 for x, y in zip(XS, YS, strict=True))
-    loss.backward()
-    return loss
-
-
 def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
     """The fill of every drawn value node and closed fold box, as the view paints them (js/svg-contract.md "Live
     fold box"): a box by its largest-|grad| member (the output left out), on a scale that counts those boxes."""
     grad = tape.grad
-    boxes = fold_of(view)
+    boxes = view["fold_of"]
     best = [box_max(grad, [i for i, b in enumerate(boxes) if b == k], output) for k in range(len(view["folds"]))]
     shown = view["shown"]
     others = [grad[i] for i in shown if i != output] + [grad[m] for m in best if m is not None]
@@ -63,17 +56,17 @@ def test_closed_boxes_are_filled_by_their_largest_grad_on_a_scale_that_counts_th
     widget = GraphWidget(loss)
     tape = Tape.from_value(loss)
     view = show(widget)
-    assert widget.view["folds"], "the lecture's MLP loss should be folded at the default budget"
-    want = expected_fills(tape, widget.view, tape.root)
+    assert picture_view(widget)["folds"], "the lecture's MLP loss should be folded at the default budget"
+    want = expected_fills(tape, picture_view(widget), tape.root)
     got = poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "fills of nodes and fold boxes")
     assert got == want
     # a weight inside a folded neuron moves: the boxes' fills follow, as Python's replay of the same move says
-    boxes = fold_of(widget.view)
+    boxes = picture_view(widget)["fold_of"]
     leaf = next(i for i in tape.leaves if boxes[i] >= 0 and tape.labels[i] == "w0")
     view.type_number(key_of(tape, leaf), -2.5)
     tape.forward({leaf: -2.5})
     tape.backward()
-    want = expected_fills(tape, widget.view, tape.root)
+    want = expected_fills(tape, picture_view(widget), tape.root)
     got = poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "fills after the move")
     assert got == want
 
@@ -94,7 +87,7 @@ def expected_box_numbers(tape: Tape, view: dict, output: int) -> dict[str, dict[
     """What each closed box shows, worked out from Python's tape: its one output node's data and grad (a member
     used by a node outside the box, or the root), else the largest |grad| among its members (the output left out;
     nan, then inf, beat any finite one: dot.box_max), with the picture's precision (4)."""
-    boxes = fold_of(view)
+    boxes = view["fold_of"]
     used = box_outputs(tape.inputs, tape.root, boxes)
     out: dict[str, dict[str, str]] = {}
     for k, box in enumerate(view["folds"]):
@@ -120,7 +113,7 @@ def test_closed_boxes_show_live_numbers_that_follow_a_slider(show, build, fields
     tape.forward()
     tape.backward()  # fresh grads, as the widget shows them (the builders differ in whether they ran backward())
     view = show(widget)
-    want = expected_box_numbers(tape, widget.view, tape.root)
+    want = expected_box_numbers(tape, picture_view(widget), tape.root)
     assert {f for v in want.values() for f in v} == fields, want
     got = poll(lambda: view.root.evaluate(_READ_BOX_NUMBERS), lambda n: n == want, "the boxes' live numbers")
     assert got == want
@@ -129,7 +122,7 @@ def test_closed_boxes_show_live_numbers_that_follow_a_slider(show, build, fields
         was = tape.data[leaf]
         tape.forward({leaf: -2.5})
         tape.backward()
-        moved = expected_box_numbers(tape, widget.view, tape.root)
+        moved = expected_box_numbers(tape, picture_view(widget), tape.root)
         if moved != want:
             break
         tape.forward({leaf: was})  # not this one: put it back
@@ -187,7 +180,8 @@ def test_boxes_holding_inf_and_nan_grads_show_what_pythons_static_picture_shows(
     want = static_picture(tape, 10)
     shown = {b["fields"].get("max-grad") for b in want["boxes"].values()}
     assert {"nan", "inf"} <= shown, f"the static picture should have boxes showing nan and inf: {want}"
-    assert {f["id"] for f in widget.view["folds"]} <= set(want["boxes"]), "the widget draws the static picture's boxes"
+    drawn = {f["id"] for f in picture_view(widget)["folds"]}
+    assert drawn <= set(want["boxes"]), "the widget draws the static picture's boxes"
     view = show(widget)
     got = poll(lambda: view.root.evaluate(_READ_PICTURE), lambda p: p == want, "the live picture = the static one")
     assert got == want
@@ -374,7 +368,7 @@ from micrograd_widget import explore
 from micrograd_widget.nn import MLP
 random.seed(1)
 model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
-xs, ys = {XS!r}, {YS!r}
+xs, ys = {LECTURE_XS!r}, {LECTURE_YS!r}
 loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
 loss.backward()
 w = explore(loss)
@@ -410,36 +404,6 @@ def test_jupyterlab_opens_a_neuron_and_the_kernel_knows_what_is_shown(jupyterlab
     assert sorted(kernel["boxes"]) == sorted(after["boxes"])
 
 
-def test_pythons_dot_arriving_while_expand_lays_out_does_not_lay_it_out_again(show, guarded):
-    """In a kernel session Python answers the view's new `opened` with its DOT of that picture (trait `dot`) while
-    the view lays the same picture out: the view keeps its layout (a second one replaced the first, and Expand then
-    never moved the inspector and the focus to the opened box)."""
-    loss = lecture_mlp_loss()
-    view = show(GraphWidget(loss))
-    kernel = GraphWidget(loss)  # the kernel's widget, told the open set the view will save
-    kernel.opened = [NEURON]
-    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{NEURON}"]').click()
-    threads = guarded.page.evaluate("""([key, dot]) => {
-      const root = document.querySelector('.mgw-root');
-      root.querySelector(`[data-role="inspector"][data-fold="${key}"] [data-action="expand"]`).click();
-      const graph = root.querySelector('[data-role="graph"]');
-      const busy = graph.hasAttribute('aria-busy') || graph.querySelector('g.mgw-cluster') === null;
-      window.__mgw.model.set('dot', dot);  // the kernel's answer, before the view's layout is done
-      return busy;
-    }""", [NEURON, kernel.dot])
-    assert threads, "the view's layout was done before Python's DOT arrived: the test shows nothing"
-    after = poll(lambda: drawn(view, settle=False), lambda d: NEURON in d["clusters"] and not d["busy"], "opened")
-    assert saved_open(guarded.page) == [NEURON]
-    assert sorted(graph_view(Tape.from_value(loss), open_keys=[NEURON]).shown) == sorted(after["nodes"])
-    inspector = view.root.locator('[data-role="inspector"]')
-    poll(lambda: inspector.get_attribute("data-fold"), lambda k: k == NEURON, "the inspector to show the opened box")
-    assert inspector.locator('[data-action="collapse"]').count() == 1
-    # the focus moves to the first node drawn inside the opened box (Graphviz draws the frame apart from its nodes)
-    focused = guarded.page.evaluate("() => document.activeElement.closest('g.node')?.id ?? null")
-    assert focused is not None and focused.startswith("n"), f"the focus is on {focused!r}, not a node of the box"
-    assert Tape.from_value(loss).scopes[int(focused[1:].removesuffix("_op"))].startswith(NEURON), focused
-
-
 # ---------------------------------------------------------------- the folded picture is the view's own
 
 PLAN_MEASURE = "micrograd-widget: fold and write DOT"  # js/view/folding.js: each picture planned is one such measure
@@ -473,16 +437,16 @@ def counted(view: WidgetDom, shown: int) -> dict:
 
 
 def pythons_answer(kernel: GraphWidget, *changed: str) -> list[dict]:
-    """What a kernel sends when `changed` traits of its widget changed: those traits (ipywidgets sends a trait before
-    its observers run), then the observer's new picture for the static output (`dot`, `view`)."""
-    return [kernel_message(kernel, list(changed)), kernel_message(kernel, ["dot", "view"])]
+    """What a kernel sends when `changed` traits of its widget changed: those traits, and no picture (the view
+    writes it)."""
+    return [kernel_message(kernel, list(changed))]
 
 
 @pytest.mark.parametrize("thread", ["worker", "main"])
-def test_pythons_dot_of_a_folded_picture_is_neither_planned_nor_laid_out(show, guarded, thread):
-    """In a kernel session Python answers each new `opened` with its DOT of that picture (traits `dot` and `view`, for
-    the static picture). A folded picture is the view's own: one Expand, or Collapse all, plans it once and shows
-    one layout, and Python's answer, arriving while the view lays out or after, plans and lays out nothing. With the
+def test_pythons_echo_of_the_open_set_is_neither_planned_nor_laid_out(show, guarded, thread):
+    """In a kernel session Python echoes each new `opened`. The picture is the view's own: one Expand, or Collapse
+    all, plans it once and shows one layout, and Python's echo, arriving while the view lays out or after, plans and
+    lays out nothing. With the
     layout worker, the Expand's plan is the early layout's (the box pressed first); with none (`main`), its own."""
     page = guarded.page
     if thread == "main":
@@ -541,9 +505,9 @@ def flow(ends: list) -> str:
                                      {"precision": 2, "rankdir": "TB", "color": False}],
                          ids=["precision", "rankdir", "color", "all-in-one-message"])
 def test_a_drawing_option_set_in_python_lays_the_folded_picture_out_once_with_it(show, guarded, changes):
-    """Python sets drawing options (one message, as `with w.hold_sync():` sends them; then its own new DOT, which the
-    view does not draw): the folded picture is planned once and laid out once, with the new options, as Python's
-    static picture has them: the rank direction of the edges, the digits of the numbers, the colour legend."""
+    """Python sets drawing options (one message, as `with w.hold_sync():` sends them): the folded picture is planned
+    once and laid out once, with the new options, as Python's static picture has them: the rank direction of the
+    edges, the digits of the numbers, the colour legend."""
     loss = lecture_mlp_loss()
     tape = Tape.from_value(loss)
     view = show(GraphWidget(loss))
@@ -558,7 +522,7 @@ def test_a_drawing_option_set_in_python_lays_the_folded_picture_out_once_with_it
     assert counted(view, 1) == {"plans": 1, "shown": 1}
     after = view.root.evaluate(_PICTURE)
     assert flow(after["ends"]) == kernel.rankdir
-    assert after["legend"] == ("mgw-legend" in kernel.dot)
+    assert after["legend"] == kernel.color
     assert after["data"] == {str(i): f"data {format_number(tape.data[i], kernel.precision)}" for i in
                              graph_view(tape).shown}
     if changes == {"precision": 7}:  # longer numbers, wider boxes

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from micrograd_widget.dot import format_number, graph_view
+from micrograd_widget.dot import graph_view
 from micrograd_widget.engine import Value
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .test_zoom_export import svg_numbers

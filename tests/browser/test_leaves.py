@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.tape import Tape, encode_number
+from micrograd_widget.spec import encode_number
+from micrograd_widget.tape import Tape
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.fake_model import model_log

@@ -57,9 +57,9 @@ def test_a_saved_notebook_reopened_without_its_kernel_state_renders_both_widgets
     (assets_id,) = [k for k, m in models.items() if m is assets[0]]
     assert {m["state"]["_mgw_assets"] for m in views} == {f"IPY_MODEL_{assets_id}"}
     assert all(len(m["state"]["_esm"]) < 20_000 for m in views)
-    graphs = [m for m in views if "view" in m["state"]]   # the view's fold_of is saved as a buffer, not as JSON
-    assert len(graphs) == 2 and all(["view", "fold_of"] in [b["path"] for b in m["buffers"]] for m in graphs)
-    assert all("fold_of" not in m["state"]["view"] for m in graphs)
+    graphs = [m for m in views if "folds" in m["state"]]   # the hierarchy's group_of is saved as a buffer
+    assert len(graphs) == 2 and all(["folds", "group_of"] in [b["path"] for b in m["buffers"]] for m in graphs)
+    assert all("dot" not in m["state"] and "view" not in m["state"] for m in graphs), "the view writes the picture"
 
     jupyterlab.trust(jupyterlab.notebooks / notebook_name)  # as the user who ran it: its outputs are trusted
     page = guarded_lab.page

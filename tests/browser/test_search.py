@@ -3,14 +3,15 @@ dotted name, revealed (the boxes Python says hold it opened in place) and marked
 matches, the inspector's Inputs / Path to output against Python's own walk of the engine's graph, Esc clearing the
 marks, and the leaf filter taking the same dotted names.
 
-Expected sets come from the engine's graph (``Value._prev``, walked here) and Python's picture (``GraphWidget.view``),
-never from the view's code."""
+Expected sets come from the engine's graph (``Value._prev``, walked here) and Python's picture
+(``builders.picture_view``), never from the view's code."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
+from builders import picture_view
 from playwright.sync_api import expect
 
 from micrograd_widget import fold_tree
@@ -102,7 +103,7 @@ def test_a_folded_leaf_is_found_by_its_dotted_name_revealed_and_marked(show, gua
     loss = lecture_mlp_loss()
     tape = Tape.from_value(loss)
     widget = GraphWidget(loss)
-    picture = widget.view
+    picture = picture_view(widget)
     i = node_id(tape, "layers.0.neurons.3", "w2")
     assert i not in picture["shown"], "the default picture folds the neurons (the point of this test)"
     path = fold_tree.keys_to_reveal(widget._fold_tree(), i)
@@ -160,6 +161,8 @@ def test_next_and_previous_walk_the_matches_in_tape_order(show):
     box.fill("no such node")
     box.press("Enter")
     expect(status).to_contain_text("No node matches")
+    box.fill("q" * 100_000)  # a paste: the status quotes its first 59 characters and an ellipsis (issue 24)
+    expect(status).to_have_text("No node matches \u201c" + "q" * 59 + "\u2026\u201d.")
 
 
 def test_inputs_and_path_to_output_match_pythons_walk_and_esc_clears(show, guarded):

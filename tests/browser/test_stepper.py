@@ -11,17 +11,17 @@ import shutil
 import xml.etree.ElementTree as ET
 
 import pytest
-from builders import box_outputs, fold_of, sum_of_squares
+from builders import box_outputs, lecture_mlp_loss, picture_view, sum_of_squares
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import format_number, grad_color, grad_scale
+from micrograd_widget.colors import grad_color, grad_scale
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.graphs import lecture_L, moons_loss
 from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
-from .test_folding import lecture_mlp_loss
 from .test_zoom_export import SVG, download
 
 pytestmark = pytest.mark.browser
@@ -169,7 +169,7 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
     loss = moons_loss()
     widget = GraphWidget(loss)
     tape = widget.tape
-    boxes = fold_of(widget.view)
+    boxes = picture_view(widget)["fold_of"]
     assert boxes, "the moons graph should be folded"
     view = show(widget)
     stepper = StepperDom(view)
@@ -179,7 +179,7 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
     stepper.click("end")
     assert stepper.index() == (n, n)
     full = tape.backward()
-    drawn = widget.view["shown"]  # the nodes Python's fold draws in full
+    drawn = picture_view(widget)["shown"]  # the nodes Python's fold draws in full
     assert 0 < len(drawn) < len(tape) // 10, f"{len(drawn)} of {len(tape)} nodes drawn: the graph was not folded"
     shown = stepper.grads()
     assert set(shown) == _keys(tape, drawn), f"grads shown for {len(shown)} nodes, {len(drawn)} drawn"
@@ -189,7 +189,7 @@ def test_folded_moons_graph_steps_highlight_the_fold_box_and_play_stays_live(sho
     # The last node to fire (the lowest op node) sits inside a fold: the fold box is highlighted.
     last = min(i for i in range(len(tape)) if tape.ops[i] is not None)
     assert boxes[last] >= 0, "the first op node of the moons graph should be folded"
-    fold_id = widget.view["folds"][boxes[last]]["id"]
+    fold_id = picture_view(widget)["folds"][boxes[last]]["id"]
     assert view.root.evaluate(f"r => r.querySelector('g#{fold_id}').classList.contains('mgw-step-current')")
     assert f"#{last}" in stepper.detail() or tape.labels[last] in stepper.detail()
     # Play at the fastest speed: the counter keeps moving and the page keeps answering (no frame blocks it).
@@ -225,7 +225,7 @@ def expected_boxes(tape: Tape, view: dict, output: int, reached: dict[int, float
     several shows the largest finite |grad| among its members reached (the output left out), or NOT_REACHED while it
     has none. Its fill is that largest member's grad on the picture's colour scale, which leaves out the output and
     every node not reached (white: none reached)."""
-    boxes = fold_of(view)
+    boxes = view["fold_of"]
     used = box_outputs(tape.inputs, tape.root, boxes)
     best: dict[int, int] = {}
     for i, g in sorted(reached.items()):  # node order: the first member wins a tie, as in the view
@@ -306,7 +306,7 @@ def test_stepping_fold_boxes_show_what_their_nodes_show_and_the_files_agree(show
     tape = Tape.from_value(loss)
     tape.forward()
     steps, states = engine_steps(tape)
-    assert widget.view["folds"], "the graph should be folded"
+    assert picture_view(widget)["folds"], "the graph should be folded"
     view = show(widget)
     stepper = StepperDom(view)
     stepper.open()
@@ -315,7 +315,7 @@ def test_stepping_fold_boxes_show_what_their_nodes_show_and_the_files_agree(show
         if k:
             stepper.click("forward")
         assert stepper.index() == (k, len(steps))
-        want = expected_boxes(tape, widget.view, tape.root, states[k])
+        want = expected_boxes(tape, picture_view(widget), tape.root, states[k])
         got = poll(lambda: view.root.evaluate(_READ_BOXES), lambda b, want=want: b == want, f"the boxes at step {k}")
         assert got == want
         seen_away += sum(b["unreached"] for b in want.values())

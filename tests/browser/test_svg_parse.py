@@ -14,6 +14,8 @@ from browser.mgw_browser.http import StaticServer
 
 JS = Path(__file__).resolve().parents[2] / "js"
 
+pytestmark = pytest.mark.browser
+
 _PAGE = """<!doctype html><html><head><meta charset="utf-8">
 <script type="importmap">{"imports": {"@viz-js/viz": "/node_modules/@viz-js/viz/dist/viz.js"}}</script>
 </head><body><div id="box"></div></body></html>"""

@@ -12,9 +12,10 @@ from itertools import pairwise
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import POSITIVE_COLOR, grad_color, grad_scale
+from micrograd_widget.colors import POSITIVE_COLOR, grad_color, grad_scale
+from micrograd_widget.model_picture import neuron_norms
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import TrainingWidget, neuron_norms, watch
+from micrograd_widget.training import TrainingWidget, watch
 
 from .mgw_browser.dom import poll, shown_equals
 from .mgw_browser.fake_model import write_payload
@@ -119,7 +120,7 @@ def test_the_curve_grows_and_the_boxes_change_in_place_when_the_kernel_pushes(sh
     assert curve_vertices(root) == 5
     expect(root.locator('[data-role="step"]')).to_have_text("4")
     assert float(root.locator('[data-role="loss"]').text_content()) == w.losses[-1]
-    units = w.units
+    units = w.boxes
     want = dict(zip((u.id for u in units), neuron_norms([p.grad for p in model.parameters()], units)))
     assert set(shown_grads(root)) == set(want) == {f"layers.{i}.neurons.{j}" for i, n in ((0, 4), (1, 4), (2, 1))
                                                    for j in range(n)}

@@ -1,7 +1,7 @@
 """A Value's own display in a real JupyterLab 4: with no setup a bare ``L`` shows its graph (``Value._repr_html_``:
 the static picture as an image, numbers as the engine computes them); ``%load_ext`` switches to the live widget with
-the picture kept as its fallback, and ``%unload_ext`` back. Reopened from disk (an untrusted notebook, its HTML
-sanitized by Lab) the picture still shows."""
+the picture kept as its fallback, and ``%unload_ext`` back (closing the widgets it made). Reopened from disk (an
+untrusted notebook, its HTML sanitized by Lab) the picture still shows."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from .mgw_browser.dom import poll
 from .mgw_browser.graphs import LECTURE_L_SOURCE, lecture_L
 from .mgw_browser.jupyter import write_notebook
-from .mgw_browser.lab import cell_locator, cell_state, open_notebook, run_all, stream_text
+from .mgw_browser.lab import cell_locator, cell_state, open_notebook, run_cell, stream_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
 
@@ -50,7 +50,12 @@ def test_a_bare_value_shows_its_picture_and_the_extension_switches_to_the_widget
     page = guarded_lab.page
     write_notebook(jupyterlab.notebooks / notebook_name, CELLS)
     open_notebook(page, jupyterlab, notebook_name)
-    run_all(page, "lab")
+    for cell in (0, 1):
+        run_cell(page, cell, timeout_s=90)
+    cell_locator(page, 1).locator("div.mgw-root").wait_for(state="attached", timeout=60_000)
+    run_cell(page, 2, timeout_s=90)
+    # %unload_ext closes the widgets the extension made (README: their graph is let go), so cell 1's view goes.
+    cell_locator(page, 1).locator("div.mgw-root").wait_for(state="detached", timeout=60_000)
     poll(lambda: [results(page, i) for i in range(3)], lambda r: all(r), "every cell's result", timeout_s=90)
     assert not any(stream_text(cell_state(page, i)["outputs"]) for i in range(3))
     assert results(page, 0) == [{"text/plain", "text/html"}]
@@ -60,7 +65,6 @@ def test_a_bare_value_shows_its_picture_and_the_extension_switches_to_the_widget
     for cell in (0, 2):
         shown = poll(lambda c=cell: picture_texts(page, c), lambda s: len(s) == 7, f"cell {cell}'s picture")
         assert shown == want
-    cell_locator(page, 1).locator("div.mgw-root").wait_for(state="attached", timeout=60_000)
 
     page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
     poll(lambda: page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty"),

@@ -10,8 +10,10 @@ import base64
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import POSITIVE_COLOR, ZERO_COLOR, format_number, grad_color, graph_view
+from micrograd_widget.colors import POSITIVE_COLOR, ZERO_COLOR, grad_color
+from micrograd_widget.dot import graph_view
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.fake_model import open_view, widget_payload

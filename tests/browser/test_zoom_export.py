@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import format_number, graph_view
+from micrograd_widget.dot import graph_view
 from micrograd_widget.engine import Value
 from micrograd_widget.tape import Tape
+from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.graphs import lecture_L, lecture_neuron

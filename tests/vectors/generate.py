@@ -23,7 +23,8 @@ from pathlib import Path
 
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape, encode_number
+from micrograd_widget.spec import encode_number
+from micrograd_widget.tape import Tape
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:

@@ -34,7 +34,8 @@ from micrograd_widget.fold_tree import (
     picture,
 )
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape, encode_number, from_buffer
+from micrograd_widget.spec import encode_number, from_buffer
+from micrograd_widget.tape import Tape
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "folds"
@@ -104,10 +105,13 @@ def nonfinite() -> Value:
     return builders.nonfinite_grads()
 
 
-GRAPHS: dict[str, tuple[Callable[[], Value], int]] = {
+GRAPHS: dict[str, tuple[Callable[[], Value], int | None]] = {
     "lecture_L": (lecture_L, 10), "lecture_mlp": (lecture_mlp, 60), "long_sum": (long_sum, 60),
     "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10), "nonfinite": (nonfinite, 10),
+    "lecture_mlp_whole": (lecture_mlp, None),   # node_budget=None: a hierarchy with no groups, the graph drawn whole
 }
+# Vectors of one action each, for a threshold the standard actions above never reach.
+EDGE_CAP = ("edge_cap", moons, 60)   # Expand all that fits with twice the room, from the default picture (below)
 OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False}]
 
 
@@ -136,14 +140,27 @@ def _case(tape: Tape, tree: Any, action: dict[str, Any], open_keys: list[str],
             "dot": [v.dot for v in views]}
 
 
-def vector(name: str, build: Callable[[], Value], budget: int) -> dict[str, Any]:
+def edge_cap_cases(tape: Tape, tree: Any, budget: int) -> list[dict[str, Any]]:
+    """Expand all that fits from the default picture with twice the room: on the moons loss at a budget of 60 the
+    edge cap (max(EDGES_PER_BOX x budget, edges now)) stops it before the unit budget does, so the open set, and
+    the picture, change with EDGES_PER_BOX (with 4, one more layer's boxes open)."""
+    room = 2 * budget
+    every = expand_all_that_fits(tape, tree, [], room)
+    return [_case(tape, tree, {"action": "none", "from": [], "key": None}, []),
+            _case(tape, tree, {"action": "expand_all", "from": [], "key": None, "budget": room}, every)]
+
+
+def vector(name: str, build: Callable[[], Value], budget: int,
+           actions: Callable[[Tape, Any, int], list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """One vector file: the standard actions' cases, or ``actions``' (tape, tree, budget -> cases)."""
     tape = Tape.from_value(build())
     tree = build_tree(tape, budget)
     spec = tree.spec()
     spec["group_of"] = from_buffer(spec["group_of"], "i").tolist()
-    cases = [_case(tape, tree, {"action": "none", "from": [], "key": None}, [], True)]
+    cases = actions(tape, tree, budget) if actions else [
+        _case(tape, tree, {"action": "none", "from": [], "key": None}, [], True)]
     top = [g.key for g in tree.groups if g.parent < 0]
-    if top:
+    if top and not actions:
         biggest = max(top, key=lambda k: tree.groups[tree.by_key[k]].count)
         one = expand(tape, tree, [], biggest, budget)
         cases.append(_case(tape, tree, {"action": "expand", "from": [], "key": biggest}, one))
@@ -173,8 +190,10 @@ def vector(name: str, build: Callable[[], Value], budget: int) -> dict[str, Any]
 
 def render() -> dict[str, str]:
     """Every vector file's name and text."""
-    return {f"{name}.json": json.dumps(vector(name, build, budget), ensure_ascii=True, separators=(",", ":")) + "\n"
-            for name, (build, budget) in GRAPHS.items()}
+    vectors = [vector(name, build, budget) for name, (build, budget) in GRAPHS.items()]
+    name, build, budget = EDGE_CAP
+    vectors.append(vector(name, build, budget, edge_cap_cases))
+    return {f"{v['name']}.json": json.dumps(v, ensure_ascii=True, separators=(",", ":")) + "\n" for v in vectors}
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd_widget.ops import OPS, Op
-from micrograd_widget.tape import encode_number
+from micrograd_widget.spec import encode_number
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "ops" / "nonfinite.json"

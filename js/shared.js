@@ -1,0 +1,45 @@
+// Generated from micrograd_widget/shared.py by `python -m micrograd_widget.shared`; do not edit.
+// @ts-check
+// The facts the browser shares with Python, each from the Python module named beside it.
+
+/** colors.py palette(): the grad colours a view fills nodes with. */
+export const PALETTE = Object.freeze({"negative": "#5b9bd5", "positive": "#f0913a", "zero": "#ffffff", "nonfinite": "#bdbdbd"});
+
+/** colors.py FOLD_COLOR: a closed box with colouring off or no member counted. */
+export const FOLD_COLOR = "#eeeeee";
+
+/** text.py: a label is cut to this many characters in a picture. */
+export const MAX_LABEL_CHARS = 40;
+
+/** text.py: a tooltip is cut to this many characters. */
+export const MAX_TOOLTIP_CHARS = 300;
+
+/** text.py: an op symbol is cut to this many characters. */
+export const MAX_SYMBOL_CHARS = 24;
+
+/** fold.py: a picture keeps at most max(this x budget, edges now) edges. */
+export const EDGES_PER_BOX = 3;
+
+/** tape.py: the tape spec version (trait `spec`) a view reads. */
+export const SPEC_VERSION = 2;
+
+/** fold_tree.py: the fold spec version (trait `folds`). */
+export const FOLD_SPEC_VERSION = 1;
+
+/** display.py: network simplex iterations per node, a default of every layout. */
+export const NSLIMIT = 8;
+
+/** display.py: Graphviz's error on a lost edge, retried with newrank. */
+export const LOST_EDGE = new RegExp("lost \\S+ \\S+ edge");
+
+/** display.py DOT_TIME_LIMIT: one layout's time, ms. */
+export const LAYOUT_TIME_LIMIT_MS = 60000;
+
+/** gradcheck.py: the check's eps, rtol and atol. */
+export const GRADCHECK_DEFAULTS = Object.freeze({"eps": 1e-06, "rtol": 0.0001, "atol": 1e-06});
+
+/** requests.py MAX_GRADCHECK_LEAVES: leaves per kernel check. */
+export const MAX_KERNEL_LEAVES = 256;
+
+/** requests.py MAX_GRADCHECK_WORK: leaves x nodes per kernel check. */
+export const MAX_KERNEL_WORK = 4000000;

@@ -1,0 +1,64 @@
+"""The facts Python and the browser must share, written as the ES module js/shared.js by
+``python -m micrograd_widget.shared`` (js/build.mjs runs it, as it runs ops.py for js/ops.js).
+
+Each fact is defined once, in the Python module it belongs to (named in its row below); this module only
+gathers them, so a change there reaches the browser at the next build, and the test command fails on a
+committed js/shared.js that is stale (.ci/setup.sh fingerprints it; tests/test_shared.py compares it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from . import colors, display, fold, fold_tree, requests, tape, text
+from .gradcheck import GRADCHECK_DEFAULTS
+
+__all__ = ["SHARED", "js_module"]
+
+# (JS name, value, where Python defines it and what it is), in the order js/shared.js lists them.
+SHARED: tuple[tuple[str, Any, str], ...] = (
+    ("PALETTE", colors.palette(), "colors.py palette(): the grad colours a view fills nodes with"),
+    ("FOLD_COLOR", colors.FOLD_COLOR, "colors.py FOLD_COLOR: a closed box with colouring off or no member counted"),
+    ("MAX_LABEL_CHARS", text.MAX_LABEL_CHARS, "text.py: a label is cut to this many characters in a picture"),
+    ("MAX_TOOLTIP_CHARS", text.MAX_TOOLTIP_CHARS, "text.py: a tooltip is cut to this many characters"),
+    ("MAX_SYMBOL_CHARS", text.MAX_SYMBOL_CHARS, "text.py: an op symbol is cut to this many characters"),
+    ("EDGES_PER_BOX", fold.EDGES_PER_BOX, "fold.py: a picture keeps at most max(this x budget, edges now) edges"),
+    ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),
+    ("FOLD_SPEC_VERSION", fold_tree.FOLD_SPEC_VERSION, "fold_tree.py: the fold spec version (trait `folds`)"),
+    ("NSLIMIT", display.NSLIMIT, "display.py: network simplex iterations per node, a default of every layout"),
+    ("LOST_EDGE", display.LOST_EDGE, "display.py: Graphviz's error on a lost edge, retried with newrank"),
+    ("LAYOUT_TIME_LIMIT_MS", round(display.DOT_TIME_LIMIT * 1000), "display.py DOT_TIME_LIMIT: one layout's time, ms"),
+    ("GRADCHECK_DEFAULTS", dict(GRADCHECK_DEFAULTS), "gradcheck.py: the check's eps, rtol and atol"),
+    ("MAX_KERNEL_LEAVES", requests.MAX_GRADCHECK_LEAVES, "requests.py MAX_GRADCHECK_LEAVES: leaves per kernel check"),
+    ("MAX_KERNEL_WORK", requests.MAX_GRADCHECK_WORK, "requests.py MAX_GRADCHECK_WORK: leaves x nodes per kernel check"),
+)
+
+
+def _js_value(value: Any) -> str:
+    """``value`` as a JS expression: a regular expression as a RegExp, a dict frozen, anything else as JSON."""
+    if isinstance(value, re.Pattern):
+        if value.flags & ~re.UNICODE:
+            raise ValueError(f"a shared pattern takes no flags (JS and Python spell them apart): {value.pattern!r}")
+        return f"new RegExp({json.dumps(value.pattern)})"
+    if isinstance(value, dict):
+        return f"Object.freeze({json.dumps(value)})"
+    return json.dumps(value)
+
+
+def js_module() -> str:
+    """js/shared.js: one ``export const`` per row of ``SHARED``, its Python home in the comment above it."""
+    lines = [
+        "// Generated from micrograd_widget/shared.py by `python -m micrograd_widget.shared`; do not edit.",
+        "// @ts-check",
+        "// The facts the browser shares with Python, each from the Python module named beside it.",
+    ]
+    for name, value, doc in SHARED:
+        lines += ["", f"/** {doc}. */", f"export const {name} = {_js_value(value)};"]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(js_module())

@@ -1,0 +1,67 @@
+"""Every name is imported from the module that defines it: no module of micrograd_widget re-exports another's
+names (``__all__`` lists only its own), and the package, the tests and the benchmarks import each name from its
+home. The public face, micrograd_widget/__init__.py, is the one module that gathers names from others."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "micrograd_widget"
+
+
+def defined(tree: ast.Module) -> set[str]:
+    """The names a module defines at its top level (functions, classes, assignments, plain imports)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        targets = list(node.targets) if isinstance(node, ast.Assign) else []
+        targets += [node.target] if isinstance(node, ast.AnnAssign) else []
+        names.update(e.id for t in targets for e in ast.walk(t) if isinstance(e, ast.Name))
+        if isinstance(node, ast.Import):
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+HOMES = {p.stem: defined(ast.parse(p.read_text(encoding="utf-8"))) for p in PACKAGE.glob("*.py")}
+
+
+def imported_from_elsewhere(path: Path) -> list[str]:
+    """``path:line name from module`` for each name ``path`` imports from a package module that does not define it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom) or not node.module:
+            continue
+        if node.level == 1 and path.parent == PACKAGE:
+            module = node.module
+        elif node.level == 0 and node.module.startswith("micrograd_widget."):
+            module = node.module.split(".", 1)[1]
+        else:
+            continue
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name} from {module}" for a in node.names
+                  if module in HOMES and a.name not in HOMES[module]]
+    return found
+
+
+def test_no_module_lists_another_modules_names_in_its_all() -> None:
+    borrowed = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__all__"]:
+                assert isinstance(node.value, ast.List)
+                names = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
+                borrowed += [f"{path.name}: {n}" for n in names if n not in HOMES[path.stem]]
+    assert not borrowed, f"__all__ names defined elsewhere (import them from their module instead): {borrowed}"
+
+
+def test_every_name_is_imported_from_its_home() -> None:
+    files = [p for p in PACKAGE.glob("*.py") if p.name != "__init__.py"]
+    files += [p for folder in ("tests", "benchmarks") for p in (ROOT / folder).rglob("*.py")]
+    elsewhere = [line for path in sorted(files) for line in imported_from_elsewhere(path)]
+    assert not elsewhere, f"names imported from a module that only re-exports them: {elsewhere}"
