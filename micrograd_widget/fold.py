@@ -2,7 +2,8 @@
 
 ``plan(tape, budget)`` is the planner: its boxes are the default picture, the top level of the fold hierarchy
 (fold_tree.py), inside which each box is grouped again so that it can be opened; dot.py's ``graph_view`` writes
-the DOT for any open set of that hierarchy (js/fold.js writes the same in the browser).
+the DOT for any open set of that hierarchy (js/fold.js writes the same in the browser). Which boxes exist and
+what they say are the fold rules (fold_rules.py), the same at every level; this module chooses among them.
 
 A graph of more than ``node_budget`` nodes is drawn as a summary: at most ``node_budget`` boxes (value
 nodes plus fold boxes), the structure a learner reads at a glance (inputs -> layers -> losses -> sum ->
@@ -41,18 +42,17 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .fold_boxes import (
+from .fold_rules import (
     Box,
     FoldKind,
-    SumTree,
-    contract,
-    kinds_of,
-    leaf_users,
+    TapeFacts,
+    distance_note,
+    distance_title,
+    edge_count,
+    fold_boxes,
     scope_levels,
-    structure,
-    sum_trees,
+    terms_title_and_note,
     units_of,
-    uses_of,
 )
 from .tape import Tape
 
@@ -90,23 +90,18 @@ class Plan:
     message: str
 
 
-def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None) -> Plan:
+def plan(tape: Tape, budget: int | None, facts: TapeFacts | None = None) -> Plan:
     """Which nodes to draw in full and which to fold (the rules are in the module docstring): at most
     ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms.
-    ``found``, if given, receives what the fold hierarchy needs again: ``uses``, the long sums (``trees``) and
-    ``leaf_users``."""
+    ``facts``: the tape's (fold_rules.TapeFacts), to share what it finds with the fold hierarchy."""
     n = len(tape)
     if budget is None or n <= budget:
         return Plan(list(range(n)), [], "")
     edge_budget = EDGES_PER_BOX * budget
-    uses = uses_of(tape)
-    trees = sum_trees(tape, uses)
-    users = leaf_users(tape)
-    if found is not None:
-        found.update(uses=uses, trees=trees, leaf_users=users)
+    facts = TapeFacts(tape) if facts is None else facts
     levels = [boxes for _, boxes in scope_levels(tape)] or [[]]     # module boxes per depth, deepest first
-    built: list[list[Box]] = []          # structure()'s boxes on each level, in that order
-    chosen = _module_level(tape, uses, trees, users, levels, budget, edge_budget, built)
+    built: list[list[Box]] = []          # fold_boxes()'s boxes on each level, in that order
+    chosen = _module_level(facts, levels, budget, edge_budget, built)
     if chosen is not None:
         boxes, unit, edges = chosen
         boxes = _unfold_terms(tape, boxes, unit, edges, budget)
@@ -122,23 +117,26 @@ def plan(tape: Tape, budget: int | None, found: dict[str, object] | None = None)
     return _plan_of(tape, boxes, unit, kept)
 
 
-def _module_level(tape: Tape, uses: list[int], trees: list[SumTree], users: dict[int, list[int]],
-                  levels: list[list[Box]], budget: int, edge_budget: int,
+def _module_level(facts: TapeFacts, levels: list[list[Box]], budget: int, edge_budget: int,
                   built: list[list[Box]]) -> tuple[list[Box], list[int], int] | None:
-    """The boxes (module boxes and ``structure``'s) of the deepest scope depth giving at most ``budget``
+    """The boxes (module boxes and ``fold_boxes``'s) of the deepest scope depth giving at most ``budget``
     boxes and at most ``budget`` edges between them: dense wiring (every neuron of a layer feeding every
     neuron of the next) is what makes a picture unreadable, and one box per layer reads better. Failing
     that, the deepest depth within the edge budget that Graphviz lays out quickly; None if none fits
     (then every level's boxes are in ``built``, for the caller's fallback). With the boxes, what choosing
     them measured and the caller needs again: each node's unit (``units_of``) and the edges between units."""
+    tape = facts.tape
     n = len(tape)
     fallback: tuple[list[Box], list[int], int] | None = None
-    for scope_boxes in levels:
-        boxes, unit = structure(tape, uses, trees, scope_boxes, users)
+    for modules in levels:
+        free = set(range(n)).difference(*(b.members for b in modules))
+        free.discard(tape.root)
+        boxes = fold_boxes(facts, free, modules, facts.trees).boxes
         built.append(boxes)
         if n - sum(len(b.members) for b in boxes) + len(boxes) > budget:
             continue
-        edges = len(contract(tape, unit))
+        unit = units_of(n, boxes)
+        edges = edge_count(tape, unit)
         if edges <= budget:
             return boxes, unit, edges
         if edges <= edge_budget and fallback is None:
@@ -160,8 +158,7 @@ def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int] | Non
     folds = [Fold(f"fold{k}", b.title, tuple(b.members), b.kind, b.note, b.total)
              for k, b in enumerate(drawn)]
     if rest:
-        folds.append(Fold(f"fold{len(folds)}", "farther from the output", rest, "distance",
-                          f"{len(rest):,} nodes farther from the output, folded"))
+        folds.append(Fold(f"fold{len(folds)}", distance_title(), rest, "distance", distance_note(len(rest))))
     return Plan(shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + _what_was_folded(drawn, len(rest)))
 
 
@@ -277,9 +274,7 @@ def _draw_terms(tape: Tape, box: Box, sum_box: Box, drawing: _TermsDrawing, k: i
     sum_box.shown_terms = k
     box.members = rest
     box.terms = len(left)
-    box.title = f"{len(left):,} more terms: {kinds_of(tape, left)}"
-    box.note = (f"the {len(left):,} terms farthest from the output of a sum of {sum_box.terms:,} terms and the "
-                f"nodes only they use: {len(rest):,} nodes, folded ({k:,} terms are drawn in full)")
+    box.title, box.note = terms_title_and_note(tape, left, sum_box.terms, len(rest), k)
 
 
 def _what_was_folded(boxes: list[Box], rest: int) -> str:

@@ -1,11 +1,11 @@
-"""An open set grown one fold box at a time within a node budget, at the cost of the boxes tried.
+"""The fit loop: an open set grown one fold box at a time within a node budget, at the cost of the boxes tried.
 
-fold_tree.py's picture of an open set costs a pass over the whole graph, so checking a front end's ``opened`` by
-drawing the picture once per key cost O(keys x nodes): 11-15 s for every box of the moons loss. ``OpenSetFit``
-keeps the picture's units (per node: itself or the closed box drawing it) and its unit and edge counts, and
-opening a box rewrites only the nodes inside it: trying a box costs the nodes it holds and their edges. The
-default picture it starts from (and the graph's consumers, per node) is worked out once per fold tree and kept.
-The rule is fold_tree's: at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges now)`` edges.
+fold_tree.py's ``expand``, ``expand_all_that_fits`` and ``check_open`` all grow an open set through ``OpenSetFit``:
+at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges of the set it starts from)`` edges. A picture of
+an open set costs a pass over the whole graph, so ``OpenSetFit`` keeps the picture's units (per node: itself or
+the closed box drawing it) and its unit and edge counts, and opening a box rewrites only the nodes inside it:
+trying a box costs the nodes it holds and their edges. The default picture it starts from (and the graph's
+consumers, per node) is worked out once per fold tree and kept.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, repeat
-from operator import sub
+from itertools import accumulate, compress, repeat
 from typing import TYPE_CHECKING
 
 from .fold import EDGES_PER_BOX
+from .fold_rules import edge_count, edge_owners
 from .tape import Tape
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ class Opening:
     internal: int
     inward: list[tuple[int, int]]
     outward: list[tuple[int, int]]
+
+
 
 
 @dataclass(frozen=True)
@@ -65,12 +67,10 @@ def fit_base(tape: Tape, tree: FoldTree) -> FitBase:
         if group.parent >= 0:
             top[g] = top[group.parent]
     unit = array("i", [i if g < 0 else n + top[g] for i, g in enumerate(group_of)])
-    starts, flat = tape.starts, tape.flat
-    owner = list(chain.from_iterable(map(repeat, range(n), map(sub, starts[1:], starts[:-1]))))  # per edge, its node
-    pairs = set(zip(map(unit.__getitem__, flat), map(unit.__getitem__, owner)))
-    edges = len(pairs) - sum(1 for a, b in pairs if a == b)
+    owner = edge_owners(tape)
     units = group_of.count(-1) + sum(1 for g in groups if g.parent < 0)
-    return FitBase(unit, units, edges, *_buckets(len(groups), group_of, range(n)), *_buckets(n, flat, owner))
+    return FitBase(unit, units, edge_count(tape, unit, owner), *_buckets(len(groups), group_of, range(n)),
+                   *_buckets(n, tape.flat, owner))
 
 
 def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[array[int], array[int]]:
@@ -87,17 +87,36 @@ def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[arra
 
 
 class OpenSetFit:
-    """The picture of an open set that only grows, kept as units and counts; ``open(g)`` opens group ``g`` (its
-    parent open, itself closed) if the picture still fits, and says whether it did."""
+    """The picture of an open set that only grows, kept as units and counts. It starts from ``opened`` (per group,
+    open or not: a parent open before its child), whatever its size; ``open(g)`` opens group ``g`` (its parent
+    open, itself closed) if the picture still fits, and says whether it did; ``grow`` is the loop. With no budget
+    (None) every box fits and nothing is counted."""
 
-    def __init__(self, tape: Tape, tree: FoldTree, budget: int) -> None:
+    def __init__(self, tape: Tape, tree: FoldTree, budget: int | None, opened: Sequence[bool] = ()) -> None:
+        self.tape, self.tree, self.budget = tape, tree, budget
+        self.is_open = [False] * len(tree.groups)
+        self.units = self.edges = 0
+        if budget is None:
+            for g in compress(range(len(tree.groups)), opened):
+                self.is_open[g] = True
+            return
         if tree.fit_base is None:
             tree.fit_base = fit_base(tape, tree)
-        base = tree.fit_base
-        self.tape, self.tree, self.budget, self.base = tape, tree, budget, base
-        self.unit = base.unit[:]                # copied in C: the only per-fit cost proportional to the graph
-        self.units, self.edges = base.units, base.edges
-        self.limit = max(EDGES_PER_BOX * budget, base.edges)
+        self.base = tree.fit_base
+        self.unit = self.base.unit[:]           # copied in C: the only per-fit cost proportional to the graph
+        self.units, self.edges = self.base.units, self.base.edges
+        self.limit = -1                         # the set it starts from is kept, whatever it draws
+        for g in compress(range(len(tree.groups)), opened):
+            self._open(g, force=True)
+        self.limit = max(EDGES_PER_BOX * budget, self.edges)
+
+    def grow(self, candidates: Iterable[int]) -> None:
+        """The fit loop: try each of ``candidates`` in order, a group whose parent is open and itself closed."""
+        groups, is_open = self.tree.groups, self.is_open
+        for g in candidates:
+            parent = groups[g].parent
+            if not is_open[g] and (parent < 0 or is_open[parent]):
+                self.open(g)
 
     def _members(self, g: int) -> dict[int, int]:
         """Per node inside group ``g``, its unit once ``g`` is open: itself, or the child group holding it."""
@@ -138,21 +157,26 @@ class OpenSetFit:
         return found
 
     def open(self, g: int) -> bool:
-        """Open ``g`` if the picture then has at most ``budget`` units and ``limit`` edges; else change nothing. The
-        pairs with the box's unit go (only edges across its border make them); the border's edges now join the
-        units inside to the units outside, and the edges inside join the units inside."""
+        """Open ``g`` if the picture then has at most ``budget`` units and ``limit`` edges; else change nothing."""
+        return self._open(g, force=False)
+
+    def _open(self, g: int, force: bool) -> bool:
+        if self.budget is None:
+            self.is_open[g] = True
+            return True
         group = self.tree.groups[g]
         units = self.units + len(group.children) + group.nodes - 1
-        if units > self.budget:
+        if units > self.budget and not force:
             return False
         opening, unit = self._opening(g), self.unit
         # the box's pairs: (unit outside, box) by that unit, (box, unit outside) by -1 - that unit
         gone = {unit[c] for c, _ in opening.inward} | {-1 - unit[y] for _, y in opening.outward}
         made = {(unit[c], ux) for c, ux in opening.inward} | {(ux, unit[y]) for ux, y in opening.outward}
         edges = self.edges - len(gone) + len(made) + opening.internal
-        if edges > self.limit:
+        if edges > self.limit and not force:
             return False
         for x, ux in zip(opening.members, opening.units):
             unit[x] = ux
         self.units, self.edges = units, edges
+        self.is_open[g] = True
         return True

@@ -1,19 +1,20 @@
 """The fold hierarchy: every fold box a picture of a tape can draw, as one tree computed once per tape and budget.
 
 fold.py's planner decides the default picture (what is drawn with nothing opened). This module turns its
-boxes into a tree of groups: each box's members are grouped again by the same rules applied to those
-members alone (sub-modules, long sums as Σ boxes, the nodes only their terms use, leaves feeding the same
-units), and a group with more than ``child_cap(budget)`` units keeps the units nearest its output and folds
-the rest into a "farther from the output" group (so a neuron of 3,317 nodes opens into a few boxes, and a
-chain of 1,000,000 nodes into nested groups). Each group has a stable key (the scope path for modules,
-``"<kind>:<its largest node id>"`` otherwise), a kind, a title, a note, a parent, and, for a Σ box, the
+boxes into a tree of groups: each box's members are grouped again by the same rules (fold_rules.py) applied to
+those members alone (fold_children.py: sub-modules, long sums as Σ boxes, the nodes only their terms use, leaves
+feeding the same units), and a group with more than ``child_cap(budget)`` units keeps the units nearest its
+output and folds the rest into a "farther from the output" group (so a neuron of 3,317 nodes opens into a few
+boxes, and a chain of 1,000,000 nodes into nested groups). Each group has a stable key (the scope path for
+modules, ``"<kind>:<its largest node id>"`` otherwise), a kind, a title, a note, a parent, and, for a Σ box, the
 node holding its total; each node has its innermost group (``group_of``, -1 for none).
 
 A picture for a set of opened keys (``picture``) is then simple, and js/fold.js computes the same one:
 each node is drawn as its outermost closed group (or itself), opened groups are clusters around what they
-hold. Opening a box never moves the others. ``expand`` / ``collapse`` / ``expand_all_that_fits`` change an
-open set within the node budget (at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges now)``
-edges between units). Linear time: groups are built breadth first, each node visited once per level.
+hold. Opening a box never moves the others. ``expand`` / ``collapse`` / ``expand_all_that_fits`` /
+``check_open`` change an open set within the node budget (at most ``budget`` units and
+``max(EDGES_PER_BOX * budget, edges now)`` edges between units), growing it through fold_fit.py's one loop.
+Linear time: groups are built breadth first, each node visited once per level.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .fold import EDGES_PER_BOX, Plan, plan
-from .fold_boxes import FoldKind
+from .fold import Fold, Plan, plan
+from .fold_children import child_units, nodes_only
 from .fold_fit import FitBase, OpenSetFit
-from .fold_groups import Context, Spec, child_units, nodes_only
+from .fold_rules import Box, FoldKind, TapeFacts, distance_note, distance_title, module_box
 from .spec import json_safe, to_buffer
 from .tape import Tape
 from .text import short
@@ -96,7 +97,7 @@ class _Pending:
 
     index: int
     members: list[int] | None
-    units: list[int | Spec] | None = None
+    units: list[int | Box] | None = None
     start: int = 0
     depth: int = 0           # a module's scope depth (its children are its sub-modules one level down)
 
@@ -112,16 +113,15 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
     default picture), each box grouped again inside, breadth first (``nested=False``: the top level only, all
     a static picture of the default open set needs)."""
     n = len(tape)
-    found: dict[str, Any] = {}        # what the planner found that the hierarchy needs again
-    folding = folding if folding is not None else plan(tape, budget, found)
+    facts = TapeFacts(tape)           # what the planner finds, read again by the inner levels
+    folding = folding if folding is not None else plan(tape, budget, facts)
     group_of = array("i", [-1]) * n
     tree = FoldTree(n, budget, [], group_of, folding.message, nested=nested)
     if not folding.folds or budget is None:
         return tree
     if not nested:
         for f in folding.folds:
-            g = _add(tree, Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total,
-                                 key=f.title if f.kind == "scope" else ""), -1)
+            g = _add(tree, _box_of(f), -1)
             for i in f.members:
                 group_of[i] = g
             tree.groups[g].nodes = len(f.members)
@@ -129,14 +129,12 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
         return tree
     cap = child_cap(budget)
     queue: deque[_Pending] = deque()
-    tails: dict[int, tuple[list[int | Spec], list[int], list[int]]] = {}
+    tails: dict[int, tuple[list[int | Box], list[int], list[int]]] = {}
     for f in folding.folds:
-        depth = f.title.count(".") + 1 if f.kind == "scope" else 0
-        spec = Spec(f.kind, f.title, f.note, list(f.members), -1 if f.total is None else f.total, depth,
-                     f.title if f.kind == "scope" else "")
-        queue.append(_Pending(_add(tree, spec, -1), spec.members, depth=depth))
+        box = _box_of(f)
+        queue.append(_Pending(_add(tree, box, -1), box.members, depth=box.depth))
     with tape.shared_inputs() as inputs:
-        ctx = Context(tape, inputs, found)
+        facts.inputs = inputs
         while queue:
             item = queue.popleft()
             if item.units is not None:
@@ -144,13 +142,20 @@ def _build_tree(tape: Tape, budget: int | None, folding: Plan | None, nested: bo
             else:
                 assert item.members is not None
                 depth = item.depth if tree.groups[item.index].kind == "scope" else 0
-                units = child_units(ctx, item.members, depth, cap)
-            _fill(tree, item.index, units, item.start, cap, queue, tails, ctx)
+                units = child_units(facts, item.members, depth, cap)
+            _fill(tree, item.index, units, item.start, cap, queue, tails, facts)
     _count(tree)
     return tree
 
 
-def _add(tree: FoldTree, spec: Spec, parent: int) -> int:
+def _box_of(f: Fold) -> Box:
+    """A box of the planner's picture as a group to number."""
+    if f.kind == "scope":
+        return module_box(f.title, list(f.members))
+    return Box(f.title, list(f.members), f.kind, f.note, total=f.total)
+
+
+def _add(tree: FoldTree, spec: Box, parent: int) -> int:
     """Number a new group; its key is unique (a clash, possible only with odd scope names, gets '~2', '~3') and
     JSON-safe (spec.json_safe), so the view sends back exactly the keys it was given."""
     key = json_safe(spec.key) or f"{spec.kind}:{max(spec.members)}"      # keys travel as JSON
@@ -158,15 +163,15 @@ def _add(tree: FoldTree, spec: Spec, parent: int) -> int:
     while key in tree.by_key:
         key, k = f"{base}~{k}", k + 1
     index = len(tree.groups)
-    tree.groups.append(Group(key, spec.kind, spec.title, spec.note, parent, spec.total))
+    tree.groups.append(Group(key, spec.kind, spec.title, spec.note, parent, -1 if spec.total is None else spec.total))
     tree.by_key[key] = index
     if parent >= 0:
         tree.groups[parent].children.append(index)
     return index
 
 
-def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int, queue: deque[_Pending],
-          tails: dict[int, tuple[list[int | Spec], list[int], list[int]]], ctx: Context) -> None:
+def _fill(tree: FoldTree, g: int, units: list[int | Box], start: int, cap: int, queue: deque[_Pending],
+          tails: dict[int, tuple[list[int | Box], list[int], list[int]]], facts: TapeFacts) -> None:
     """Give group ``g`` the units ``units[start:]`` (nearest the output first): at most ``cap`` of them, the
     rest folded into a "farther from the output" group that holds them in the same order. A child group that
     opens into its own nodes only (``nodes_only``: most groups of a large graph) is filled at once; the others
@@ -179,7 +184,7 @@ def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int,
             nodes += 1
         else:
             child = _add(tree, u, g)
-            if nodes_only(ctx, u.kind, u.members, u.depth, cap):
+            if nodes_only(facts, u.kind, u.members, u.depth, cap):
                 for i in u.members:
                     group_of[i] = child
                 tree.groups[child].nodes = len(u.members)
@@ -196,9 +201,8 @@ def _fill(tree: FoldTree, g: int, units: list[int | Spec], start: int, cap: int,
                 largest[k] = top if top > largest[k + 1] else largest[k + 1]
             tails[id(units)] = (units, count, largest)      # ``units`` held, so its id stays its own
         _, count, largest = tails[id(units)]
-        spec = Spec("distance", "farther from the output",
-                     f"{count[end]:,} nodes farther from the output, folded", [], key=f"distance:{largest[end]}")
-        queue.append(_Pending(_add(tree, spec, g), None, units, end))
+        farther = Box(distance_title(), [], "distance", distance_note(count[end]), key=f"distance:{largest[end]}")
+        queue.append(_Pending(_add(tree, farther, g), None, units, end))
 
 
 def _count(tree: FoldTree) -> None:
@@ -254,31 +258,8 @@ def picture(tape: Tape, tree: FoldTree, open_keys: Iterable[str] = ()) -> Pictur
     return Picture(unit, shown, boxes, clusters, message)
 
 
-def edge_count(tape: Tape, unit: Sequence[int]) -> int:
-    """How many edges between units a picture has (each pair once)."""
-    pairs: set[tuple[int, int]] = set()
-    for i, ins in enumerate(tape.inputs):
-        u = unit[i]
-        for c in ins:
-            if unit[c] != u:
-                pairs.add((unit[c], u))
-    return len(pairs)
-
-
 def _canonical(tree: FoldTree, is_open: list[bool]) -> list[str]:
     return [g.key for g, o in zip(tree.groups, is_open, strict=True) if o]
-
-
-def _units(tree: FoldTree, is_open: list[bool]) -> int:
-    """How many units an open set draws: the top level, plus each opened group's units less itself."""
-    top = sum(1 for i in range(tree.n) if tree.group_of[i] < 0) + sum(1 for g in tree.groups if g.parent < 0)
-    return top + sum(len(g.children) + g.nodes - 1 for g, o in zip(tree.groups, is_open, strict=True) if o)
-
-
-def _fits(tape: Tape, tree: FoldTree, is_open: list[bool], budget: int, edge_limit: int) -> bool:
-    if _units(tree, is_open) > budget:
-        return False
-    return edge_count(tape, picture(tape, tree, _canonical(tree, is_open)).unit) <= edge_limit
 
 
 def _key_index(tree: FoldTree, key: str) -> int:
@@ -288,27 +269,17 @@ def _key_index(tree: FoldTree, key: str) -> int:
     return g
 
 
-def _edge_limit(tape: Tape, tree: FoldTree, is_open: list[bool], budget: int) -> int:
-    now = edge_count(tape, picture(tape, tree, _canonical(tree, is_open)).unit)
-    return max(EDGES_PER_BOX * budget, now)
-
-
 def expand(tape: Tape, tree: FoldTree, open_keys: Iterable[str], key: str, budget: int) -> list[str]:
     """Open ``key`` (and the groups holding it), then its child groups nearest the output first while the
     picture stays within ``budget`` units (and the edge limit); unchanged when ``key`` itself does not fit."""
     g = _key_index(tree, key)
-    is_open = _is_open(tree, open_keys)
-    limit = _edge_limit(tape, tree, is_open, budget)
-    trial = list(is_open)
-    for a in tree.ancestors(g):
-        trial[a] = True
-    if not _fits(tape, tree, trial, budget, limit):
-        return _canonical(tree, is_open)
-    for c in tree.groups[g].children:
-        trial[c] = True
-        if not _fits(tape, tree, trial, budget, limit):
-            trial[c] = False
-    return _canonical(tree, trial)
+    fit = OpenSetFit(tape, tree, budget, _is_open(tree, open_keys))
+    before = _canonical(tree, fit.is_open)
+    # Opening a box never lowers the units or edges drawn: the ancestors fit one by one iff they fit together.
+    if not all(fit.open(a) for a in reversed(tree.ancestors(g)) if not fit.is_open[a]) or fit.units > budget:
+        return before
+    fit.grow(tree.groups[g].children)
+    return _canonical(tree, fit.is_open)
 
 
 def collapse(tree: FoldTree, open_keys: Iterable[str], key: str) -> list[str]:
@@ -321,15 +292,9 @@ def collapse(tree: FoldTree, open_keys: Iterable[str], key: str) -> list[str]:
 
 def expand_all_that_fits(tape: Tape, tree: FoldTree, open_keys: Iterable[str], budget: int) -> list[str]:
     """Open groups breadth first (nearest the output first) while the picture stays within the budget."""
-    is_open = _is_open(tree, open_keys)
-    limit = _edge_limit(tape, tree, is_open, budget)
-    for g, group in enumerate(tree.groups):
-        if is_open[g] or (group.parent >= 0 and not is_open[group.parent]):
-            continue
-        is_open[g] = True
-        if not _fits(tape, tree, is_open, budget, limit):
-            is_open[g] = False
-    return _canonical(tree, is_open)
+    fit = OpenSetFit(tape, tree, budget, _is_open(tree, open_keys))
+    fit.grow(range(len(tree.groups)))
+    return _canonical(tree, fit.is_open)
 
 
 def closed_box_of(tree: FoldTree, open_keys: Iterable[str], node: int) -> str | None:
@@ -361,10 +326,6 @@ def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int
         unknown = [k for k in open_keys if k not in tree.by_key]
         known = [g.key for g in tree.groups[:10]]
         raise ValueError(f"unknown fold box key(s) {short(unknown[:5])}; keys look like {short(known)}")
-    fit = None if budget is None else OpenSetFit(tape, tree, budget)
-    kept: set[int] = set()
-    for g in sorted(wanted):                     # tree order: a parent before its children
-        parent = tree.groups[g].parent
-        if (parent < 0 or parent in kept) and (fit is None or fit.open(g)):
-            kept.add(g)
-    return [tree.groups[g].key for g in sorted(kept)]
+    fit = OpenSetFit(tape, tree, budget)
+    fit.grow(sorted(wanted))                     # tree order: a parent before its children
+    return _canonical(tree, fit.is_open)

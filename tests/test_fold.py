@@ -31,7 +31,7 @@ from micrograd_widget import Value, draw_dot
 from micrograd_widget import dot as dot_module
 from micrograd_widget.dot import GraphView, graph_view
 from micrograd_widget.fold import Fold
-from micrograd_widget.fold_boxes import MIN_LEAF_GROUP, MIN_SUM_TERMS
+from micrograd_widget.fold_rules import MIN_LEAF_GROUP, MIN_SUM_TERMS
 from micrograd_widget.nn import MLP
 from micrograd_widget.ops import define_op
 from micrograd_widget.options import DEFAULT_OPTIONS, MAX_NODE_BUDGET, MIN_NODE_BUDGET

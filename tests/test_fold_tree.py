@@ -15,6 +15,7 @@ from builders import picture_view
 from micrograd_widget import MLP, Value, fold_fit, fold_tree
 from micrograd_widget.dot import graph_view
 from micrograd_widget.fold import EDGES_PER_BOX, plan
+from micrograd_widget.fold_rules import edge_count
 from micrograd_widget.fold_tree import (
     FoldTree,
     build_tree,
@@ -22,7 +23,6 @@ from micrograd_widget.fold_tree import (
     child_cap,
     closed_box_of,
     collapse,
-    edge_count,
     expand,
     expand_all_that_fits,
     keys_to_reveal,
@@ -211,17 +211,76 @@ def test_check_open_costs_the_boxes_tried_not_a_picture_per_key(graphs: dict[str
     tree = build_tree(tape, budget)
     every = [g.key for g in tree.groups]
     passes: list[str] = []
-    for module, name in [(fold_tree, "picture"), (fold_tree, "edge_count"), (fold_fit, "fit_base")]:
+    for module, name in [(fold_tree, "picture"), (fold_fit, "edge_count"), (fold_fit, "fit_base")]:
         original = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k: passes.append(_n) or _f(*a, **k))
     check_open(tape, tree, every[:5], budget)
-    assert passes == ["fit_base"], "one pass over the graph, kept with the tree"
+    assert passes == ["fit_base", "edge_count"], "one pass over the graph (the default picture), kept with the tree"
     visited: list[int] = []
     members = fold_fit.OpenSetFit._members
     monkeypatch.setattr(fold_fit.OpenSetFit, "_members", lambda self, g: visited.append(g) or members(self, g))
     check_open(tape, tree, every, budget)
-    assert passes == ["fit_base"], "no whole-graph pass per key"
+    assert passes == ["fit_base", "edge_count"], "no whole-graph pass per key"
     assert len(visited) <= budget, "only boxes within the budget's reach are tried"
+
+
+def _fits_reference(tape: Tape, tree: FoldTree, keys: list[str], budget: int, limit: int) -> bool:
+    pic = picture(tape, tree, keys)
+    return len(pic.shown) + len(pic.boxes) <= budget and edge_count(tape, pic.unit) <= limit
+
+
+def _expand_all_reference(tape: Tape, tree: FoldTree, start: list[str], budget: int) -> list[str]:
+    """The rule as stated, by drawing every trial picture: from ``start``, in tree order, open each group whose
+    parent is open while the picture keeps at most ``budget`` units and max(EDGES_PER_BOX * budget, edges of
+    ``start``) edges."""
+    limit = max(EDGES_PER_BOX * budget, edge_count(tape, picture(tape, tree, start).unit))
+    kept = list(start)
+    for group in tree.groups:
+        open_parent = group.parent < 0 or tree.groups[group.parent].key in kept
+        if group.key not in kept and open_parent and _fits_reference(tape, tree, [*kept, group.key], budget, limit):
+            kept.append(group.key)
+    return [g.key for g in tree.groups if g.key in kept]
+
+
+def _expand_reference(tape: Tape, tree: FoldTree, start: list[str], key: str, budget: int) -> list[str]:
+    """``key`` and the groups holding it opened together if the picture fits, then its children one by one."""
+    limit = max(EDGES_PER_BOX * budget, edge_count(tape, picture(tape, tree, start).unit))
+    g = tree.by_key[key]
+    kept = [*start, *(tree.groups[a].key for a in tree.ancestors(g) if tree.groups[a].key not in start)]
+    if not _fits_reference(tape, tree, kept, budget, limit):
+        return start
+    for c in tree.groups[g].children:
+        if tree.groups[c].key not in kept and _fits_reference(tape, tree, [*kept, tree.groups[c].key], budget, limit):
+            kept.append(tree.groups[c].key)
+    return [h.key for h in tree.groups if h.key in kept]
+
+
+@pytest.mark.parametrize("name", ["moons", "lecture_mlp", "chain", "long_sum"])
+def test_expand_and_expand_all_keep_what_the_rule_keeps(graphs: dict[str, tuple[Tape, int]], name: str) -> None:
+    """expand and expand_all_that_fits grow the open set through fold_fit's loop, as check_open does."""
+    tape, budget = graphs[name]
+    tree = build_tree(tape, budget)
+    rng = random.Random(name)
+    for b in (budget // 2, budget, 3 * budget):
+        start = check_open(tape, tree, rng.sample([g.key for g in tree.groups], min(6, len(tree.groups))), b)
+        assert expand_all_that_fits(tape, tree, start, b) == _expand_all_reference(tape, tree, start, b)
+        for group in rng.sample(tree.groups, min(8, len(tree.groups))):
+            assert expand(tape, tree, start, group.key, b) == _expand_reference(tape, tree, start, group.key, b)
+
+
+def test_expand_costs_the_boxes_tried_not_a_picture_per_box(graphs: dict[str, tuple[Tape, int]],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """expand and expand_all_that_fits drew a picture of the whole graph per box tried (21 s for all that fits at a
+    budget of 1,000 on the moons loss)."""
+    tape, budget = graphs["moons"]
+    tree = build_tree(tape, budget)
+    passes: list[str] = []
+    for module, name in [(fold_tree, "picture"), (fold_fit, "edge_count")]:
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _f=original, _n=name, **k: passes.append(_n) or _f(*a, **k))
+    opened = expand_all_that_fits(tape, tree, [], 4 * budget)
+    expand(tape, tree, opened, "layers.1", 4 * budget)
+    assert len(opened) > 3 and passes == ["edge_count"], "the default picture's edges once, kept with the tree"
 
 
 def test_the_spec_is_compact(graphs: dict[str, tuple[Tape, int]]) -> None:

@@ -1,7 +1,7 @@
 """Writes the shared folding vectors tests/vectors/folds/*.json: tape + fold hierarchy + open sets -> pictures.
 
-Run ``.venv/bin/python tests/vectors/generate_folds.py`` after changing the folding rules (fold.py,
-fold_boxes.py, fold_tree.py) or the DOT writing (dot.py) and commit the result; tests/test_fold_tree.py
+Run ``.venv/bin/python tests/vectors/generate_folds.py`` after changing the folding rules (fold_rules.py, fold.py,
+fold_children.py, fold_tree.py, fold_fit.py) or the DOT writing (dot.py) and commit the result; tests/test_fold_tree.py
 regenerates them in memory and fails if the files are stale. js/fold.test.js holds js/fold.js to them:
 the same open set must give the same units, boxes, members, edges and DOT, byte for byte.
 
