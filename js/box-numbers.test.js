@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { compileTape, decodeNumber } from "./tape.js";
+import { compileTape, decodeNumber } from "./spec.js";
 import { boxFill, pictureScale } from "./fold-dot.js";
 import { compileFolds, pictureFor } from "./fold.js";
 import { PALETTE } from "./shared.js";

@@ -33,7 +33,7 @@ export default [
     },
   },
   {
-    files: ["build.mjs", "eslint.config.js", "**/*.test.js"],
+    files: ["build.mjs", "eslint.config.js", "**/*.test.js", "**/*.fixture.js"],
     languageOptions: { globals: { ...globals.node } },
   },
 ];

@@ -1,7 +1,8 @@
+// @ts-check
 // The DOT of a folded picture in the browser, byte-identical to micrograd_widget/dot.py's write_dot, with the
 // text helpers it needs (text.py's escape, dot.py's quote; js/text.js's cleanText is text.py's clean_text) and the rule for what a closed box
 // shows (dot.py's box_max). js/fold.js decides what the picture holds (pictureFor) and re-exports all of this;
-// its dotFor is writeDot of pictureFor. Held to tests/vectors/fold_*.json by js/fold.test.js.
+// its dotFor is writeDot of pictureFor. Held to tests/vectors/folds/*.json by js/fold.test.js.
 //
 //   writeDot(tape, tree, picture, options) -> string   picture: pictureFor's result; options as fold.js's dotFor
 //
@@ -19,16 +20,27 @@ import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 import { FOLD_COLOR, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
 import { cleanText } from "./text.js";
 
+/** @import { Palette } from "./format.js" */
+/** @import { Tape } from "./spec.js" */
+/** @import { DotOptions, FoldTree, Picture, PictureBox } from "./fold.js" */
+
 export { cleanText };
 /** What a grad the stepped backward pass has not reached yet shows (view/picture.js paints the same mark). */
 export const NOT_REACHED = "\u00b7";
 
 // ---------------------------------------------------------------- text: text.py's escape (cleanText: js/text.js)
 
+/** @type {Readonly<Record<string, string>>} */
 const RECORD = { "\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}", "|": "\\|", "<": "\\<", ">": "\\>" };
+/** @type {Readonly<Record<string, string>>} */
 const DOT = { "\\": "\\\\", '"': '\\"', "&": "&amp;" };
 
-/** dot.py's escape for the DOT targets: "record" (one field of a record label) or "dot" (any other string). */
+/**
+ * dot.py's escape for the DOT targets: "record" (one field of a record label) or "dot" (any other string).
+ * @param {unknown} text
+ * @param {"record" | "dot"} [target]
+ * @returns {string}
+ */
 export function escape(text, target = "record") {
   const table = target === "record" ? RECORD : target === "dot" ? DOT : null;
   if (table === null) throw new RangeError(`escape(target) must be 'record' or 'dot', got ${JSON.stringify(target)}`);
@@ -37,7 +49,11 @@ export function escape(text, target = "record") {
   return out;
 }
 
-/** `n` with thousands separators, as Python's f"{n:,}". */
+/**
+ * `n` with thousands separators, as Python's f"{n:,}".
+ * @param {number} n
+ * @returns {string}
+ */
 export function thousands(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
@@ -45,16 +61,33 @@ export function thousands(n) {
 const ID = /^([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$/;
 const KEYWORDS = new Set(["node", "edge", "graph", "digraph", "subgraph", "strict"]);
 
-/** dot.py's quote: bare when an ID or a number (and no keyword), an HTML label as it is, else in quotes. */
+/**
+ * dot.py's quote: bare when an ID or a number (and no keyword), an HTML label as it is, else in quotes.
+ * @param {string} text
+ * @param {boolean} [htmlLabel]
+ * @returns {string}
+ */
 export function quote(text, htmlLabel = false) {
   if (htmlLabel || (ID.test(text) && !KEYWORDS.has(text.toLowerCase()))) return text;
   return `"${text}"`;
 }
 
+/**
+ * @param {Record<string, string>} attrs
+ * @returns {string}
+ */
 function attrList(attrs) {
   return Object.keys(attrs).sort().map((k) => `${quote(k)}=${quote(attrs[k])}`).join(" ");
 }
 
+/**
+ * @param {string} name
+ * @param {string | null} label
+ * @param {Record<string, string>} attrs
+ * @param {string} indent
+ * @param {boolean} [htmlLabel]
+ * @returns {string}
+ */
 function nodeLine(name, label, attrs, indent, htmlLabel = false) {
   const parts = label === null ? [] : [`label=${quote(label, htmlLabel)}`];
   const rest = attrList(attrs);
@@ -69,6 +102,12 @@ function nodeLine(name, label, attrs, indent, htmlLabel = false) {
  * closed box's "max |grad|" and colour show (dot.py's box_max). A NaN grad is the largest (as Math.max says), then an
  * infinite one, then the largest finite |grad|; the first in tape order wins a tie. While stepping (`reachedAt`,
  * `step`: the stepper's), a member the backward pass has not reached yet is left out too: null while none is.
+ * @param {ArrayLike<number>} grad
+ * @param {Iterable<number>} members
+ * @param {number} out
+ * @param {ArrayLike<number> | null} [reachedAt]
+ * @param {number} [step]
+ * @returns {number | null}
  */
 export function boxMax(grad, members, out, reachedAt = null, step = 0) {
   let best = null;
@@ -85,8 +124,16 @@ export function boxMax(grad, members, out, reachedAt = null, step = 0) {
  * The colour scale of a picture (dot.py's _scale_of): gradScale over the drawn nodes `shown` and the closed boxes'
  * largest-|grad| members `best` (boxMax's, null or -1 for none), the differentiated output `out` left out (counted
  * only as gradScale's fallback, when drawn), and while stepping the nodes not reached yet.
+ * @param {ArrayLike<number>} grad
+ * @param {Iterable<number>} shown
+ * @param {Iterable<number | null>} best
+ * @param {number} out
+ * @param {ArrayLike<number> | null} [reachedAt]
+ * @param {number} [step]
+ * @returns {number}
  */
 export function pictureScale(grad, shown, best, out, reachedAt = null, step = 0) {
+  /** @type {number[]} */
   const grads = [];
   let outputDrawn = false;
   for (const i of shown) {
@@ -103,6 +150,12 @@ export function pictureScale(grad, shown, best, out, reachedAt = null, step = 0)
  * NaN or inf); FOLD_COLOR when colouring is off (`scale` null) or no member is counted (`big` null or -1), except while
  * `stepping`, where a box none of whose members is reached yet is white, as an unreached node. The DOT (writeDot) and
  * the live picture (view/picture.js) both fill boxes with it.
+ * @param {ArrayLike<number>} grad
+ * @param {number | null} big
+ * @param {number | null} scale
+ * @param {Palette} palette
+ * @param {boolean} [stepping]
+ * @returns {string}
  */
 export function boxFill(grad, big, scale, palette, stepping = false) {
   if (scale === null) return FOLD_COLOR;
@@ -112,15 +165,36 @@ export function boxFill(grad, big, scale, palette, stepping = false) {
 
 // ---------------------------------------------------------------- DOT (dot.py's write_dot)
 
+/**
+ * @param {string[]} fields
+ * @param {string} rankdir
+ * @param {boolean} across
+ * @returns {string}
+ */
 function record(fields, rankdir, across) {
   const body = fields.join(" | ");
   return rankdir === "LR" && !across ? "{ " + body + " }" : body;
 }
 
+/**
+ * @param {Tape} tape
+ * @param {number} i
+ * @param {number} output
+ * @param {ArrayLike<number>} data
+ * @param {ArrayLike<number>} grad
+ * @param {number | null} scale
+ * @param {number} precision
+ * @param {string} rankdir
+ * @param {boolean} across
+ * @param {Palette} palette
+ * @param {boolean} unreached
+ * @returns {string}
+ */
 function valueLine(tape, i, output, data, grad, scale, precision, rankdir, across, palette, unreached) {
   const end = across && rankdir === "LR" ? "\\l" : "";
   const leaf = tape.inputStart[i + 1] === tape.inputStart[i];
   const isOutput = i === output; // the differentiated output: bold, class mgw-output-node
+  /** @type {Record<string, string>} */
   const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (isOutput ? " mgw-output-node" : "")
     + (unreached ? " mgw-unreached" : "") };
   const text = cleanText(tape.labels[i], MAX_TOOLTIP_CHARS);
@@ -139,10 +213,29 @@ function valueLine(tape, i, output, data, grad, scale, precision, rankdir, acros
   return nodeLine(`n${i}`, label, attrs, "\t");
 }
 
+/**
+ * @param {number} scale
+ * @param {number} precision
+ * @param {Palette} palette
+ * @returns {string}
+ */
 function legend(scale, precision, palette) {
   const cells = [0 - scale, 0 - scale / 4, 0, scale / 4, scale]
     .map((v) => `<TD BGCOLOR="${gradColor(v, scale, palette)}">${formatNumber(v, precision)}</TD>`).join("");
   return '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">' + `<TR><TD>grad</TD>${cells}</TR></TABLE>>`;
+}
+
+/**
+ * `map`'s entry for `key`, which writeDot made before asking.
+ * @template K, V
+ * @param {Map<K, V>} map
+ * @param {K} key
+ * @returns {V}
+ */
+function entry(map, key) {
+  const value = map.get(key);
+  if (value === undefined) throw new Error(`writeDot: no entry for ${String(key)}`);
+  return value;
 }
 
 /**
@@ -152,35 +245,45 @@ function legend(scale, precision, palette) {
  * `grad` holds the stepper's partial grads and `reachedAt`/`step` its steps.reachedAt and k: a node with
  * reachedAt[i] > step is written as not reached yet (NOT_REACHED, left out of the colour scale and of the closed
  * boxes' largest |grad|, as the picture).
+ * @param {Tape} tape
+ * @param {FoldTree} tree
+ * @param {Picture} pic
+ * @param {DotOptions} options
+ * @returns {string}
  */
-export function writeDot(tape, tree, pic, options = {}) {
+export function writeDot(tape, tree, pic, options) {
   const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0 } = options;
   const output = options.output ?? tape.root;
+  /** @type {(i: number) => boolean} */
   const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
   const { groups } = tree;
   const folded = pic.boxes.length > 0;
   const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
   const scale = color ? pictureScale(grad, pic.shown, biggest, output, reachedAt, step) : null;
+  /** @type {Record<string, string>} */
   const graphAttrs = { bgcolor: "white", fontname: "Helvetica", fontsize: "11", rankdir };
   if (folded) { graphAttrs.ranksep = "0.25"; graphAttrs.nodesep = "0.2"; }
   const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`,
     `\tnode [fillcolor="${PALETTE.zero}" fontname=Helvetica fontsize=11 shape=record style=filled]\n`,
     '\tedge [arrowsize=0.7 class="mgw-edge" color="#555555"]\n'];
   if (pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} labeljust=l labelloc=t\n`);
+  /** @type {Map<number, string[]>} */
   const held = new Map([[-1, []]]);
+  /** @type {Map<number, number[]>} */
   const children = new Map([[-1, []]]);
   for (const c of pic.clusters) { held.set(c.group, []); children.set(c.group, []); }
+  /** @type {Map<string, string[]>} */
   const opLabels = new Map();
   for (const i of pic.shown) {
     const where = tree.groupOf[i] >= 0 ? tree.groupOf[i] : -1;
-    held.get(where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette, unreached(i)));
+    entry(held, where).push(valueLine(tape, i, output, data, grad, scale, precision, rankdir, folded, palette, unreached(i)));
     const symbol = tape.symbols[i];
     if (symbol && !pic.totals.has(i)) {
       if (!opLabels.has(symbol)) {
         opLabels.set(symbol, [escape(cleanText(symbol, MAX_SYMBOL_CHARS), "dot"), escape(cleanText(symbol, MAX_TOOLTIP_CHARS), "dot")]);
       }
-      const [label, tip] = opLabels.get(symbol);
-      held.get(where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
+      const [label, tip] = entry(opLabels, symbol);
+      entry(held, where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
     }
   }
   const end = rankdir === "LR" ? "\\l" : "";
@@ -196,19 +299,21 @@ export function writeDot(tape, tree, pic, options = {}) {
       ...numbers.map((x) => escape(x) + end)], rankdir, true);
     const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
     const fill = boxFill(grad, big, scale, palette, reachedAt !== null);
-    held.get(groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
+    entry(held, groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
       style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
   });
+  /** @type {Map<number, string>} */
   const clusterId = new Map();
-  for (const c of pic.clusters) { children.get(c.parent).push(c.group); clusterId.set(c.group, c.id); }
+  for (const c of pic.clusters) { entry(children, c.parent).push(c.group); clusterId.set(c.group, c.id); }
+  /** @type {(container: number, indent: string) => void} */
   const emit = (container, indent) => {
-    for (const s of held.get(container)) lines.push(indent + s);
-    for (const g of children.get(container)) {
+    for (const s of entry(held, container)) lines.push(indent + s);
+    for (const g of entry(children, container)) {
       const G = groups[g];
-      const attrs = { class: "mgw-cluster", color: "#999999", fontcolor: "#555555", id: clusterId.get(g),
+      const attrs = { class: "mgw-cluster", color: "#999999", fontcolor: "#555555", id: entry(clusterId, g),
         label: escape(cleanText(G.title, MAX_LABEL_CHARS), "dot"), style: "dashed",
         tooltip: escape(cleanText(`${G.title}: ${thousands(G.count)} nodes, opened`, MAX_TOOLTIP_CHARS), "dot") };
-      lines.push(`${indent}\tsubgraph cluster_${clusterId.get(g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
+      lines.push(`${indent}\tsubgraph cluster_${entry(clusterId, g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
       emit(g, indent + "\t");
       lines.push(`${indent}\t}\n`);
     }

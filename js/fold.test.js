@@ -8,7 +8,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
-import { backwardSteps, compileTape, decodeNumber, gradsAfter } from "./tape.js";
+import { compileTape, decodeNumber } from "./spec.js";
+import { backwardSteps, gradsAfter } from "./stepper.js";
 import {
   cleanText, closedBoxOf, collapse, compileFolds, dotFor, escape, expand, expandAllThatFits, keysToReveal, pictureFor,
   quote, thousands, unitsFor,

@@ -1,12 +1,33 @@
+// @ts-check
 // Numbers as Python prints them, so the widget, the static picture and the kernel show the same text:
 // formatFixed(x, p) is f"{x:.{p}f}" and formatExp(x, p) f"{x:.{p}e}" (round half to even), formatNumber
 // is micrograd_widget.dot.format_number, pyRepr(x) is repr(x) (shortest round trip).
 
+/**
+ * A grad palette ("#rrggbb" fills, colors.py's): `zero` at 0, towards `positive` or `negative`, `nonfinite`
+ * for nan/inf.
+ * @typedef {object} Palette
+ * @property {string} negative
+ * @property {string} positive
+ * @property {string} zero
+ * @property {string} nonfinite
+ */
+
+/**
+ * @param {number} ax
+ * @param {number} p
+ * @returns {boolean}
+ */
 function isExactTie(ax, p) {
   return /^50*$/.test(exactDecimal(ax).frac.slice(p));
 }
 
-/** `x` with `p` decimals, exactly as Python's f"{x:.{p}f}" (nan, inf, -0.0000, half to even). */
+/**
+ * `x` with `p` decimals, exactly as Python's f"{x:.{p}f}" (nan, inf, -0.0000, half to even).
+ * @param {number} x
+ * @param {number} p
+ * @returns {string}
+ */
 export function formatFixed(x, p) {
   if (Number.isNaN(x)) return "nan";
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
@@ -24,13 +45,22 @@ export function formatFixed(x, p) {
   return sign + s;
 }
 
+/**
+ * @param {number} ax
+ * @returns {{int: string, frac: string}}
+ */
 function exactDecimal(ax) {
   if (ax >= 1e21) return { int: BigInt(ax).toString(), frac: "" };
   const s = ax.toFixed(100);
   return { int: s.slice(0, s.indexOf(".")), frac: s.slice(s.indexOf(".") + 1) };
 }
 
-/** `x` in scientific notation with `p` decimals, exactly as Python's f"{x:.{p}e}" (e.g. "1.2346e+06"). */
+/**
+ * `x` in scientific notation with `p` decimals, exactly as Python's f"{x:.{p}e}" (e.g. "1.2346e+06").
+ * @param {number} x
+ * @param {number} p
+ * @returns {string}
+ */
 export function formatExp(x, p) {
   if (Number.isNaN(x)) return "nan";
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
@@ -53,12 +83,21 @@ export function formatExp(x, p) {
   return `${sign}${mantissa}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
 }
 
-/** A number as the picture shows it (micrograd_widget.dot.format_number): fixed point, scientific from 1e6. */
+/**
+ * A number as the picture shows it (micrograd_widget.dot.format_number): fixed point, scientific from 1e6.
+ * @param {number} x
+ * @param {number} p
+ * @returns {string}
+ */
 export function formatNumber(x, p) {
   return Math.abs(x) >= 1e6 ? formatExp(x, p) : formatFixed(x, p);
 }
 
-/** `x` as Python's repr(float): shortest digits that round-trip, exponent form below 1e-4 and from 1e16. */
+/**
+ * `x` as Python's repr(float): shortest digits that round-trip, exponent form below 1e-4 and from 1e16.
+ * @param {number} x
+ * @returns {string}
+ */
 export function pyRepr(x) {
   if (Number.isNaN(x)) return "nan";
   if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
@@ -81,6 +120,10 @@ export function pyRepr(x) {
   return sign + body;
 }
 
+/**
+ * @param {number} v
+ * @returns {number}
+ */
 function roundHalfEven(v) {
   const r = Math.round(v);
   return Math.abs(v - Math.trunc(v)) === 0.5 && r % 2 !== 0 ? r - 1 : r;
@@ -91,6 +134,9 @@ function roundHalfEven(v) {
  * in `grads` (the nodes drawn other than the differentiated output, whose d out / d out = 1 would wash out
  * every other colour); |output| (that node's grad, null when it is not drawn) only when no other grad is
  * finite and non-zero; 0 when there is none.
+ * @param {Iterable<number>} grads
+ * @param {number | null} [output]
+ * @returns {number}
  */
 export function gradScale(grads, output = null) {
   let scale = 0;
@@ -103,8 +149,13 @@ export function gradScale(grads, output = null) {
 }
 
 const HEX = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, "0"));
+/** @type {Map<string, number[]>} */
 const CHANNELS = new Map(); // "#rrggbb" -> its [r, g, b], parsed once (a palette has two ends)
 
+/**
+ * @param {string} color
+ * @returns {number[]}
+ */
 function channelsOf(color) {
   let rgb = CHANNELS.get(color);
   if (!rgb) {
@@ -119,6 +170,10 @@ function channelsOf(color) {
  * `positive` or `negative` by t = min(1, sqrt(|grad| / scale)) per RGB channel (the strongest colour beyond
  * `scale`, as for the output); `nonfinite` for nan/inf.
  * `palette` = {negative, positive, zero, nonfinite} ("#rrggbb"), sent by the kernel.
+ * @param {number} grad
+ * @param {number} scale
+ * @param {Palette} palette
+ * @returns {string}
  */
 export function gradColor(grad, scale, palette) {
   if (!Number.isFinite(grad)) return palette.nonfinite;

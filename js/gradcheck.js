@@ -1,13 +1,15 @@
 // The inspector's numerical gradient check: every leaf's analytic grad beside its central-difference
 // estimate, relative error and pass/fail, with micrograd_widget.gradcheck's rule and defaults. Replayable
 // graphs are checked here (two forward replays per leaf, in time slices so the page never blocks);
-// graphs with user-defined ops are checked by the kernel (widget.py answers {"type": "gradcheck"}).
+// graphs with user-defined ops are checked by the kernel (widget.py answers {"type": "gradcheck"}). The maths
+// (numericGrad, gradcheckVerdict) closes the file.
 
 import { h } from "./dom.js";
 import { formatExp, formatNumber, pyRepr } from "./format.js";
 import { encodeList } from "./codec.js";
 import { GRADCHECK_DEFAULTS, MAX_KERNEL_LEAVES } from "./shared.js";
-import { decodeNumber, gradcheckVerdict, numericGrad, replay } from "./tape.js";
+import { decodeNumber } from "./spec.js";
+import { forward, replay } from "./tape.js";
 
 export const PAGE_ROWS = 50;
 const SLICE_MS = 12; // browser work per slice before yielding to the page
@@ -244,4 +246,50 @@ export class GradcheckPanel {
     this.answer(null);
     this.el.remove();
   }
+}
+
+// ------------------------------------------------------------------ the maths (micrograd_widget/gradcheck.py's check_tape and _row)
+
+/**
+ * d(output)/d(leaf j) by central differences, (f(x + eps) - f(x - eps)) / 2eps, from two forward replays
+ * (`leafValues` is restored; `scratch` is a Float64Array(n) to reuse). `failure` is the node whose op
+ * failed in either replay (numeric is then NaN), else -1.
+ * @param {import("./spec.js").Tape} tape
+ * @param {Float64Array} leafValues changed during the call, restored after
+ * @param {number} j
+ * @param {number} output
+ * @param {number} eps
+ * @param {Float64Array} [scratch]
+ * @returns {{numeric: number, failure: number}}
+ */
+export function numericGrad(tape, leafValues, j, output, eps, scratch = new Float64Array(tape.n)) {
+  const x = leafValues[j];
+  try {
+    leafValues[j] = x + eps;
+    const f1 = forward(tape, leafValues, scratch);
+    const plus = scratch[output];
+    leafValues[j] = x - eps;
+    const f2 = forward(tape, leafValues, scratch);
+    const minus = scratch[output];
+    const failure = f1 >= 0 ? f1 : f2;
+    return { numeric: failure >= 0 ? NaN : (plus - minus) / (2 * eps), failure };
+  } finally {
+    leafValues[j] = x;
+  }
+}
+
+/**
+ * How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py):
+ * |analytic - numeric| <= atol + rtol * |numeric|, the tolerances by default gradcheck.py's (GRADCHECK_DEFAULTS).
+ * @param {number} analytic
+ * @param {number} numeric
+ * @param {number} [rtol]
+ * @param {number} [atol]
+ * @returns {{absError: number, relError: number, ok: boolean}}
+ */
+export function gradcheckVerdict(analytic, numeric, rtol = GRADCHECK_DEFAULTS.rtol, atol = GRADCHECK_DEFAULTS.atol) {
+  const absError = Math.abs(analytic - numeric);
+  const scale = Math.max(Math.abs(analytic), Math.abs(numeric));
+  const relError = scale > 0 ? absError / scale : Number.isNaN(scale) ? NaN : 0;
+  return { absError, relError, ok: absError <= atol + rtol * Math.abs(numeric) };
 }

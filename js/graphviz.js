@@ -34,6 +34,9 @@ export function graphviz() {
  * Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure (a
  * RangeError when its recursion overflowed the stack). In the layout worker when there is one; `low`: a
  * prefetch (worker only: null when there is no worker), laid out after what a view waits for.
+ * @param {string} dot
+ * @param {{low?: boolean, signal?: {cancelled?: boolean} | null}} [options]
+ * @returns {Promise<string | null>}
  */
 export async function layoutSVG(dot, { low = false, signal = null } = {}) {
   const inWorker = workerLayout(dot, { low, signal });
@@ -52,7 +55,11 @@ export async function layoutSVG(dot, { low = false, signal = null } = {}) {
   return layoutHere(dot);
 }
 
-/** Lay out `dot` on this thread (the main thread's fallback, and the worker's own work). */
+/**
+ * Lay out `dot` on this thread (the main thread's fallback, and the worker's own work).
+ * @param {string} dot
+ * @returns {Promise<string>}
+ */
 export async function layoutHere(dot) {
   const g = await graphviz();
   let result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT } });

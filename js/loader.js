@@ -1,52 +1,68 @@
+// @ts-check
 // The `_esm` of every GraphWidget and TrainingWidget (built to static/loader.js, a few KB). The heavy code,
 // both views and Graphviz's WebAssembly, travels once per notebook in one shared assets model; this loader
 // finds it, imports the views once per page and calls the right view's render, returning its cleanup.
 //
-// THE INTERFACE (micrograd_widget/assets.py writes it; js/host.js, the exported page's host, serves it):
-// - A widget model's traits:
-//     _mgw_assets  "IPY_MODEL_<id>": the shared assets model (ipywidgets' widget_serialization reference).
-//     _mgw_view    "graph" (GraphWidget) or "training" (TrainingWidget): which view to render.
-// - The assets model (model name "WidgetModel" of "@jupyter-widgets/base": a plain ipywidgets Widget, no view):
-//     code    bytes: gzip of static/views.js, an ES module exporting `views` = { graph, training } (each
-//             anywidget's { render }) and `provideWasm(fn)` (fn() -> the WebAssembly bytes or a Promise of them).
-//     wasm    bytes: gzip of Graphviz's WebAssembly (static/graphviz.wasm.gz as shipped in the wheel).
-//     css     string: both views' CSS (static/views.css); the loader puts it in a <style> at the top of each
-//             view's element (so it applies in a shadow root too, as in marimo); widgets' own `_css` is "".
-//     digest  string: sha256 (hex) of code + wasm + css, the page-wide cache key.
-//   Bytes arrive as whatever the host delivers: DataView, ArrayBuffer or a typed array (all are read).
-// - How the loader finds it: `await model.widget_manager.get_model(id)` with id = the reference less
-//   "IPY_MODEL_"; a host needs get_model(id) resolving to an object with get(name), nothing more.
-// - Once per page: globalThis[Symbol.for("micrograd-widget.views")] maps digest -> Promise of
-//   { views, css } (the views module's exports and the CSS), so N widgets (and N loaders: each widget's `_esm` is its own module) import the views once.
-// - Fallback when the assets model cannot be reached (an old front end, a model closed by
-//   Widget.close_all(), a kernel restart): the loader sends the custom message {type: "assets"}; the kernel
-//   (micrograd_widget.assets.answer_request) re-creates the assets model if it was closed, points the widget
-//   at it and replies {type: "assets", digest, css} with two buffers [code, wasm] (same encodings). It sends them
-//   to a widget at most once every few seconds (assets.ASK_INTERVAL); a request sooner is answered
-//   {type: "assets", digest, error, retry_after} with no buffers: the loader takes the views from the page's cache
-//   when it holds that digest (another view of the widget got them), else asks again after retry_after seconds.
-//   With no kernel to answer, the widget shows an error saying what to do ([data-role="load-error"]).
+// The assets model, the widget traits that name it and the {"type": "assets"} request and reply are
+// js/assets-contract.md; the types below say the same in JSDoc.
+
+/** @import { WidgetModel } from "./host.js" */
+
+/**
+ * What the views bundle (static/views.js) exports, as the loader keeps it: each view's anywidget `{render}`.
+ * @typedef {{views: Record<string, {render: (how: {model: WidgetModel, el: HTMLElement}) => unknown}>, css: string}} LoadedViews
+ */
+
+/**
+ * The kernel's reply to {"type": "assets"}: with two buffers [code, wasm] and `css`, or an `error` (and, when it
+ * is too soon to send them again, `retry_after` seconds) with none.
+ * @typedef {object} AssetsReply
+ * @property {"assets"} type
+ * @property {string} [digest]
+ * @property {string} [css]
+ * @property {string} [error]
+ * @property {number} [retry_after]
+ */
 
 const REF = "IPY_MODEL_";
 const CACHE = Symbol.for("micrograd-widget.views");
+/** The page-wide cache: digest -> the views imported. */
+const pageCache = () => /** @type {{[CACHE]?: Map<string, Promise<LoadedViews>>}} */ (globalThis);
 const GET_MODEL_MS = 5000;
 const ASK_KERNEL_MS = 8000;
 const ASK_AGAIN = 2; // times the loader asks again when the kernel says "not yet" (retry_after)
 const MAX_RETRY_S = 30;
 
-/** The bytes of a DataView, ArrayBuffer or typed array (null for anything else). */
+/**
+ * The bytes of a DataView, ArrayBuffer or typed array (null for anything else).
+ * @param {unknown} value
+ * @returns {Uint8Array<ArrayBuffer> | null}
+ */
 function bytesOf(value) {
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
-  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  // A front end delivers bytes in an ArrayBuffer (never a SharedArrayBuffer, which a Blob cannot take).
+  if (ArrayBuffer.isView(value)) return new Uint8Array(/** @type {ArrayBuffer} */ (value.buffer), value.byteOffset, value.byteLength);
   return null;
 }
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} bytes
+ * @returns {Promise<Uint8Array<ArrayBuffer>>}
+ */
 async function gunzip(bytes) {
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
+/**
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {number} ms
+ * @param {string} what
+ * @returns {Promise<T>}
+ */
 function withTimeout(promise, ms, what) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
   let timer;
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} did not answer in ${ms / 1000} s`)), ms);
@@ -54,6 +70,12 @@ function withTimeout(promise, ms, what) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} code
+ * @param {Uint8Array<ArrayBuffer>} wasm
+ * @param {string} css
+ * @returns {Promise<LoadedViews>}
+ */
 async function importViews(code, wasm, css) {
   // The URL is kept (not revoked): the bundle starts its layout worker from its own URL (js/layout-worker.js).
   const url = URL.createObjectURL(new Blob([await gunzip(code)], { type: "text/javascript" }));
@@ -70,12 +92,19 @@ async function importViews(code, wasm, css) {
   return { views: mod.views, css };
 }
 
-/** The views (and their CSS) for these assets, imported once per page per digest. */
+/**
+ * The views (and their CSS) for these assets, imported once per page per digest.
+ * @param {unknown} digest
+ * @param {Uint8Array<ArrayBuffer> | null} code
+ * @param {Uint8Array<ArrayBuffer> | null} wasm
+ * @param {unknown} css
+ * @returns {Promise<LoadedViews>}
+ */
 function viewsFor(digest, code, wasm, css) {
   if (typeof digest !== "string" || !digest || !code || !code.length || !wasm || !wasm.length) {
     throw new Error("the assets are empty");
   }
-  const cache = (globalThis[CACHE] ??= new Map());
+  const cache = (pageCache()[CACHE] ??= new Map());
   let entry = cache.get(digest);
   if (!entry) {
     entry = importViews(code, wasm, typeof css === "string" ? css : "");
@@ -85,6 +114,10 @@ function viewsFor(digest, code, wasm, css) {
   return entry;
 }
 
+/**
+ * @param {WidgetModel} model
+ * @returns {Promise<LoadedViews>}
+ */
 async function fromAssetsModel(model) {
   const ref = model.get("_mgw_assets");
   if (typeof ref !== "string" || !ref.startsWith(REF)) throw new Error("this widget names no assets model");
@@ -96,10 +129,16 @@ async function fromAssetsModel(model) {
   return viewsFor(assets.get("digest"), bytesOf(assets.get("code")), bytesOf(assets.get("wasm")), assets.get("css"));
 }
 
+/**
+ * @param {WidgetModel} model
+ * @returns {Promise<LoadedViews>}
+ */
 function askKernel(model) {
   return new Promise((resolve, reject) => {
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
     let timer;
     let asked = 0;
+    /** @type {(fn: (value: any) => void, value: unknown) => void} */
     const done = (fn, value) => {
       clearTimeout(timer);
       model.off("msg:custom", onMessage);
@@ -114,10 +153,11 @@ function askKernel(model) {
         done(reject, err);
       }
     };
+    /** @type {(msg: AssetsReply | null, buffers?: (DataView | ArrayBuffer)[]) => void} */
     const onMessage = (msg, buffers) => {
       if (!msg || msg.type !== "assets") return;
       if (msg.error || !buffers || buffers.length < 2) {
-        const cached = typeof msg.digest === "string" ? globalThis[CACHE]?.get(msg.digest) : undefined;
+        const cached = typeof msg.digest === "string" ? pageCache()[CACHE]?.get(msg.digest) : undefined;
         const wait = Number(msg.retry_after);
         if (cached) {
           done(resolve, cached);
@@ -140,6 +180,11 @@ function askKernel(model) {
   });
 }
 
+/**
+ * @param {string} text
+ * @param {"loading" | "load-error"} role
+ * @returns {HTMLDivElement}
+ */
 function message(text, role) {
   const el = document.createElement("div");
   el.className = role === "load-error" ? "mgw-load-error" : "mgw-loading";
@@ -150,6 +195,10 @@ function message(text, role) {
 }
 
 export default {
+  /**
+   * @param {{model: WidgetModel, el: HTMLElement}} how
+   * @returns {Promise<() => unknown>}
+   */
   async render({ model, el }) {
     const loading = message("Loading micrograd-widget\u2026", "loading");
     el.append(loading);
@@ -162,7 +211,7 @@ export default {
       } catch (second) {
         loading.remove();
         const error = message(
-          `micrograd-widget could not load its views: ${first.message}, and ${second.message}. ` +
+          `micrograd-widget could not load its views: ${/** @type {Error} */ (first).message}, and ${/** @type {Error} */ (second).message}. ` +
             "Run the cell that made this widget again with a running kernel; to see it in a saved notebook " +
             "without a kernel, save it with its widget state.",
           "load-error",

@@ -1,13 +1,30 @@
 // Generated from micrograd_widget/ops.py by `python -m micrograd_widget.ops`; do not edit.
+// @ts-check
 // forward(a, b, k) and localGrad(a, b, k, out) follow the Python op table row for row;
 // domain(a, b, k, out) is true exactly where the Python forward returns instead of raising.
 
 /** a ** b as IEEE pow (Python's and C's): 1 where JavaScript's ** gives NaN, at a base of 1 or at -1 to an
- * infinite power. */
+ * infinite power.
+ * @param {number} a
+ * @param {number} b
+ * @returns {number} */
 export function ieeePow(a, b) {
   return a === 1 || (a === -1 && (b === Infinity || b === -Infinity)) ? 1 : a ** b;
 }
 
+/**
+ * One row of the op table (a unary op sees b = 0, a row without a constant k = NaN).
+ * @typedef {object} OpRow
+ * @property {number} id the row's code in the replay loops
+ * @property {string} name
+ * @property {string} symbol
+ * @property {1 | 2} arity
+ * @property {(a: number, b: number, k: number) => number} forward
+ * @property {(a: number, b: number, k: number, out: number) => number[]} localGrad [d/da] or [d/da, d/db]
+ * @property {(a: number, b: number, k: number, out: number) => boolean} domain where Python returns
+ */
+
+/** @type {readonly OpRow[]} */
 export const OPS = [
   { id: 0, name: "add", symbol: "+", arity: 2,
     forward: (a, b, k) => a + b,
@@ -58,10 +75,20 @@ export const OPS = [
     localGrad: (a, b, k, out) => [out * (1 - out)],
     domain: (a, b, k, out) => true },
 ];
+/** @type {Readonly<Record<string, OpRow | undefined>>} */
 export const OPS_BY_NAME = Object.fromEntries(OPS.map((op) => [op.name, op]));
 
 // The replay loops: the rows' expressions above, inlined in one switch (same floats, no call per node).
-/** Every op node's data in node order (leaves set); the first node outside its op's domain, or -1. */
+/**
+ * Every op node's data in node order (leaves set); the first node outside its op's domain, or -1.
+ * @param {number} n
+ * @param {Int32Array} code
+ * @param {Int32Array} inA
+ * @param {Int32Array} inB
+ * @param {Float64Array} konst
+ * @param {Float64Array} data
+ * @returns {number}
+ */
 export function forwardLoop(n, code, inA, inB, konst, data) {
   let failure = -1;
   for (let i = 0; i < n; i++) {
@@ -87,7 +114,17 @@ export function forwardLoop(n, code, inA, inB, konst, data) {
   return failure;
 }
 
-/** Fresh grads of node `output` into `grad`: reverse node order, each node's partials times its grad. */
+/**
+ * Fresh grads of node `output` into `grad`: reverse node order, each node's partials times its grad.
+ * @param {number} output
+ * @param {Int32Array} code
+ * @param {Int32Array} inA
+ * @param {Int32Array} inB
+ * @param {Float64Array} konst
+ * @param {Float64Array} data
+ * @param {Float64Array} grad
+ * @returns {Float64Array}
+ */
 export function backwardLoop(output, code, inA, inB, konst, data, grad) {
   grad.fill(0);
   grad[output] = 1;
@@ -114,7 +151,17 @@ export function backwardLoop(output, code, inA, inB, konst, data, grad) {
   return grad;
 }
 
-/** Row `c`'s partials at (a, b, k, out) into `into` ([d/da, d/db]; d/db is NaN for a unary op). */
+/**
+ * Row `c`'s partials at (a, b, k, out) into `into` ([d/da, d/db]; d/db is NaN for a unary op).
+ * @template {Float64Array | number[]} T
+ * @param {number} c
+ * @param {number} a
+ * @param {number} b
+ * @param {number} k
+ * @param {number} out
+ * @param {T} into
+ * @returns {T}
+ */
 export function localGradInto(c, a, b, k, out, into) {
   switch (c) {
     case 0: into[0] = 1; into[1] = 1; break;

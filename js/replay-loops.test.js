@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 
 import { OPS } from "./ops.js";
-import { backward, backwardSteps, compileTape, decodeNumber, forward } from "./tape.js";
+import { compileTape, decodeNumber } from "./spec.js";
+import { backwardSteps } from "./stepper.js";
+import { backward, forward } from "./tape.js";
 
 const VECTORS = fileURLToPath(new URL("../tests/vectors/", import.meta.url));
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import process from "node:process";
 
-import { compileTape } from "./tape.js";
+import { compileTape } from "./spec.js";
 import { search, searchIndex } from "./search.js";
 
 const BUFFERS = ["op", "input_start", "inputs", "k", "leaves", "leaf_data"];

@@ -1,3 +1,4 @@
+// @ts-check
 // Finding nodes by what the learner types, pure (no DOM): the search box (view/search.js) and the leaf filter
 // (view/leaves.js) share this one matching function. A node is found by its label, by its full dotted name as
 // the leaf list shows it (scope + "." + label, e.g. "layers.0.neurons.3.w2", or any part of it), by its op
@@ -9,11 +10,28 @@ import { cleanText } from "./text.js";
 /** How much of what was typed the status line quotes (a 100,000-character paste is cut to this, with "…"). */
 export const QUOTED_CHARS = 60;
 
+/** @import { Tape } from "./spec.js" */
+
+/**
+ * A tape's lowercased strings per node (searchIndex).
+ * @typedef {{n: number, names: string[], labels: string[], symbols: string[], opNames: string[]}} SearchIndex
+ */
+
+/**
+ * A parsed query: `text` trimmed and lowercased, `id` the node id of "#12" or null.
+ * @typedef {{text: string, id: number | null}} Query
+ */
+
 /** Ranks of a match, best first: exact name or id, exact op, label contains, dotted name contains. */
 export const RANK = { exact: 0, op: 1, label: 2, name: 3 };
 const RANKS = 4;
 
-/** A node's full dotted name as the leaf list shows it: "scope.label", or the label, or "#id" when unlabelled. */
+/**
+ * A node's full dotted name as the leaf list shows it: "scope.label", or the label, or "#id" when unlabelled.
+ * @param {Tape} tape
+ * @param {number} i
+ * @returns {string}
+ */
 export function dottedName(tape, i) {
   const label = tape.labels[i];
   const scope = tape.scopes[i];
@@ -22,8 +40,10 @@ export function dottedName(tape, i) {
 }
 
 /**
- * The lowercased strings of every node of a compiled tape (tape.js): `names` (dotted names), `labels`,
+ * The lowercased strings of every node of a compiled tape (spec.js): `names` (dotted names), `labels`,
  * `symbols` (op symbols) and `opNames` ("" for leaves and nodes built by hand).
+ * @param {Tape} tape
+ * @returns {SearchIndex}
  */
 export function searchIndex(tape) {
   const n = tape.n;
@@ -43,23 +63,38 @@ export function searchIndex(tape) {
   return { n, names, labels, symbols, opNames };
 }
 
+/** @type {WeakMap<Tape, SearchIndex>} */
 const INDEXES = new WeakMap();
 
-/** The search index of a compiled tape, built once and shared (the search box and the leaf filter). */
+/**
+ * The search index of a compiled tape, built once and shared (the search box and the leaf filter).
+ * @param {Tape} tape
+ * @returns {SearchIndex}
+ */
 export function indexOf(tape) {
   let index = INDEXES.get(tape);
   if (!index) INDEXES.set(tape, (index = searchIndex(tape)));
   return index;
 }
 
-/** What was typed, ready to match: `text` trimmed and lowercased, `id` the node id of "#12" (else null). */
+/**
+ * What was typed, ready to match: `text` trimmed and lowercased, `id` the node id of "#12" (else null).
+ * @param {unknown} typed
+ * @returns {Query}
+ */
 export function parseQuery(typed) {
   const text = String(typed ?? "").trim().toLowerCase();
   const m = /^#(\d+)$/.exec(text);
   return { text, id: m ? Number(m[1]) : null };
 }
 
-/** How well node i matches `query` (from parseQuery): a RANK value, or -1 for no match. */
+/**
+ * How well node i matches `query` (from parseQuery): a RANK value, or -1 for no match.
+ * @param {SearchIndex} index
+ * @param {number} i
+ * @param {Query} query
+ * @returns {number}
+ */
 export function matchRank(index, i, query) {
   const q = query.text;
   if (!q) return -1;
@@ -76,12 +111,15 @@ export function matchRank(index, i, query) {
 /**
  * Every node matching `typed` (a string or a parseQuery result), best rank first and in tape order within a
  * rank, as an Int32Array of node ids.
+ * @param {SearchIndex} index
+ * @param {string | Query} typed
+ * @returns {Int32Array}
  */
 export function search(index, typed) {
   const query = typeof typed === "string" ? parseQuery(typed) : typed;
   if (!query.text) return new Int32Array(0);
   if (query.id !== null) return query.id < index.n ? Int32Array.of(query.id) : new Int32Array(0);
-  const buckets = Array.from({ length: RANKS }, () => []);
+  const buckets = Array.from({ length: RANKS }, () => /** @type {number[]} */ ([]));
   for (let i = 0; i < index.n; i++) {
     const r = matchRank(index, i, query);
     if (r >= 0) buckets[r].push(i);
@@ -96,7 +134,11 @@ export function search(index, typed) {
 }
 
 /** The search box's status line for what was typed and its `n` matches: empty for an empty box; the query
- * quoted only when nothing matches, cleaned and cut to QUOTED_CHARS (as any user string the view shows). */
+ * quoted only when nothing matches, cleaned and cut to QUOTED_CHARS (as any user string the view shows).
+ * @param {string | null | undefined} typed
+ * @param {number} n
+ * @returns {string}
+ */
 export function findStatus(typed, n) {
   const text = String(typed ?? "").trim();
   if (!text) return "";

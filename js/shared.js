@@ -1,4 +1,5 @@
 // Generated from micrograd_widget/shared.py by `python -m micrograd_widget.shared`; do not edit.
+// @ts-check
 // The facts the browser shares with Python, each from the Python module named beside it.
 
 /** colors.py palette(): the grad colours a view fills nodes with. */

@@ -1,219 +1,18 @@
-// Forward and backward replay of the tape spec (micrograd_widget/tape.py `Tape.spec()`, version 2), no DOM.
-// Follows js/ops.js (generated from the Python op table) row for row and the Python replay's order:
-// forward in node order, backward in reverse node order from the chosen output, so both sides agree.
-// The spec's per-node arrays arrive as little-endian binary buffers (a DataView from a widget manager or the
-// exported page, an ArrayBuffer or a typed array elsewhere); compileTape checks them and owns them, so the
-// view reads node names, inputs and ops from the compiled tape, never from the raw spec. Nothing here recurses.
+// @ts-check
+// Forward and backward replay of a compiled tape (spec.js's compileTape), no DOM: the twin of
+// micrograd_widget/tape.py's replay. Follows js/ops.js (generated from the Python op table) row for row and the
+// Python replay's order: forward in node order, backward in reverse node order from the chosen output, so both
+// sides agree. Nothing here recurses.
 
-import { backwardLoop, forwardLoop, localGradInto, OPS_BY_NAME } from "./ops.js";
-import { GRADCHECK_DEFAULTS, SPEC_VERSION } from "./shared.js";
+import { backwardLoop, forwardLoop } from "./ops.js";
 
-const NON_FINITE = { NaN: NaN, Infinity: Infinity, "-Infinity": -Infinity };
-
-/** A JSON number (float, or "NaN"/"Infinity"/"-Infinity" as tape.py's encode_number writes it) as a JS number. */
-export function decodeNumber(x) {
-  if (typeof x === "number") return x;
-  if (typeof x === "string" && x in NON_FINITE) return NON_FINITE[x];
-  throw new TypeError(`expected a number or "NaN"/"Infinity"/"-Infinity", got ${JSON.stringify(x)}`);
-}
-
-/** A JS number as JSON carries it (the inverse of decodeNumber). */
-export function encodeNumber(x) {
-  if (Number.isFinite(x)) return x;
-  return Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
-}
-
-const KINDS = {
-  int32: { size: 4, Typed: Int32Array, read: (view, at) => view.getInt32(at, true) },
-  float64: { size: 8, Typed: Float64Array, read: (view, at) => view.getFloat64(at, true) },
-};
+/** @import { Tape } from "./spec.js" */
 
 /**
- * A binary buffer of little-endian `kind` ("int32" | "float64") numbers as a typed array of its own: from a
- * DataView, an ArrayBuffer, a typed array of that kind (taken as it is) or any other typed array (its bytes).
- * `n`: the expected count (undefined: any). Throws a TypeError naming `what` when it is no buffer or the wrong size.
+ * Throws when the browser cannot replay `tape` (a user-defined op or a node built by hand), saying why.
+ * @param {Tape} tape
  */
-export function readBuffer(buffer, kind, what, n) {
-  const { size, Typed, read } = KINDS[kind];
-  let view;
-  if (buffer instanceof Typed) {
-    if (n !== undefined && buffer.length !== n) {
-      throw new TypeError(`tape spec: "${what}" must hold ${n} ${kind} numbers, got ${buffer.length}`);
-    }
-    return buffer;
-  }
-  if (buffer instanceof DataView) view = buffer;
-  else if (buffer instanceof ArrayBuffer) view = new DataView(buffer);
-  else if (ArrayBuffer.isView(buffer)) view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  else {
-    const got = Array.isArray(buffer) ? "a list (a version 1 spec?)" : buffer === null ? "null" : typeof buffer;
-    throw new TypeError(`tape spec: "${what}" must be a binary buffer of ${kind} numbers (DataView, ArrayBuffer or typed array), got ${got}`);
-  }
-  if (view.byteLength % size !== 0 || (n !== undefined && view.byteLength !== n * size)) {
-    throw new TypeError(`tape spec: "${what}" must hold ${n === undefined ? "whole" : n} ${kind} numbers (${size} bytes each), got ${view.byteLength} bytes`);
-  }
-  const out = new Typed(view.byteLength / size);
-  for (let i = 0; i < out.length; i++) out[i] = read(view, i * size);
-  return out;
-}
-
-/**
- * The kernel's numbers for every node (the widget's `data`/`grad` traits, Float64 buffers): a Float64Array of
- * `n`, or null when the kernel sent none (empty: the browser replays this graph itself).
- */
-export function kernelNumbers(buffer, n) {
-  if (buffer === null || buffer === undefined || buffer.byteLength === 0) return null;
-  return readBuffer(buffer, "float64", "kernel numbers", n);
-}
-
-const asString = (s) => (typeof s === "string" ? s : s === null || s === undefined ? "" : String(s));
-
-/** Per-node strings: a string table ({strings, index: Int32 buffer}, as tape.py's string_table writes them)
- * or a plain list of n strings; an array of n strings either way. */
-function stringList(values, name, n) {
-  if (values && !Array.isArray(values) && Array.isArray(values.strings)) {
-    const strings = values.strings.map(asString);
-    const index = readBuffer(values.index, "int32", `${name}.index`, n);
-    const out = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const s = strings[index[i]];
-      if (s === undefined) throw new TypeError(`tape spec: "${name}.index" points past its ${strings.length} strings at node ${i}`);
-      out[i] = s;
-    }
-    return out;
-  }
-  if (!Array.isArray(values) || values.length !== n) {
-    throw new TypeError(`tape spec: "${name}" must be a list of ${n} strings (one per node) or a string table`);
-  }
-  return values.map(asString);
-}
-
-/**
- * Compile a tape spec (version 2) into flat typed arrays for fast replay, checking every length and index.
- * Per node: `row` (op row, -1 for none), `code` (its row's id in js/ops.js, -1 for a leaf or a row the browser
- * cannot replay: what the replay loops switch on), inputs in CSR form (`inputStart`, `inputs`; see `inputsOf`), `a`/`b`
- * (first/second input, -1 for none), `k` (NaN for none), `labels`, `scopes`, `symbols`; `ops` (the op rows:
- * name, symbol, arity, builtin), `leaves`, `leafData` (the leaves' values when the tape was frozen), `root`.
- * `replayable` is false (with a `reason`) when the graph has a user-defined op (`unsupported` names them:
- * the kernel must compute instead) or a node built by hand outside the op table (`opaque` is its id, else
- * -1: nothing can replay it).
- */
-export function compileTape(spec) {
-  if (!spec || typeof spec !== "object") throw new TypeError("tape spec: expected an object (Tape.spec())");
-  if (spec.version !== SPEC_VERSION) {
-    throw new TypeError(`tape spec: version ${JSON.stringify(spec.version)} is not supported; this view reads version ${SPEC_VERSION}. `
-      + "Run the cell that made the widget again with the installed micrograd-widget.");
-  }
-  const n = spec.n;
-  if (!Number.isInteger(n) || n < 1) throw new TypeError(`tape spec: "n" must be the number of nodes (at least 1), got ${JSON.stringify(n)}`);
-  if (!Number.isInteger(spec.root) || spec.root < 0 || spec.root >= n) {
-    throw new TypeError(`tape spec: "root" must be a node id from 0 to ${n - 1}, got ${JSON.stringify(spec.root)}`);
-  }
-  if (!Array.isArray(spec.ops)) throw new TypeError('tape spec: "ops" must be a list of op rows');
-  const row = readBuffer(spec.op, "int32", "op", n);
-  const inputStart = readBuffer(spec.input_start, "int32", "input_start", n + 1);
-  if (inputStart[0] !== 0) throw new TypeError('tape spec: "input_start" must start at 0');
-  for (let i = 0; i < n; i++) {
-    if (!(inputStart[i + 1] >= inputStart[i])) throw new TypeError(`tape spec: "input_start" decreases at node ${i}`);
-  }
-  const inputs = readBuffer(spec.inputs, "int32", "inputs", inputStart[n]);
-  const k = readBuffer(spec.k, "float64", "k", n);
-  const leaves = readBuffer(spec.leaves, "int32", "leaves");
-  const leafData = readBuffer(spec.leaf_data, "float64", "leaf_data", leaves.length);
-  const labels = stringList(spec.label, "label", n);
-  const scopes = stringList(spec.scope, "scope", n);
-  const symbols = stringList(spec.symbol, "symbol", n);
-  const ops = spec.ops.map((r, j) => {
-    if (!r || typeof r.name !== "string" || !(r.arity === 1 || r.arity === 2)) {
-      throw new TypeError(`tape spec: op row ${j} must have a name and an arity of 1 or 2`);
-    }
-    return { name: r.name, symbol: String(r.symbol ?? r.name), arity: r.arity, builtin: r.builtin === true };
-  });
-  const rows = ops.map((r) => {
-    const js = r.builtin ? OPS_BY_NAME[r.name] : undefined;
-    return js && js.arity === r.arity ? js : null;
-  });
-  const a = new Int32Array(n).fill(-1);
-  const b = new Int32Array(n).fill(-1);
-  const code = new Int32Array(n).fill(-1);
-  const unsupported = new Set();
-  let opaque = -1;
-  for (let i = 0; i < n; i++) {
-    const start = inputStart[i];
-    const count = inputStart[i + 1] - start;
-    for (let p = start; p < start + count; p++) {
-      const j = inputs[p];
-      if (!(j >= 0 && j < i)) throw new TypeError(`tape spec: node ${i} has input ${j}, which is not an earlier node`);
-    }
-    if (count > 0) a[i] = inputs[start];
-    if (count > 1) b[i] = inputs[start + 1];
-    const r = row[i];
-    if (r < 0) {
-      if (r !== -1) throw new TypeError(`tape spec: node ${i} has op row ${r}; rows are -1 (none) or from 0`);
-      if (count > 0 && opaque < 0) opaque = i;
-    } else if (r >= rows.length) {
-      throw new TypeError(`tape spec: node ${i} uses op row ${r}, but "ops" has ${rows.length} rows`);
-    } else if (count !== ops[r].arity) {
-      throw new TypeError(`tape spec: node ${i} (${ops[r].name}) has ${count} inputs, expected ${ops[r].arity}`);
-    } else if (rows[r] === null) {
-      unsupported.add(ops[r].name);
-    } else {
-      code[i] = rows[r].id;
-    }
-  }
-  for (let j = 0; j < leaves.length; j++) {
-    const l = leaves[j];
-    if (!(l >= 0 && l < n) || inputStart[l + 1] !== inputStart[l] || (j > 0 && l <= leaves[j - 1])) {
-      throw new TypeError(`tape spec: "leaves" must list nodes without inputs in increasing order; entry ${j} is ${l}`);
-    }
-  }
-  let reason = "";
-  if (opaque >= 0) {
-    reason = `node ${opaque} was built by hand outside the op table, so neither the browser nor the kernel can replay this graph`;
-  } else if (unsupported.size > 0) {
-    reason = `user-defined op${unsupported.size > 1 ? "s" : ""} ${[...unsupported].join(", ")}: the kernel computes this graph`;
-  }
-  return {
-    n,
-    root: spec.root,
-    leaves,
-    leafData,
-    row,
-    code,
-    ops,
-    inputStart,
-    inputs,
-    a,
-    b,
-    k,
-    labels,
-    scopes,
-    symbols,
-    replayable: reason === "",
-    reason,
-    unsupported: [...unsupported],
-    opaque,
-  };
-}
-
-/** Every node's data as far as the spec knows it: the leaves' values, NaN elsewhere (a replay fills the rest). */
-export function initialData(tape) {
-  const data = new Float64Array(tape.n).fill(NaN);
-  for (let j = 0; j < tape.leaves.length; j++) data[tape.leaves[j]] = tape.leafData[j];
-  return data;
-}
-
-/** Node i's input ids, in order, as a new array. */
-export function inputsOf(tape, i) {
-  return Array.from(tape.inputs.subarray(tape.inputStart[i], tape.inputStart[i + 1]));
-}
-
-/** Node i's op row ({name, symbol, arity, builtin}), or null for a leaf or a node built by hand. */
-export function opOf(tape, i) {
-  return tape.row[i] >= 0 ? tape.ops[tape.row[i]] : null;
-}
-
-function requireReplayable(tape) {
+export function requireReplayable(tape) {
   if (!tape.replayable) throw new Error(`cannot replay in the browser: ${tape.reason}`);
 }
 
@@ -222,6 +21,10 @@ function requireReplayable(tape) {
  * given in `tape.leaves` order). Returns the first node whose inputs are outside its op's domain (where
  * the Python op raises: log of a non-positive number, a float overflow in exp or **, ...), or -1; all
  * nodes are computed. NaN or infinities that Python returns without raising (inf - inf) are no failure.
+ * @param {Tape} tape
+ * @param {ArrayLike<number>} leafValues
+ * @param {Float64Array} [data]
+ * @returns {number}
  */
 export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
   requireReplayable(tape);
@@ -233,7 +36,14 @@ export function forward(tape, leafValues, data = new Float64Array(tape.n)) {
   return forwardLoop(n, code, a, b, k, data);
 }
 
-/** Fresh grads of node `output` (default: the root) with respect to every node, into `grad`. */
+/**
+ * Fresh grads of node `output` (default: the root) with respect to every node, into `grad`.
+ * @param {Tape} tape
+ * @param {Float64Array} data
+ * @param {number} [output]
+ * @param {Float64Array} [grad]
+ * @returns {Float64Array}
+ */
 export function backward(tape, data, output = tape.root, grad = new Float64Array(tape.n)) {
   requireReplayable(tape);
   if (!Number.isInteger(output) || output < 0 || output >= tape.n) {
@@ -242,127 +52,16 @@ export function backward(tape, data, output = tape.root, grad = new Float64Array
   return backwardLoop(output, tape.code, tape.a, tape.b, tape.k, data, grad);
 }
 
-/** Forward then backward: `{data, grad, failure}` for new leaf values and an output node. */
+/**
+ * Forward then backward: `{data, grad, failure}` for new leaf values and an output node.
+ * @param {Tape} tape
+ * @param {ArrayLike<number>} leafValues
+ * @param {number} [output]
+ * @returns {{data: Float64Array, grad: Float64Array, failure: number}}
+ */
 export function replay(tape, leafValues, output = tape.root) {
   const data = new Float64Array(tape.n);
   const failure = forward(tape, leafValues, data);
   const grad = backward(tape, data, output);
   return { data, grad, failure };
-}
-
-// ------------------------------------------------------------------ the backward pass, one step at a time
-
-/** `reachedAt` of a node the backward pass never writes (not an input of anything `output` depends on). */
-export const NEVER = 0x7fffffff;
-
-/**
- * The backward pass of node `output` as the engine runs it, one step per op node that `output` depends on
- * (itself included), in reverse node order: step s fires node `node[s]`, whose grad is then final
- * (`upstream[s]`), and adds `localA[s] * upstream[s]` to input `inputA[s]`, then (binary ops)
- * `localB[s] * upstream[s]` to `inputB[s]` (-1 for unary ops), exactly the float operations of `backward`.
- * `reachedAt[i]` is the number of steps after which node i has a grad (0 for `output`, NEVER if none);
- * `grad` holds the grads after every step. O(n) time and memory; partial grads come from `gradsAfter`.
- */
-export function backwardSteps(tape, data, output = tape.root) {
-  requireReplayable(tape);
-  if (!Number.isInteger(output) || output < 0 || output >= tape.n) {
-    throw new RangeError(`output must be a node id from 0 to ${tape.n - 1}, got ${output}`);
-  }
-  const { n, row, code, a, b, k } = tape;
-  const needed = new Uint8Array(n);
-  needed[output] = 1;
-  let count = 0;
-  for (let i = output; i >= 0; i--) {
-    if (!needed[i] || row[i] < 0) continue;
-    count += 1;
-    needed[a[i]] = 1;
-    if (b[i] >= 0) needed[b[i]] = 1;
-  }
-  const node = new Int32Array(count);
-  const inputA = new Int32Array(count);
-  const inputB = new Int32Array(count);
-  const upstream = new Float64Array(count);
-  const localA = new Float64Array(count);
-  const localB = new Float64Array(count);
-  const reachedAt = new Int32Array(n).fill(NEVER);
-  const grad = new Float64Array(n);
-  grad[output] = 1;
-  reachedAt[output] = 0;
-  const local = new Float64Array(2);
-  let s = 0;
-  for (let i = output; i >= 0; i--) {
-    if (!needed[i] || row[i] < 0) continue;
-    const g = grad[i];
-    const ai = a[i];
-    const bi = b[i];
-    localGradInto(code[i], data[ai], bi < 0 ? 0 : data[bi], k[i], data[i], local);
-    node[s] = i;
-    upstream[s] = g;
-    inputA[s] = ai;
-    localA[s] = local[0];
-    grad[ai] += local[0] * g;
-    if (reachedAt[ai] === NEVER) reachedAt[ai] = s + 1;
-    inputB[s] = bi;
-    if (bi >= 0) {
-      localB[s] = local[1];
-      grad[bi] += local[1] * g;
-      if (reachedAt[bi] === NEVER) reachedAt[bi] = s + 1;
-    } else {
-      localB[s] = NaN;
-    }
-    s += 1;
-  }
-  return { n, output, count, node, inputA, inputB, upstream, localA, localB, reachedAt, grad };
-}
-
-/** Add step `s`'s contributions to `grad` (the partial grads after s steps become those after s + 1). */
-export function applyStep(steps, s, grad) {
-  const g = steps.upstream[s];
-  grad[steps.inputA[s]] += steps.localA[s] * g;
-  const bi = steps.inputB[s];
-  if (bi >= 0) grad[bi] += steps.localB[s] * g;
-  return grad;
-}
-
-/** The grads after the first `k` steps (0..count) of `backwardSteps`: what the engine holds at that moment. */
-export function gradsAfter(steps, k, grad = new Float64Array(steps.n)) {
-  if (!Number.isInteger(k) || k < 0 || k > steps.count) {
-    throw new RangeError(`step must be an integer from 0 to ${steps.count}, got ${k}`);
-  }
-  grad.fill(0);
-  grad[steps.output] = 1;
-  for (let s = 0; s < k; s++) applyStep(steps, s, grad);
-  return grad;
-}
-
-// ------------------------------------------------------------------ numerical gradient check
-
-/**
- * d(output)/d(leaf j) by central differences, (f(x + eps) - f(x - eps)) / 2eps, from two forward replays
- * (`leafValues` is restored; `scratch` is a Float64Array(n) to reuse). `failure` is the node whose op
- * failed in either replay (numeric is then NaN), else -1.
- */
-export function numericGrad(tape, leafValues, j, output, eps, scratch = new Float64Array(tape.n)) {
-  const x = leafValues[j];
-  try {
-    leafValues[j] = x + eps;
-    const f1 = forward(tape, leafValues, scratch);
-    const plus = scratch[output];
-    leafValues[j] = x - eps;
-    const f2 = forward(tape, leafValues, scratch);
-    const minus = scratch[output];
-    const failure = f1 >= 0 ? f1 : f2;
-    return { numeric: failure >= 0 ? NaN : (plus - minus) / (2 * eps), failure };
-  } finally {
-    leafValues[j] = x;
-  }
-}
-
-/** How far an analytic grad is from its numeric estimate, and whether that is within tolerance (as gradcheck.py):
- * |analytic - numeric| <= atol + rtol * |numeric|, the tolerances by default gradcheck.py's (GRADCHECK_DEFAULTS). */
-export function gradcheckVerdict(analytic, numeric, rtol = GRADCHECK_DEFAULTS.rtol, atol = GRADCHECK_DEFAULTS.atol) {
-  const absError = Math.abs(analytic - numeric);
-  const scale = Math.max(Math.abs(analytic), Math.abs(numeric));
-  const relError = scale > 0 ? absError / scale : Number.isNaN(scale) ? NaN : 0;
-  return { absError, relError, ok: absError <= atol + rtol * Math.abs(numeric) };
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // User strings (labels, scopes, op symbols, fold titles) as plain text the view can show: THE cleaning, the
 // same function as micrograd_widget/text.py's clean_text (the DOT that js/fold-dot.js writes must be
 // byte-identical to Python's), so the picture, the tables and the controls agree. Newlines read as " ↵ ",
@@ -11,7 +12,12 @@ const NEWLINES = /\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]/g;
 const UNPRINTABLE = /[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 const SPACES = /[ \t]+/g;
 
-/** `text` cleaned for display (see above), at most `maxChars` characters (code points) when given. */
+/**
+ * `text` cleaned for display (see above), at most `maxChars` characters (code points) when given.
+ * @param {unknown} text
+ * @param {number | null} [maxChars]
+ * @returns {string}
+ */
 export function cleanText(text, maxChars = null) {
   if (text === "" || text === null || text === undefined) return "";
   let s = String(text).replace(NEWLINES, " \u21b5 ").replace(UNPRINTABLE, "\ufffd").replace(SPACES, " ");

@@ -1,15 +1,23 @@
-// Path tracing over a compiled tape (tape.js), pure (no DOM) and iterative (graphs have a million nodes):
+// @ts-check
+// Path tracing over a compiled tape (spec.js), pure (no DOM) and iterative (graphs have a million nodes):
 // what a node depends on, and the nodes through which the output's gradient reaches it. The tape is in
 // topological order (every input's id is below its node's), which the downward walk uses.
 
-/** Every node `node` depends on (its inputs, their inputs, ...; not `node` itself), as a sorted Int32Array. */
+/** @import { Tape } from "./spec.js" */
+
+/**
+ * Every node `node` depends on (its inputs, their inputs, ...; not `node` itself), as a sorted Int32Array.
+ * @param {Tape} tape
+ * @param {number} node
+ * @returns {Int32Array}
+ */
 export function inputsTrace(tape, node) {
   const { inputStart, inputs } = tape;
   const seen = new Uint8Array(tape.n);
   const stack = [node];
   let count = 0;
   while (stack.length) {
-    const i = stack.pop();
+    const i = /** @type {number} */ (stack.pop()); // the loop runs while the stack is not empty
     for (let e = inputStart[i]; e < inputStart[i + 1]; e++) {
       const j = inputs[e];
       if (!seen[j]) {
@@ -27,6 +35,10 @@ export function inputsTrace(tape, node) {
  * The nodes through which the gradient of `output` flows back to `node`: those both reachable from `node`
  * (it is one of their inputs, or an input's input, ...) and among `output`'s inputs, recursively; `node` and
  * `output` included. Empty when `output` does not depend on `node` (its grad is 0 by construction).
+ * @param {Tape} tape
+ * @param {number} node
+ * @param {number} output
+ * @returns {Int32Array}
  */
 export function pathToOutput(tape, node, output) {
   const n = tape.n;
@@ -56,6 +68,11 @@ export function pathToOutput(tape, node, output) {
   return collect(reached, count);
 }
 
+/**
+ * @param {Uint8Array} flags
+ * @param {number} count
+ * @returns {Int32Array}
+ */
 function collect(flags, count) {
   const out = new Int32Array(count);
   let at = 0;

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { compileTape } from "./tape.js";
+import { compileTape } from "./spec.js";
 import { inputsTrace, pathToOutput } from "./trace.js";
 
 const OPS = [

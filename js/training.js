@@ -1,3 +1,4 @@
+// @ts-check
 // The training view (micrograd_widget/training.py): the loss curve and the model's gradients while the
 // user's loop runs in the kernel. The curve is one SVG whose elements are made once and changed in place;
 // the model is laid out once by Graphviz-WASM from the kernel's DOT, then each push from the kernel only
@@ -12,7 +13,7 @@ import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";
 import { boxesById, layoutPicture, makeFocusable, svgElement as s, textNode } from "./svg.js";
 import { swatch } from "./swatch.js";
-import { decodeNumber } from "./tape.js";
+import { decodeNumber } from "./spec.js";
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
 import { TICKS, curvePath, drawable, logTicks, lossDomain, niceTicks, shortNumber } from "./curve.js";
 

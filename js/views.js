@@ -1,3 +1,4 @@
+// @ts-check
 // The views bundle (static/views.js): both views and the hook that gives Graphviz its WebAssembly. It
 // travels once per notebook inside the shared assets model (micrograd_widget/assets.py); each widget's own
 // `_esm` is js/loader.js, which imports this module once per page and calls the right view's render.

@@ -1,3 +1,4 @@
+// @ts-check
 // The anywidget view of a graph (micrograd_widget/widget.py): this file wires the view's parts together
 // and exports `render`. A slider frame replays the tape in JS (tape.js) and touches only cached text nodes
 // and fills; settled leaf values go to the kernel (trait `leaf_values`). No user string reaches innerHTML:
@@ -21,7 +22,8 @@
 //   stepper.js         the backprop stepper panel, its outlines and words
 // js/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
-import { backward, compileTape, forward, initialData, kernelNumbers } from "./tape.js";
+import { compileTape, initialData, kernelNumbers } from "./spec.js";
+import { backward, forward } from "./tape.js";
 import { h } from "./dom.js";
 import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";

@@ -5,7 +5,7 @@ Every GraphWidget and TrainingWidget (both :class:`AssetsWidget`) carries only a
 loader fetches the model from the widget manager, imports the views once per page and renders the view named by
 ``_mgw_view``.
 A notebook saved with its widget state thus stores the heavy code once, however many widgets it shows.
-js/loader.js documents the interface (traits, encodings, the fallback message) for the front ends.
+js/assets-contract.md is the interface (traits, encodings, the fallback message) for the front ends.
 
 Correctness first: a closed assets model (``Widget.close_all()``, a marimo cell re-run) is replaced by a new
 one on next use, and a view that cannot reach the model asks its widget (custom message ``{"type":

@@ -76,7 +76,8 @@ class FoldTree:
     fit_base: FitBase | None = field(default=None, repr=False, compare=False)  # fold_fit.py's, made when first needed
 
     def spec(self) -> dict[str, Any]:
-        """What the browser needs (js/fold.js compileFolds): rows of small JSON, one little-endian Int32 buffer."""
+        """What the browser needs (js/fold.js compileFolds; js/folds-contract.md): rows of small JSON, one
+        little-endian Int32 buffer."""
         return {"version": FOLD_SPEC_VERSION, "budget": self.budget, "message": self.message,
                 "groups": [[g.key, g.kind, g.title, g.note, g.parent, g.total] for g in self.groups],
                 "group_of": to_buffer(self.group_of)}

@@ -52,6 +52,7 @@ def js_module() -> str:
     """js/shared.js: one ``export const`` per row of ``SHARED``, its Python home in the comment above it."""
     lines = [
         "// Generated from micrograd_widget/shared.py by `python -m micrograd_widget.shared`; do not edit.",
+        "// @ts-check",
         "// The facts the browser shares with Python, each from the Python module named beside it.",
     ]
     for name, value, doc in SHARED:

@@ -1,5 +1,5 @@
 """The tape spec's wire codec: how numbers, user strings and typed arrays travel to the browser and into saved
-widget state. ``Tape.spec()`` (tape.py) is built from these; js/tape.js reads what they write.
+widget state. ``Tape.spec()`` (tape.py) is built from these; js/spec.js reads what they write.
 
 - numbers as JSON: non-finite values as the strings JavaScript's ``Number()`` reads (``encode_number``);
 - user strings: made JSON-safe in ONE place (``json_safe``: lone surrogates become U+FFFD);
@@ -95,7 +95,7 @@ def from_buffer(buffer: bytes | memoryview, typecode: str) -> array[Any]:
 def spec_to_json(spec: Mapping[str, Any]) -> dict[str, Any]:
     """A spec (``Tape.spec()``) as plain JSON: each binary buffer as ``{"int32": [...]}`` or ``{"float64": [...]}``
     (non-finite numbers encoded), each string table (symbol, label, scope) as the list of n strings it stands for.
-    js/tape.js reads both forms."""
+    js/spec.js reads the string lists; the JS tests turn the buffers back into bytes (js/tapes.fixture.js)."""
     out: dict[str, Any] = {}
     for key, value in spec.items():
         if key in SPEC_BUFFERS:

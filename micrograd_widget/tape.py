@@ -348,14 +348,14 @@ class Tape:
         return undo
 
     def spec(self) -> dict[str, Any]:
-        """What the browser replays (js/tape.js ``compileTape``), version 2.
+        """What the browser replays (js/spec.js ``compileTape``; js/spec-contract.md), version 2.
 
         ``ops``: the op rows used (name, symbol, arity, builtin); per node, as little-endian binary
         buffers (shared with the tape, not copied): ``op`` (Int32 row, -1 for none), ``input_start``
         (Int32, n + 1) and ``inputs`` (Int32, CSR), ``k`` (Float64, NaN where none); ``leaves`` (Int32),
         ``leaf_data`` (Float64: the leaves' data, in ``leaves`` order), ``root``, ``n``; and the Values' own
         strings (made JSON-safe) ``symbol``, ``label``, ``scope``, each as a string table (``string_table``:
-        the distinct strings as JSON, an Int32 index per node; js/tape.js also reads a plain list of n strings).
+        the distinct strings as JSON, an Int32 index per node; js/spec.js also reads a plain list of n strings).
         Grads and inner data are not in the spec: the browser replays them, or the kernel sends them.
         """
         # The JSON parts first, then the buffers: ipywidgets sends the buffers apart and puts them back last.
@@ -378,7 +378,7 @@ class Tape:
 
     def to_json(self) -> dict[str, Any]:
         """``spec()`` as plain JSON (``spec.spec_to_json``: buffers as number lists, string tables as lists), for
-        files, other tools and the shared vectors; js/tape.js's ``compileTape`` reads it too."""
+        files, other tools and the shared vectors (js/spec-contract.md, "The JSON form")."""
         return spec_to_json(self.spec())
 
     @property

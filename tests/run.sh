@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: sets up everything (system packages, .venv, the JS build), then runs, in order, failing on the
-# first that fails: ruff, mypy, the JS linter, the committed-bundle check, the JS unit tests and pytest (engine, nn,
-# tape, dot, display, widget, extension, examples, browser).
+# first that fails: ruff, mypy, the JS linter, the JS type check (tsc), the committed-bundle check, the JS unit
+# tests and pytest (engine, nn, tape, dot, display, widget, extension, examples, browser).
 # Usage: bash tests/run.sh [extra pytest arguments]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../.ci/setup.sh" --for-tests
@@ -17,6 +17,8 @@ step() {
 step "ruff check" "fix the findings above (ruff's rules are in pyproject.toml)" .venv/bin/ruff check
 step "mypy (strict, micrograd_widget/)" "fix the type errors above" .venv/bin/mypy
 step "JS lint" "fix the findings above (js/eslint.config.js)" npm --prefix js run --silent lint
+step "JS types (tsc)" "fix the type errors above (js/tsconfig.json, js/tsconfig.view.json; the types are JSDoc in the modules)" \
+    npm --prefix js run --silent typecheck
 
 # setup.sh fingerprinted micrograd_widget/static/, js/ops.js and js/shared.js before and after its build
 # (bundle_fingerprint).

@@ -1,3 +1,4 @@
+// @ts-check
 // What a closed fold box shows live (issue 9, js/svg-contract.md "Live fold box"): a box with one output node (js/fold.js
 // pictureFor's `output`: a member used outside the box, or the root) shows that node's data and grad; a box with
 // several shows the largest |grad| among its members. Either way it is filled by its largest-|grad| member's grad on
@@ -6,10 +7,24 @@
 
 import { boxMax } from "../fold-dot.js";
 
+/** @import { PictureBox } from "../fold.js" */
+
+/**
+ * A picture's closed boxes as boxNumbers lists them.
+ * @typedef {object} BoxNumbers
+ * @property {Int32Array} start box k's members are members[start[k]..start[k + 1]]
+ * @property {Int32Array} members
+ * @property {Int32Array} single box k's one output node, -1 when it has none or several
+ */
+
 /**
  * Per closed box k (0..boxes-1) of a picture whose `foldOf[i]` is node i's box (-1: drawn): its members as a CSR
  * list (`start`, `members`, in node order) and its one output node (`single[k]`: `folds[k].output`, -1 when it has
  * none or several).
+ * @param {ArrayLike<Pick<PictureBox, "output"> | undefined>} folds
+ * @param {ArrayLike<number>} foldOf
+ * @param {number} boxes
+ * @returns {BoxNumbers}
  */
 export function boxNumbers(folds, foldOf, boxes) {
   const n = foldOf.length;
@@ -24,7 +39,15 @@ export function boxNumbers(folds, foldOf, boxes) {
 }
 
 /** Per box into `into`: its largest-|grad| member, fold-dot.js boxMax (the differentiated output left out; while
- * stepping, `reachedAt`/`step` the stepper's, the members not reached yet too), or -1 when no member is counted. */
+ * stepping, `reachedAt`/`step` the stepper's, the members not reached yet too), or -1 when no member is counted.
+ * @param {BoxNumbers} numbers
+ * @param {ArrayLike<number>} grad
+ * @param {number} output
+ * @param {Int32Array} into
+ * @param {ArrayLike<number> | null} [reachedAt]
+ * @param {number} [step]
+ * @returns {Int32Array}
+ */
 export function boxMaxima(numbers, grad, output, into, reachedAt = null, step = 0) {
   const { start, members } = numbers;
   for (let k = 0; k < into.length; k++) {

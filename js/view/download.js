@@ -1,3 +1,4 @@
+// @ts-check
 // Export: the picture as shown (current numbers and colours, open boxes, legend) downloaded as SVG, as PNG
 // (the SVG drawn on a canvas through an <img>: at twice its CSS size when the canvas allows it, else at the largest
 // scale down to 0.5x that fits; the status line says which), or its DOT written again for the numbers

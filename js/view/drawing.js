@@ -1,3 +1,4 @@
+// @ts-check
 // The picture's layout: what the graph box draws (js/fold.js's picture of the open set, view/folding.js drawPicture;
 // a graph that does not fold is drawn whole the same way), laid out once per picture by view/picture.js and shown; a
 // layout that fails keeps the picture before and the open set it draws. Also the fold actions (Expand, Collapse,

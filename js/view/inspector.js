@@ -1,10 +1,11 @@
+// @ts-check
 // The inspector panel: one node (op, inputs as links, exact data and grad, scope, "differentiate this
 // node"), a fold box (what it holds), or the numerical gradient check (gradcheck.js's GradcheckPanel).
 
 import { h } from "../dom.js";
 import { pyRepr } from "../format.js";
 import { GradcheckPanel } from "../gradcheck.js";
-import { inputsOf, opOf } from "../tape.js";
+import { inputsOf, opOf } from "../spec.js";
 
 export class Inspector {
   /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `folding`, `picture`,
@@ -48,6 +49,7 @@ export class Inspector {
       grad: h("span", { "data-field": "grad" }),
       of: h("span", { className: "mgw-note", "data-role": "grad-of" }),
     };
+    /** @type {[string, Node | string][]} */
     const rows = [
       ["op", h("span", { "data-field": "op", text: opText })],
       ["inputs", inputs],
@@ -201,7 +203,7 @@ export class Inspector {
 
   /** A selector for the inspector's control that has the focus (its role, action or input), or null. */
   focusedControl() {
-    const active = this.el.getRootNode().activeElement;
+    const active = /** @type {Document | ShadowRoot} */ (this.el.getRootNode()).activeElement;
     if (!active || !this.el.contains(active)) return null;
     for (const attr of ["data-action", "data-role", "data-input"]) {
       if (active.hasAttribute(attr)) return `[${attr}="${active.getAttribute(attr)}"]`;

@@ -1,9 +1,10 @@
+// @ts-check
 // Kernel requests: a graph with a user-defined op cannot be replayed here, so each frame asks the kernel
 // ({"type": "replay"}, answered by micrograd_widget/widget.py). One request in flight at a time; a move
 // made meanwhile is sent when the answer comes; no answer within KERNEL_TIMEOUT_MS is said in the error box.
 
 import { encodeList } from "../codec.js";
-import { kernelNumbers } from "../tape.js";
+import { kernelNumbers } from "../spec.js";
 
 const KERNEL_TIMEOUT_MS = 8000;
 

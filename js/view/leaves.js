@@ -1,3 +1,4 @@
+// @ts-check
 // The leaves panel: one slider row per leaf (range, exact number, editable slider bounds), the values the
 // view replays from, and settling: a moved value goes to the kernel (trait `leaf_values`) once it rests for
 // SETTLE_MS, or at once when the slider is released. Up to MAX_LEAF_ROWS rows; a graph with more (an

@@ -1,7 +1,8 @@
-// How the view names nodes, from the compiled tape (tape.js): the hooks' keys, short and long names, formulas.
+// @ts-check
+// How the view names nodes, from the compiled tape (spec.js): the hooks' keys, short and long names, formulas.
 
 import { pyRepr } from "../format.js";
-import { inputsOf } from "../tape.js";
+import { inputsOf } from "../spec.js";
 import { cleanText } from "../text.js";
 
 // A name is cut to this many characters with "…" (a 10,000-character label must not make the output chooser

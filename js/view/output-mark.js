@@ -1,3 +1,4 @@
+// @ts-check
 // The differentiated output drawn bold, as dot.py draws it (class mgw-output-node, penwidth 2.5: Graphviz writes
 // stroke-width="2.5" on the box), kept on the node the view differentiates now: a layout marks the output it was
 // written for (the output when its DOT was written), and choosing another output lays nothing out again.

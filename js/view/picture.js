@@ -1,3 +1,4 @@
+// @ts-check
 // The picture: Graphviz-WASM lays out the picture's DOT (js/fold.js) once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed
 // (boxes out of the graph box's sight a little later: view/visible.js);

@@ -1,3 +1,4 @@
+// @ts-check
 // Search and trace in the picture: the search box of the toolbar (find a node by label, dotted name, op or
 // #id: js/search.js), and the marks both put on the bound picture: `mgw-match` on the found node's box,
 // `mgw-path` on the boxes, op circles and edges of a traced path (js/trace.js). A node hidden in a fold box
@@ -91,6 +92,7 @@ export class Search {
     this.view = view;
     this.index = null; // js/search.js's index, built on focus or first use
     this.query = "";
+    /** @type {Int32Array} */
     this.results = new Int32Array(0);
     this.at = -1; // the position in `results` shown last
     this.marks = new Marks();

@@ -1,3 +1,4 @@
+// @ts-check
 // The toolbar (output chooser, Reset, stepper and gradient-check buttons, the picture's zoom and export
 // buttons, status line) and the legend under the picture. The view hands in the actions; this file only
 // builds and labels the controls.

@@ -1,3 +1,4 @@
+// @ts-check
 // Numbers of boxes out of sight are written lazily. Chromium lays out every changed SVG <text> in the next frame
 // (~30 us each, measured: 182 texts, 5.6 ms of layout), so a frame writes only the texts and fills of boxes in
 // (or within a margin of) the picture's scroll box; the others once the numbers have been still for a while, in
@@ -10,6 +11,7 @@ import { whenIdle } from "../idle.js";
 const MARGIN = "80px"; // about one box: a box about to scroll in is already current
 const QUIET_MS = 250; // out-of-sight numbers wait until the numbers were still this long
 const CHUNK = 40; // texts per idle chunk (~30 us of layout each in Chromium: ~1.2 ms per frame)
+/** @type {[number, number]} */
 const IDLE = [500, 16]; // whenIdle's timeout, and its timer where the browser has no idle callbacks (ms)
 
 // A Text node's text, or a shape's fill.

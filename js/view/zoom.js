@@ -1,3 +1,4 @@
+// @ts-check
 // Pan and zoom of the picture: the one fitting path. Zooming sets the <svg>'s CSS size (its viewBox scales
 // the drawing), never the DOT nor Graphviz's layout, so node positions in SVG user units never move and a
 // slider frame paints exactly as before. The picture's box (`.mgw-graph`) scrolls; drag pans it.

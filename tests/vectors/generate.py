@@ -6,7 +6,7 @@ The browser replay (js/tape.js) must reproduce every case to 1e-12.
 
 Each file is ``{"name", "spec", "cases": [{"leaf_values", "output", "data", "grad"}]}``. ``spec`` is
 ``Tape.spec()`` with each binary buffer written as its numbers, ``{"int32": [...]}`` or ``{"float64":
-[...]}`` (``Tape.to_json()``; the tests turn them back into the exact little-endian bytes, and js/tape.test.js
+[...]}`` (``Tape.to_json()``; the tests turn them back into the exact little-endian bytes, and js/tapes.fixture.js
 into the DataViews a widget manager hands over). ``leaf_values`` in ``spec["leaves"]`` order, ``output``
 the node differentiated (the root or another node id), ``data``/``grad`` per node; every float in the
 file is encoded with ``tape.encode_number`` (non-finite ones as "NaN", "Infinity", "-Infinity").
