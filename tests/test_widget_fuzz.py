@@ -9,11 +9,9 @@ import math
 import random
 from typing import Any
 
+from helpers import Recorder, Sent, custom_from_browser, from_browser, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_training_guard import Sent
-from test_widget import Recorder, custom_from_browser, from_browser
-from test_widget_faults import snapshot
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.nn import MLP
