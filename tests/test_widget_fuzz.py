@@ -1,7 +1,10 @@
 """A hostile front end (issue 12): random update messages and custom requests fed to one widget. No exception
 escapes; after every refused message the Values, tape and leaf values are exactly as before; after every
 message the Values agree with the engine on a freshly built graph; a valid move works after each. The same for
-the training widget (issue 24): only a true/false ``log_scale`` alone is taken, every refused trait goes back."""
+the training widget (issue 24): only a true/false ``log_scale`` alone is taken, every refused trait goes back.
+
+Across modules on purpose (widget.py, writes.py, requests.py, training.py): the whole write path of
+both widgets under one hostile front end, not one module's checks."""
 
 from __future__ import annotations
 
