@@ -1,14 +1,20 @@
-"""The expressions many tests share, built once here: the lecture's ``L = (a*b + c) * f`` and micrograd's README
-expression, and ``Interrupting``, a leaf that raises KeyboardInterrupt on cue. Import them as
-``from builders import lecture_L, micrograd_readme`` (tests/ is on sys.path under pytest; scripts such as
-tests/vectors/generate.py put it there)."""
+"""The graphs many tests (and benchmarks) share, built once here: the lecture's ``L = (a*b + c) * f``, micrograd's
+README expression, moons-like losses, chains, graphs with hostile labels or non-finite grads, and ``Interrupting``,
+a leaf that raises KeyboardInterrupt on cue. Import them as ``from builders import lecture_L, micrograd_readme``
+(tests/ is on sys.path under pytest; scripts such as tests/vectors/generate.py put it there). Helpers that are not
+graphs live in tests/helpers.py."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from micrograd_widget.engine import Value
+from micrograd_widget.demo import lecture_neuron
+from micrograd_widget.engine import Value, scope
+from micrograd_widget.nn import MLP
+from micrograd_widget.ops import define_op
+from micrograd_widget.tape import Tape
 
 _GRAD_SLOT: Any = vars(Value)["grad"]  # Value's own grad slot, which Interrupting's property reads and writes
 
@@ -208,3 +214,76 @@ def lecture_mlp_loss() -> Value:
     loss = sum((model(x) - y) ** 2 for x, y in zip(LECTURE_XS, LECTURE_YS, strict=True))
     loss.backward()
     return loss
+
+
+# ---- pictures' graphs: the lecture's, moons-like losses, chains, hostile labels
+
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    'say "hi" \'there\'',
+    "{a|b}<c> | {",
+    "back\\slash \\N \\G \\l end\\",
+    "two\nlines\r\nand\rmore",
+    "&lt;b&gt; &amp; &#60;i&#62;",
+    "]]> <!-- --> <![CDATA[x]]>",
+    "\x00nul \x1b[31m esc \x7f",
+    "lone \ud800 surrogate",
+    "",
+    "   ",
+]
+
+
+def lecture_graph() -> Value:
+    """The lecture's first example: L = (a*b + c) * f, backpropagated (the shared builder's root)."""
+    return lecture_L()["L"]
+
+
+def moons_like_loss(points: int = 100, seed: int = 0) -> Value:
+    """The shape of micrograd's moons training loss: MLP(2,[16,16,1]), SVM loss + L2, backpropagated."""
+    rng = random.Random(seed)
+    random.seed(seed)
+    model = MLP(2, [16, 16, 1])
+    X = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(points)]
+    y = [rng.choice((-1.0, 1.0)) for _ in range(points)]
+    scores = [model([Value(a), Value(b)]) for a, b in X]
+    losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
+    total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
+    total.backward()
+    return total
+
+
+def chain(n: int) -> Value:
+    """A graph of about ``n`` nodes with no scopes."""
+    x = Value(0.5, label="x")
+    for _ in range(n // 4):
+        x = (x * Value(1.01) + 0.01).tanh()
+    x.backward()
+    return x
+
+
+def saturated_neuron() -> Value:
+    """The lecture's neuron with w1 = -1: o = tanh(n) = 0.99988..., every other grad 0.0002-0.0005."""
+    return lecture_neuron(w1=-1.0)["o"]
+
+
+def hostile_graph() -> tuple[Value, list[str]]:
+    cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a, symbol='<b onclick="x">|{c}')
+    leaves = []
+    for k, label in enumerate(HOSTILE):
+        with scope(f"evil<{k}>\"|{{}}\\"):
+            leaves.append(Value(float(k), label=label))
+    total = Value.apply(cube, sum(leaves[1:], leaves[0]))
+    total.label = HOSTILE[0]
+    total.backward()
+    return total, [v.label for v in Tape.from_value(total).values]
+
+
+def log_graph(x: float = 2.0) -> dict[str, Value]:
+    vx, vk = Value(x, label="x"), Value(3.0, label="k")
+    y = vx.log()
+    y.label = "y"
+    z = y * vk
+    z.label = "z"
+    return {v.label: v for v in (vx, vk, y, z)}

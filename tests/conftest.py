@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
+import shutil
 import subprocess
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import DotRuns, make_shell
 from hypothesis import strategies as st
+from IPython.core.interactiveshell import InteractiveShell
+
+import micrograd_widget
 
 _INSTALL = {
     "torch": "pip install -e '.[dev]' installs it on Python 3.11 x86_64; elsewhere `pip install torch` yourself",
@@ -212,23 +215,6 @@ def graphs() -> type[Graphs]:
 # ---- dot stopped at its time limit ----
 
 
-class DotRuns:
-    """The processes started while the stopped_dot fixture is in force (subprocess.Popen records each)."""
-
-    def __init__(self) -> None:
-        self.started: list[subprocess.Popen[Any]] = []
-
-    def assert_all_stopped(self) -> None:
-        """dot ran at least once, and every dot started was killed by a signal and reaped: none is left running or
-        as a zombie (os.waitpid knows no such child)."""
-        dots = [p for p in self.started if Path(str(p.args[0])).name == "dot"]
-        assert dots, "dot was never started"
-        for p in dots:
-            assert p.returncode is not None and p.returncode < 0, f"dot (pid {p.pid}) was not killed: {p.returncode}"
-            with pytest.raises(ChildProcessError):
-                os.waitpid(p.pid, os.WNOHANG)
-
-
 @pytest.fixture
 def stopped_dot(monkeypatch: pytest.MonkeyPatch) -> Iterator[DotRuns]:
     """display.DOT_TIME_LIMIT lowered to 0.01 s (builders.slow_layout_moons' unfolded picture takes dot ~30 times
@@ -250,3 +236,24 @@ def stopped_dot(monkeypatch: pytest.MonkeyPatch) -> Iterator[DotRuns]:
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+# ---- programs and shells the tests run
+
+
+@pytest.fixture(scope="session")
+def dot_program() -> str:
+    """Graphviz's ``dot``; a missing one fails the tests that need it (apt-get install graphviz)."""
+    path = shutil.which("dot")
+    if path is None:
+        pytest.fail("Graphviz's dot is needed to render the pictures these tests check: apt-get install graphviz",
+                    pytrace=False)
+    return path
+
+
+@pytest.fixture
+def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    shell = make_shell(tmp_path, monkeypatch)
+    yield shell
+    micrograd_widget.unload_ipython_extension(shell)
+    InteractiveShell.clear_instance()

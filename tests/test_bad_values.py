@@ -1,6 +1,9 @@
 """Bad values a user can put into a graph, each refused in words that say what was wrong and where: a custom op
 returning a string, an exponent too large for a float, a label that is not a str, a node's data that is not a
-number; and a widget whose user op fails at construction shows the failure instead of raising."""
+number; and a widget whose user op fails at construction shows the failure instead of raising.
+
+Across modules on purpose (engine, ops, tape, widget, export): one suite of the messages a user reads,
+so their wording is reviewed side by side."""
 
 from __future__ import annotations
 

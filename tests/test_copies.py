@@ -1,5 +1,8 @@
 """Copies and pickles of a graph: op rows stay the table's rows (so a copied graph stays replayable in the browser),
-shared nodes stay shared, numbers and backward are the original's, and no depth makes them recurse."""
+shared nodes stay shared, numbers and backward are the original's, and no depth makes them recurse.
+
+Across modules on purpose (engine's copy/pickle, the op table's rows, the tape, nn, the exported page): one
+suite for what a copy of a graph must keep, wherever it is used next."""
 
 from __future__ import annotations
 

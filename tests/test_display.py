@@ -7,26 +7,11 @@ ids and texts checked pin js/svg-contract.md.
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import graphviz
 import pytest
-from builders import slow_layout_moons
-from conftest import DotRuns
-from test_dot import (  # noqa: F401  (dot_program is a fixture)
-    HOSTILE,
-    SVG,
-    assert_no_markup,
-    dot_program,
-    hostile_graph,
-    lecture_graph,
-    moons_like_loss,
-    parse_svg,
-    saturated_neuron,
-    svg_groups,
-    texts,
-)
-from test_save_svg import STOPPED_MESSAGE
+from builders import HOSTILE, hostile_graph, lecture_graph, moons_like_loss, saturated_neuron, slow_layout_moons
+from helpers import STOPPED_MESSAGE, SVG, DotRuns, Table, assert_no_markup, parse_svg, picture_in, svg_groups, texts
 
 from micrograd_widget import GraphWidget, Value, display
 from micrograd_widget.colors import POSITIVE_COLOR, grad_color
@@ -34,45 +19,6 @@ from micrograd_widget.display import value_html, value_mimebundle
 from micrograd_widget.dot import graph_view
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
-
-ALLOWED_TAGS = {"div", "p", "code", "table", "thead", "tbody", "tr", "th", "td"}
-ALLOWED_ATTRS = {"class", "style", "title", "colspan"}
-
-
-class Table(HTMLParser):
-    """Every start tag with its attributes, the table's rows (cell texts) and the text outside it."""
-
-    def __init__(self, markup: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.rows: list[list[str]] = []
-        self.outside: list[str] = []
-        self.in_cell = False
-        self.feed(markup)
-        self.close()
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self.rows[-1].append("")
-            self.in_cell = True
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th"):
-            self.in_cell = False
-
-    def handle_data(self, data: str) -> None:
-        if self.in_cell:
-            self.rows[-1][-1] += data
-        else:
-            self.outside.append(data)
-
-    def check_no_injection(self) -> None:
-        for tag, attrs in self.tags:
-            assert tag in ALLOWED_TAGS, f"unexpected <{tag}>"
-            assert set(attrs) <= ALLOWED_ATTRS, f"unexpected attributes {set(attrs) - ALLOWED_ATTRS} on <{tag}>"
 
 
 @pytest.fixture
@@ -220,7 +166,6 @@ def test_bad_input_is_a_clear_error() -> None:
         value_mimebundle(Value(1.0), node_budget=3)
 
 
-
 def test_table_colours_leave_the_output_out_of_the_scale() -> None:
     o = saturated_neuron()
     view = graph_view(o)
@@ -246,19 +191,6 @@ def test_a_bare_value_shows_its_graph_as_html_without_the_extension() -> None:
     assert texts(groups["n1"]) == ["b", "data -3.0000", "grad -4.0000"]
     assert texts(groups["n6"]) == ["L", "data -8.0000", "grad 1.0000"]
     assert repr(L) == "Value(data=-8.0, grad=1.0)"      # text/plain (terminals) unchanged
-
-
-def picture_in(html: str) -> str:
-    """The SVG document of ``Value._repr_html_``'s one ``<img>`` (a base64 data URL), checking the markup around
-    it is only that: a div and the image, with an alt text."""
-    import base64
-    table = Table(html)
-    assert [tag for tag, _ in table.tags] == ["div", "img"] and table.tags[0][1]["class"] == "mgw-static"
-    attrs = table.tags[1][1]
-    assert set(attrs) == {"alt", "src"} and (attrs["alt"] or "").startswith("the graph of Value(")
-    prefix = "data:image/svg+xml;base64,"
-    assert (attrs["src"] or "").startswith(prefix)
-    return base64.b64decode((attrs["src"] or "")[len(prefix):]).decode("utf-8")
 
 
 @pytest.mark.usefixtures("dot_program")

@@ -16,112 +16,22 @@ import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
-from builders import lecture_L, nonfinite_grads
+from builders import hostile_graph, lecture_graph, lecture_L, moons_like_loss, nonfinite_grads, saturated_neuron
+from helpers import SVG, XLINK_TITLE, assert_no_markup, classes, render, svg_groups, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
 from micrograd_widget import dot as dot_module
 from micrograd_widget.colors import NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color
-from micrograd_widget.demo import lecture_neuron
-from micrograd_widget.dot import GraphView, graph_view
+from micrograd_widget.dot import graph_view
 from micrograd_widget.engine import scope
 from micrograd_widget.fold import Fold
-from micrograd_widget.nn import MLP
-from micrograd_widget.ops import define_op
 from micrograd_widget.options import check_option
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
 
-SVG = "{http://www.w3.org/2000/svg}"
-XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
-
-HOSTILE = [
-    "<script>alert(1)</script>",
-    "<img src=x onerror=alert(1)>",
-    'say "hi" \'there\'',
-    "{a|b}<c> | {",
-    "back\\slash \\N \\G \\l end\\",
-    "two\nlines\r\nand\rmore",
-    "&lt;b&gt; &amp; &#60;i&#62;",
-    "]]> <!-- --> <![CDATA[x]]>",
-    "\x00nul \x1b[31m esc \x7f",
-    "lone \ud800 surrogate",
-    "",
-    "   ",
-]
-
-
 # ---------------------------------------------------------------- helpers (test_display imports them)
-
-@pytest.fixture(scope="session")
-def dot_program() -> str:
-    """Graphviz's ``dot``; a missing one fails the tests that need it (apt-get install graphviz)."""
-    path = shutil.which("dot")
-    if path is None:
-        pytest.fail("Graphviz's dot is needed to render the pictures these tests check: apt-get install graphviz",
-                    pytrace=False)
-    return path
-
-
-def parse_svg(svg: str) -> ET.Element:
-    return ET.fromstring(svg.encode("utf-8"))
-
-
-def svg_groups(root: ET.Element) -> dict[str, ET.Element]:
-    """Node groups by id (``n0``, ``n0_op``, ``fold0``, ``mgw-legend``)."""
-    return {g.get("id"): g for g in root.iter(f"{SVG}g") if "node" in (g.get("class") or "").split()}
-
-
-def texts(group: ET.Element) -> list[str]:
-    return ["".join(t.itertext()) for t in group.iter(f"{SVG}text")]
-
-
-def classes(group: ET.Element) -> set[str]:
-    return set((group.get("class") or "").split())
-
-
-def assert_no_markup(root: ET.Element) -> None:
-    """Only the elements Graphviz writes, and no event-handler attributes."""
-    allowed = {"svg", "g", "title", "polygon", "polyline", "path", "ellipse", "text", "a"}
-    for el in root.iter():
-        tag = el.tag.rsplit("}", 1)[-1]
-        assert tag in allowed, f"unexpected element <{tag}> in the SVG"
-        for attr in el.attrib:
-            assert not attr.rsplit("}", 1)[-1].lower().startswith("on"), f"event attribute {attr} on <{tag}>"
-
-
-def render(view_or_graph: GraphView | graphviz.Digraph) -> ET.Element:
-    graph = view_or_graph.graph if isinstance(view_or_graph, GraphView) else view_or_graph
-    return parse_svg(graph.pipe(format="svg", encoding="utf-8"))
-
-
-def lecture_graph() -> Value:
-    """The lecture's first example: L = (a*b + c) * f, backpropagated (the shared builder's root)."""
-    return lecture_L()["L"]
-
-
-def moons_like_loss(points: int = 100, seed: int = 0) -> Value:
-    """The shape of micrograd's moons training loss: MLP(2,[16,16,1]), SVM loss + L2, backpropagated."""
-    rng = random.Random(seed)
-    random.seed(seed)
-    model = MLP(2, [16, 16, 1])
-    X = [[rng.uniform(-1, 2), rng.uniform(-1, 1)] for _ in range(points)]
-    y = [rng.choice((-1.0, 1.0)) for _ in range(points)]
-    scores = [model([Value(a), Value(b)]) for a, b in X]
-    losses = [(1 + -yi * si).relu() for yi, si in zip(y, scores)]
-    total = sum(losses) * (1.0 / len(losses)) + 1e-4 * sum(p * p for p in model.parameters())
-    total.backward()
-    return total
-
-
-def chain(n: int) -> Value:
-    """A graph of about ``n`` nodes with no scopes."""
-    x = Value(0.5, label="x")
-    for _ in range(n // 4):
-        x = (x * Value(1.01) + 0.01).tanh()
-    x.backward()
-    return x
 
 
 # ---------------------------------------------------------------- the lecture's API
@@ -310,11 +220,6 @@ def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None
     assert fill(groups["n6"]) == grad_color(1.0, 6.0) != ZERO_COLOR      # L: d L / d L = 1, within the scale
 
 
-def saturated_neuron() -> Value:
-    """The lecture's neuron with w1 = -1: o = tanh(n) = 0.99988..., every other grad 0.0002-0.0005."""
-    return lecture_neuron(w1=-1.0)["o"]
-
-
 def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None:
     o = saturated_neuron()
     tape = Tape.from_value(o)
@@ -360,17 +265,6 @@ def test_colour_scale_falls_back_to_the_output_and_follows_output(dot_program: s
 
 
 # ---------------------------------------------------------------- escaping
-
-def hostile_graph() -> tuple[Value, list[str]]:
-    cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a, symbol='<b onclick="x">|{c}')
-    leaves = []
-    for k, label in enumerate(HOSTILE):
-        with scope(f"evil<{k}>\"|{{}}\\"):
-            leaves.append(Value(float(k), label=label))
-    total = Value.apply(cube, sum(leaves[1:], leaves[0]))
-    total.label = HOSTILE[0]
-    total.backward()
-    return total, [v.label for v in Tape.from_value(total).values]
 
 
 def test_hostile_labels_are_text_in_the_svg(dot_program: str) -> None:

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 from builders import lecture_L, slow_layout_moons
-from conftest import DotRuns
-from test_save_svg import STOPPED_MESSAGE
+from helpers import STOPPED_MESSAGE, DotRuns
 
 from micrograd_widget import export
 from micrograd_widget.engine import Value

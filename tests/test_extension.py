@@ -4,13 +4,11 @@ and the switch to the live widget (default_view='widget'). The SVG ids and texts
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers import CELL, make_shell, parse_svg, picture_in, svg_groups, texts
 from IPython.core.interactiveshell import InteractiveShell
-from test_display import picture_in
-from test_dot import dot_program, parse_svg, svg_groups, texts  # noqa: F401  (dot_program is a fixture)
 from traitlets import TraitError
 from traitlets.config import Config
 
@@ -18,24 +16,6 @@ import micrograd_widget
 from micrograd_widget import Value, extension
 from micrograd_widget.extension import MicrogradWidget
 from micrograd_widget.options import current_options
-
-CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
-
-
-def make_shell(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, config: Config | None = None) -> InteractiveShell:
-    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
-    InteractiveShell.clear_instance()
-    cfg = config or Config()
-    cfg.HistoryManager.hist_file = ":memory:"
-    return InteractiveShell.instance(config=cfg)
-
-
-@pytest.fixture
-def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    shell = make_shell(tmp_path, monkeypatch)
-    yield shell
-    micrograd_widget.unload_ipython_extension(shell)
-    InteractiveShell.clear_instance()
 
 
 def last_value_bundle(shell: InteractiveShell) -> dict[str, Any]:

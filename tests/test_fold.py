@@ -12,20 +12,10 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
+from builders import chain, lecture_graph, moons_like_loss
+from helpers import SVG, assert_no_markup, classes, render, svg_groups, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_dot import (  # noqa: F401  (dot_program is a fixture)
-    SVG,
-    assert_no_markup,
-    chain,
-    classes,
-    dot_program,
-    lecture_graph,
-    moons_like_loss,
-    render,
-    svg_groups,
-    texts,
-)
 
 from micrograd_widget import Value, draw_dot
 from micrograd_widget import dot as dot_module

@@ -1,6 +1,8 @@
 """Every name is imported from the module that defines it: no module of micrograd_widget re-exports another's
 names (``__all__`` lists only its own), and the package, the tests and the benchmarks import each name from its
-home. The public face, micrograd_widget/__init__.py, is the one module that gathers names from others."""
+home. The public face, micrograd_widget/__init__.py, is the one module that gathers names from others. No test
+module imports another: what tests share lives in tests/builders.py (graphs), tests/helpers.py (parsers, fake
+front ends, shells), tests/conftest.py (fixtures) and tests/browser/mgw_browser/ (the browser tests' support)."""
 
 from __future__ import annotations
 
@@ -65,3 +67,21 @@ def test_every_name_is_imported_from_its_home() -> None:
     files += [p for folder in ("tests", "benchmarks") for p in (ROOT / folder).rglob("*.py")]
     elsewhere = [line for path in sorted(files) for line in imported_from_elsewhere(path)]
     assert not elsewhere, f"names imported from a module that only re-exports them: {elsewhere}"
+
+
+def test_no_test_module_imports_another() -> None:
+    """A test file's helpers imported by another test file tie the two together (and run its module's code twice
+    under two names): the shared ones have homes of their own."""
+    tests = ROOT / "tests"
+    borrowed = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [a.name for a in node.names]
+            else:
+                continue
+            borrowed += [f"{path.relative_to(ROOT)}:{node.lineno} imports {m}" for m in modules
+                         if m.split(".")[-1].startswith("test_") or m.split(".")[-1] == "conftest"]
+    assert not borrowed, f"test modules importing test modules (move what they share to tests/helpers.py): {borrowed}"

@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_widget import Recorder, custom_from_browser
-from test_widget_faults import snapshot
+from helpers import Recorder, custom_from_browser, snapshot
 
 from micrograd_widget import requests
 from micrograd_widget import tape as tape_module

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import graphviz
 import pytest
 from builders import lecture_L, lost_edge_moons, slow_layout_moons
-from conftest import DotRuns
+from helpers import STOPPED_MESSAGE, DotRuns
 
 import micrograd_widget
 from micrograd_widget import GraphWidget, display, save_svg
@@ -20,8 +20,6 @@ from micrograd_widget.fold_tree import build_tree, expand_all_that_fits
 from micrograd_widget.tape import Tape
 
 SVG = "{http://www.w3.org/2000/svg}"
-STOPPED_MESSAGE = (r"Graphviz's dot was stopped after laying out this picture for 0\.01 s .*draw fewer boxes: close "
-                   r"opened boxes, or lower the node budget")  # with the stopped_dot fixture's limit
 
 
 def classes(svg: str) -> dict[str, set[str]]:

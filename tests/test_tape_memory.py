@@ -1,7 +1,9 @@
 """What a frozen tape holds beyond its graph (tracemalloc, after ``gc.collect()``), so that speed work keeps the
 typed arrays (issue 12): data, grad, k (8 B each), rows, CSR inputs, the replay program (4 B each), the Values
 and their strings referenced (8 B each), its forward and backward lists (8 B per op node) ~ 90 B per node.
-A program kept as Python lists of ints would add ~40 B per node."""
+A program kept as Python lists of ints would add ~40 B per node.
+
+Apart from test_tape.py on purpose: tracemalloc bounds, kept out of the fast behaviour tests."""
 
 from __future__ import annotations
 

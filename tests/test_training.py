@@ -10,7 +10,6 @@ import re
 from typing import Any
 
 import pytest
-from test_dot import dot_program  # noqa: F401  (a fixture: Graphviz's dot must be installed)
 
 from micrograd_widget import colors, text
 from micrograd_widget.engine import Value, scope

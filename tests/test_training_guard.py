@@ -11,26 +11,10 @@ from typing import Any
 
 import pytest
 import traitlets
-from test_extension import ip  # noqa: F401  (a fixture: a fresh IPython shell, get_ipython())
+from helpers import Sent, from_browser
 
 from micrograd_widget.nn import MLP
 from micrograd_widget.training import TrainingWidget, watch
-
-
-class Sent:
-    """Patches ``w.comm.send`` and keeps the state updates the widget sent."""
-
-    def __init__(self, widget: TrainingWidget) -> None:
-        self.states: list[dict[str, Any]] = []
-        widget.comm.send = self._send  # type: ignore[method-assign]  # record instead of sending: no kernel here
-
-    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
-        if data.get("method") == "update":
-            self.states.append(data["state"])
-
-
-def from_browser(widget: TrainingWidget, **state: Any) -> None:
-    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
 
 
 def state_of(w: TrainingWidget) -> dict[str, str]:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 import traitlets
-from builders import lecture_L, picture_view
+from builders import lecture_L, log_graph, picture_view
+from helpers import Recorder, assert_values_match, custom_from_browser, from_browser
 
 from micrograd_widget import dot as dot_module
 from micrograd_widget.display import value_mimebundle
@@ -22,55 +23,8 @@ from micrograd_widget.tape import Tape, TapeReplayError
 from micrograd_widget.widget import GraphWidget, explore
 
 
-def log_graph(x: float = 2.0) -> dict[str, Value]:
-    vx, vk = Value(x, label="x"), Value(3.0, label="k")
-    y = vx.log()
-    y.label = "y"
-    z = y * vk
-    z.label = "z"
-    return {v.label: v for v in (vx, vk, y, z)}
-
-
-class Recorder:
-    """Patches ``w.comm.send`` and keeps what the widget sent."""
-
-    def __init__(self, widget: GraphWidget) -> None:
-        self.messages: list[dict[str, Any]] = []
-        widget.comm.send = self._send  # type: ignore[method-assign]
-
-    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
-        if buffers and data.get("method") == "custom":  # a reply's Float64 buffers, named by its "buffers" list
-            data["content"].update({name: list(from_buffer(b, "d")) for name, b in zip(data["content"]["buffers"],
-                                                                                       buffers, strict=True)})
-        elif buffers:  # binary traits (spec's arrays, data, grad) travel beside the JSON: put them back in place
-            from ipywidgets.widgets.widget import _put_buffers
-
-            _put_buffers(data["state"], data["buffer_paths"], buffers)
-        self.messages.append(data)
-
-    def states(self) -> list[dict[str, Any]]:
-        return [m["state"] for m in self.messages if m.get("method") == "update"]
-
-    def customs(self) -> list[dict[str, Any]]:
-        return [m["content"] for m in self.messages if m.get("method") == "custom"]
-
-
-def from_browser(widget: GraphWidget, **state: Any) -> None:
-    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
-
-
-def custom_from_browser(widget: GraphWidget, content: dict[str, Any]) -> None:
-    widget._handle_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
-
-
 def leaf_values(nodes: dict[str, Value], widget: GraphWidget) -> list[float]:
     return [widget.tape.values[i].data for i in widget.tape.leaves]
-
-
-def assert_values_match(nodes: dict[str, Value], expected: dict[str, Value]) -> None:
-    for label, v in expected.items():
-        assert nodes[label].data == pytest.approx(v.data, rel=1e-12, abs=1e-12), f"{label}.data"
-        assert nodes[label].grad == pytest.approx(v.grad, rel=1e-12, abs=1e-12), f"{label}.grad"
 
 
 # ---------------------------------------------------------------- construction

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import Interrupting, picture_view
+from builders import Interrupting, log_graph, picture_view
 from builders import lecture_L as lecture
+from helpers import CELL, Recorder, assert_values_match, custom_from_browser, from_browser, make_shell, snapshot
 from IPython.core.interactiveshell import InteractiveShell
-from test_extension import CELL, make_shell
-from test_widget import Recorder, assert_values_match, custom_from_browser, from_browser, log_graph
 
 import micrograd_widget
 from micrograd_widget import export, requests
@@ -24,13 +23,6 @@ from micrograd_widget.export import save_html
 from micrograd_widget.ops import define_op
 from micrograd_widget.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES
 from micrograd_widget.widget import GraphWidget
-
-
-def snapshot(w: GraphWidget) -> tuple[Any, ...]:
-    """Every Value's data and grad (as repr, so -0.0 and NaN compare exactly), the tape's numbers, the traits."""
-    tape = w.tape
-    return ([repr((v.data, v.grad)) for v in tape.values], repr(list(tape.data)), repr(list(tape.grad)),
-            repr(w.leaf_values), w.output)
 
 
 def position(w: GraphWidget, leaf: Value) -> int:

@@ -1,7 +1,10 @@
 """A hostile front end (issue 12): random update messages and custom requests fed to one widget. No exception
 escapes; after every refused message the Values, tape and leaf values are exactly as before; after every
 message the Values agree with the engine on a freshly built graph; a valid move works after each. The same for
-the training widget (issue 24): only a true/false ``log_scale`` alone is taken, every refused trait goes back."""
+the training widget (issue 24): only a true/false ``log_scale`` alone is taken, every refused trait goes back.
+
+Across modules on purpose (widget.py, writes.py, requests.py, training.py): the whole write path of
+both widgets under one hostile front end, not one module's checks."""
 
 from __future__ import annotations
 
@@ -9,11 +12,9 @@ import math
 import random
 from typing import Any
 
+from helpers import Recorder, Sent, custom_from_browser, from_browser, snapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_training_guard import Sent
-from test_widget import Recorder, custom_from_browser, from_browser
-from test_widget_faults import snapshot
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.nn import MLP

@@ -4,6 +4,8 @@ GraphWidget on an existing 60,001-node graph (20,000 leaves x_i, ``sum(x*x)``), 
 The bound is ~150 B per node (it was ~440 B with the JSON spec as Python lists); allocations are
 deterministic enough for a bound with margin. The saved state (the widget's state as ipywidgets
 serializes it: JSON plus binary buffers) is bounded too, and both are checked to scale with the graph.
+
+Across modules on purpose (tape, spec, fold_tree, widget): the cost of a whole open widget.
 """
 
 from __future__ import annotations

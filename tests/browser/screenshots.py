@@ -138,7 +138,9 @@ def search_match(page, server) -> None:
 
 def opened_neuron(page, server) -> None:
     """The lecture's MLP(3, [4, 4, 1]) loss with one neuron opened in place (its ops inside a dashed frame), fitted."""
-    from .test_folding import NEURON, lecture_mlp_loss
+    from builders import lecture_mlp_loss
+
+    from .mgw_browser.folds import NEURON
 
     view = open_view(page, server, lecture_mlp_loss())
     page.locator(f'svg g.mgw-fold[data-fold="{NEURON}"]').first.dblclick()

@@ -18,9 +18,9 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import expected_numbers
-from .mgw_browser.graphs import lecture_L
+from .mgw_browser.exports import SVG, download, expand_box, svg_numbers
+from .mgw_browser.graphs import lecture_L, lecture_mlp
 from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
-from .test_zoom_export import SVG, _lecture_mlp, download, open_box, svg_numbers
 
 pytestmark = pytest.mark.browser
 
@@ -98,10 +98,10 @@ def _numbers_apart(dot: str) -> tuple[str, list[float]]:
 def test_export_dot_of_an_opened_box_follows_a_slider_inside_it(show, guarded):
     """Open a neuron of the lecture's MLP loss, move one of its weights: the DOT (open box, live fold boxes, colour
     scale) is what Python's graph_view writes after Python's tape replays the same leaf value."""
-    loss = _lecture_mlp()
+    loss = lecture_mlp()
     view = show(loss, node_budget=60)
     key = "layers.1.neurons.0"
-    opened = open_box(view, guarded.page, key)
+    opened = expand_box(view, guarded.page, key)
     w = GraphWidget(loss, node_budget=60)
     drawn = graph_view(w.tape, node_budget=60, open_keys=opened).dot
     leaf = next(i for i in w.tape.leaves if w.tape.scopes[i].startswith(key) and f"\tn{i} [" in drawn)
@@ -111,7 +111,7 @@ def test_export_dot_of_an_opened_box_follows_a_slider_inside_it(show, guarded):
     view.expect_numbers({name: {"data": x}})
     _, dot = download(guarded.page, view, "export-dot")
     want = graph_view(w.tape, node_budget=60, open_keys=opened).dot
-    assert want != graph_view(Tape.from_value(_lecture_mlp()), node_budget=60, open_keys=opened).dot
+    assert want != graph_view(Tape.from_value(lecture_mlp()), node_budget=60, open_keys=opened).dot
     (got_text, got), (want_text, wanted) = _numbers_apart(dot.decode()), _numbers_apart(want)
     assert got_text == want_text, "the DOT differs beyond the last digits of its full-precision tooltips"
     assert got == pytest.approx(wanted, rel=1e-12, abs=1e-12)

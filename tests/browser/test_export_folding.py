@@ -24,7 +24,7 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
-from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, open_box
+from .mgw_browser.folds import NEURON, drawn, expect_tape_numbers, key_of, open_box
 
 pytestmark = pytest.mark.browser
 

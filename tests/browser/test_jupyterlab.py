@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from .mgw_browser.dom import WidgetDom, expected_numbers, poll
+from .mgw_browser.dom import expected_numbers, poll
 from .mgw_browser.graphs import KERNEL_STATE_MARKER, LECTURE_L_SOURCE, PRINT_LECTURE_L_SOURCE, lecture_L
 from .mgw_browser.jupyter import write_notebook
 from .mgw_browser.lab import (
-    cell_locator,
+    WIDGET_MIME,
     cell_state,
     marked_json,
     open_notebook,
@@ -20,39 +20,13 @@ from .mgw_browser.lab import (
     run_cell,
     set_cell_source,
     stream_text,
+    widget_in_cell,
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
 
 EXPLORE_CELL = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 SETTLE_DEBOUNCE_S = 0.5  # crosses the contract's ~150 ms settle debounce before asking the kernel
-
-
-def _widget_in_cell(page, index: int, timeout_s: float = 90.0) -> WidgetDom:
-    """The widget shown in cell ``index``'s output, once ready. Fails at once, with what the cell printed, when
-    the cell raised or finished without a widget view in its outputs."""
-    view = WidgetDom(cell_locator(page, index))
-
-    def status() -> str | None:
-        if view.root.count():
-            return "widget"
-        cell = cell_state(page, index)
-        if any(o.get("output_type") == "error" for o in cell["outputs"]):
-            return "error"
-        done = cell["count"] is not None and page.evaluate(
-            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'")
-        has_view = any(WIDGET_MIME in o.get("data", {}) for o in cell["outputs"])
-        return "no widget" if done and not has_view else None
-
-    seen = poll(status, lambda s: s is not None, f"cell {index} to show a widget", timeout_s=timeout_s, interval_s=0.25)
-    if seen != "widget":
-        cell = cell_state(page, index)
-        mimes = [sorted(o.get("data", {})) for o in cell["outputs"]]
-        raise AssertionError(f"cell {index} shows no widget ({seen}); it printed {stream_text(cell['outputs'])!r}, "
-                             f"output mime types {mimes}")
-    view.wait_ready(timeout_s)
-    return view
 
 
 def _close(a: float, b: float) -> bool:
@@ -69,7 +43,7 @@ def test_dragging_a_leaf_updates_the_view_and_the_kernel(jupyterlab, guarded_lab
     write_notebook(jupyterlab.notebooks / notebook_name, [EXPLORE_CELL, PRINT_LECTURE_L_SOURCE])
     open_notebook(page, jupyterlab, notebook_name)
     run_all(page, "lab")
-    view = _widget_in_cell(page, 0)
+    view = widget_in_cell(page, 0)
     view.expect_numbers(expected_numbers(lecture_L()))
 
     x = view.move_slider("a", 0.85)
@@ -106,7 +80,7 @@ def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, note
     write_notebook(jupyterlab.notebooks / notebook_name, [setup + LECTURE_L_SOURCE + "L\n"])
     open_notebook(page, jupyterlab, notebook_name)
     run_all(page, "lab")
-    view = _widget_in_cell(page, 0)
+    view = widget_in_cell(page, 0)
     view.expect_numbers(expected_numbers(lecture_L()))
     bundle = next((o for o in cell_state(page, 0)["outputs"] if o.get("output_type") == "execute_result"), None)
     assert bundle is not None, "the bare `L` produced no execute_result"
@@ -122,7 +96,7 @@ def test_notebook7_renders_the_widget_and_a_slider_moves_a_number(jupyter_notebo
     write_notebook(jupyter_notebook.notebooks / notebook_name, [EXPLORE_CELL])
     open_notebook(page, jupyter_notebook, notebook_name)
     run_all(page, "notebook")
-    view = _widget_in_cell(page, 0)
+    view = widget_in_cell(page, 0)
     view.expect_numbers(expected_numbers(lecture_L()))
     x = view.move_slider("c", 0.3)
     view.expect_numbers(expected_numbers(lecture_L(c=x)))

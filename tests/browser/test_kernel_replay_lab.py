@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .mgw_browser.jupyter import write_notebook
-from .mgw_browser.lab import open_notebook, run_all
-from .test_jupyterlab import _widget_in_cell
+from .mgw_browser.lab import open_notebook, run_all, widget_in_cell
 
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
 
@@ -28,7 +27,7 @@ def test_a_user_op_graph_is_replayed_by_the_kernel_through_binary_buffers(jupyte
     write_notebook(jupyterlab.notebooks / notebook_name, [CUBE_CELL])
     open_notebook(page, jupyterlab, notebook_name)
     run_all(page, "lab")
-    view = _widget_in_cell(page, 0)
+    view = widget_in_cell(page, 0)
     view.expect_numbers({"y": {"data": 8.0, "grad": 0.5}, "z": {"data": 4.0, "grad": 1.0}})
     took = view.set_slider("x", 3.0)
     view.expect_numbers({"x": {"data": took, "grad": 1.5 * took * took}, "y": {"data": took ** 3, "grad": 0.5},

@@ -10,7 +10,7 @@ a fake Worker and the default 10 s / 60 s)."""
 from __future__ import annotations
 
 import pytest
-from builders import lost_edge_moons, picture_view, small_moons
+from builders import lecture_mlp_loss, lost_edge_moons, picture_view, small_moons
 
 from micrograd_widget.dot import graph_view
 from micrograd_widget.export import save_html
@@ -18,8 +18,8 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import poll
+from .mgw_browser.folds import NEURON, drawn, expect_tape_numbers, key_of, saved_open
 from .mgw_browser.graphs import lecture_L, vector_dots
-from .test_folding import NEURON, drawn, expect_tape_numbers, key_of, lecture_mlp_loss, saved_open
 
 pytestmark = pytest.mark.browser
 

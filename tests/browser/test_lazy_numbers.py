@@ -16,7 +16,7 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
-from .test_zoom_export import svg_numbers
+from .mgw_browser.exports import svg_numbers
 
 pytestmark = pytest.mark.browser
 

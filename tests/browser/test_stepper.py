@@ -20,9 +20,9 @@ from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
+from .mgw_browser.exports import SVG, download
 from .mgw_browser.graphs import lecture_L, moons_loss
 from .mgw_browser.steps import NOT_REACHED, StepperDom, engine_steps
-from .test_zoom_export import SVG, download
 
 pytestmark = pytest.mark.browser
 
@@ -390,15 +390,14 @@ explore(z)
 def test_jupyterlab_steps_by_keyboard_and_the_kernel_catches_a_wrong_custom_op(jupyterlab, guarded_lab, notebook_name):
     from .mgw_browser.graphs import LECTURE_L_SOURCE
     from .mgw_browser.jupyter import write_notebook
-    from .mgw_browser.lab import open_notebook, run_all
-    from .test_jupyterlab import _widget_in_cell
+    from .mgw_browser.lab import open_notebook, run_all, widget_in_cell
 
     page = guarded_lab.page
     explore_cell = LECTURE_L_SOURCE + "from micrograd_widget import explore\nexplore(L)\n"
     write_notebook(jupyterlab.notebooks / notebook_name, [explore_cell, CUBE_BAD_CELL])
     open_notebook(page, jupyterlab, notebook_name)
     run_all(page, "lab")
-    view = _widget_in_cell(page, 0)
+    view = widget_in_cell(page, 0)
     nodes = lecture_L()
     tape = Tape.from_value(nodes["L"])
     steps, states = engine_steps(tape)
@@ -416,7 +415,7 @@ def test_jupyterlab_steps_by_keyboard_and_the_kernel_catches_a_wrong_custom_op(j
     view.expect_numbers(expected_numbers(nodes))
 
     # A graph the browser cannot replay: the kernel runs gradcheck and the wrong local derivative shows as NO.
-    custom = _widget_in_cell(page, 1)
+    custom = widget_in_cell(page, 1)
     custom.root.locator('button[data-role="gradcheck"]').click()
     table = custom.root.locator('[data-role="gradcheck-table"]')
     expect(table.locator('tr[data-leaf="x"] [data-field="ok"]')).to_have_text("NO", timeout=30_000)

@@ -10,7 +10,6 @@ import re
 import shutil
 import struct
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -21,11 +20,11 @@ from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
-from .mgw_browser.graphs import lecture_L, lecture_neuron
+from .mgw_browser.exports import SVG, button, download, expand_box, svg_numbers
+from .mgw_browser.graphs import lecture_L, lecture_mlp, lecture_neuron
 
 pytestmark = pytest.mark.browser
 
-SVG = "{http://www.w3.org/2000/svg}"
 
 # The picture's geometry: every box's bounding box in SVG user units, the drawing's transform, the <svg>
 # element's identity (a mark set on first read), its scale on screen and the scrolling box's sizes.
@@ -73,10 +72,6 @@ def geometry(view: WidgetDom) -> dict:
 
 def under(view: WidgetDom, x: float, y: float) -> list[float]:
     return view.root.evaluate(_UNDER, [x, y])
-
-
-def button(view: WidgetDom, action: str):
-    return view.root.locator(f'button[data-action="{action}"]')
 
 
 def scale_becomes(view: WidgetDom, expected: float, what: str) -> dict:
@@ -134,7 +129,7 @@ _FOCUS = """r => {
 
 
 def test_zoom_keys_work_with_a_box_of_the_picture_focused_and_plus_minus_still_fold(show, guarded):
-    view = show(_lecture_mlp())
+    view = show(lecture_mlp())
     page = guarded.page
     graph = view.root.locator('[data-role="graph"]')
     graph.focus()
@@ -295,24 +290,6 @@ def test_a_picture_wider_than_its_box_is_fitted_until_the_user_zooms(show, guard
 # ---------------------------------------------------------------- export
 
 
-def download(page, view: WidgetDom, action: str):
-    with page.expect_download() as info:
-        button(view, action).click()
-    d = info.value
-    assert d.failure() is None, d.failure()
-    return d.suggested_filename, Path(d.path()).read_bytes()
-
-
-def svg_numbers(text: bytes) -> dict[str, dict[str, str]]:
-    """data-node -> field -> the number shown, from an exported SVG."""
-    root = ET.fromstring(text)
-    out: dict[str, dict[str, str]] = {}
-    for text in root.iter(f"{SVG}text"):  # "<caption> <x>": the number after the last space (js/svg-contract.md)
-        if text.get("data-node") and text.get("data-field"):
-            out.setdefault(text.get("data-node"), {})[text.get("data-field")] = (text.text or "").rsplit(" ", 1)[-1]
-    return out
-
-
 def test_export_svg_holds_the_current_numbers_and_colours(show, guarded):
     view = show(lecture_L()["L"])
     x = view.move_slider("a", 0.8)
@@ -349,34 +326,11 @@ def test_export_svg_keeps_a_traced_path_and_draws_it_as_on_screen(show, guarded)
     assert "g.mgw-path polygon" in style, "the file does not draw the marks the page's stylesheet draws"
 
 
-def open_box(view, page, key: str) -> list[str]:
-    """Click fold box ``key``, press Expand and wait for its cluster; the widget's open set after it."""
-    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
-    view.root.locator('[data-action="expand"]').click()
-    expect(view.root.locator(f'[data-role="graph"] g.cluster[data-fold="{key}"]')).to_have_count(1)
-    opened: list[str] = page.evaluate("() => window.__mgw.model.get('opened')")
-    return opened
-
-
-def _lecture_mlp() -> Value:
-    """The lecture's MLP loss (MLP(3, [4, 4, 1]) on its four examples, seeded), backpropagated."""
-    import random
-
-    from micrograd_widget.nn import MLP
-
-    random.seed(1)
-    model = MLP(3, [4, 4, 1])
-    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
-    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0]))
-    loss.backward()
-    return loss
-
-
 def test_export_of_an_opened_box_is_the_picture_python_writes_for_that_open_set(show, guarded):
-    loss = _lecture_mlp()
+    loss = lecture_mlp()
     view = show(loss, node_budget=60)
     key = "layers.1.neurons.0"
-    opened = open_box(view, guarded.page, key)
+    opened = expand_box(view, guarded.page, key)
     assert key in opened, opened
     _, dot = download(guarded.page, view, "export-dot")
     assert dot.decode() == graph_view(Tape.from_value(loss), node_budget=60, open_keys=opened).dot

@@ -1,7 +1,7 @@
 """Writes tests/vectors/ops/nonfinite.json: every op-table row at NaN and +-inf inputs, with PyTorch's answers.
 
 Run ``.venv/bin/python tests/vectors/generate_nonfinite.py`` after changing the op table's rows and commit the
-result; tests/test_ops_nonfinite.py regenerates it in memory (it fails if the file is stale) and holds the
+result; tests/test_ops.py regenerates it in memory (it fails if the file is stale) and holds the
 Python rows and the engine to it, js/ops.test.js the JS rows (their forward, localGrad and the replay's switch).
 
 The file is ``{"name", "points": [[op, a, b, k, domain, out, grads], ...]}``: the inputs (``b`` null for a unary

@@ -99,3 +99,17 @@ import json
 print({KERNEL_STATE_MARKER!r}
       + json.dumps({{v.label: {{'data': v.data, 'grad': v.grad}} for v in (a, b, c, e, d, f, L)}}))
 """
+
+
+def lecture_mlp() -> Value:
+    """The lecture's MLP loss (MLP(3, [4, 4, 1]) on its four examples, seeded), backpropagated."""
+    import random
+
+    from micrograd_widget.nn import MLP
+
+    random.seed(1)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0]))
+    loss.backward()
+    return loss

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .dom import WidgetDom, poll
+
 _PANEL_READY = """() => {
   const p = window.jupyterapp && window.jupyterapp.shell && window.jupyterapp.shell.currentWidget;
   const kernel = p && p.sessionContext && p.sessionContext.session && p.sessionContext.session.kernel;
@@ -85,3 +87,32 @@ def set_cell_source(page, index: int, source: str) -> None:
 def cell_locator(page, index: int):
     """The DOM of notebook cell ``index`` (its outputs included)."""
     return page.locator(".jp-Notebook .jp-Cell").nth(index)
+
+
+def widget_in_cell(page, index: int, timeout_s: float = 90.0) -> WidgetDom:
+    """The widget shown in cell ``index``'s output, once ready. Fails at once, with what the cell printed, when
+    the cell raised or finished without a widget view in its outputs."""
+    view = WidgetDom(cell_locator(page, index))
+
+    def status() -> str | None:
+        if view.root.count():
+            return "widget"
+        cell = cell_state(page, index)
+        if any(o.get("output_type") == "error" for o in cell["outputs"]):
+            return "error"
+        done = cell["count"] is not None and page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'")
+        has_view = any(WIDGET_MIME in o.get("data", {}) for o in cell["outputs"])
+        return "no widget" if done and not has_view else None
+
+    seen = poll(status, lambda s: s is not None, f"cell {index} to show a widget", timeout_s=timeout_s, interval_s=0.25)
+    if seen != "widget":
+        cell = cell_state(page, index)
+        mimes = [sorted(o.get("data", {})) for o in cell["outputs"]]
+        raise AssertionError(f"cell {index} shows no widget ({seen}); it printed {stream_text(cell['outputs'])!r}, "
+                             f"output mime types {mimes}")
+    view.wait_ready(timeout_s)
+    return view
+
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"

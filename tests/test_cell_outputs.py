@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from helpers import make_shell
 from IPython.core.interactiveshell import InteractiveShell
 from ipywidgets.widgets.widget import _instances
-from test_extension import make_shell
 from traitlets.config import Config
 
 import micrograd_widget

@@ -1,0 +1,214 @@
+"""What many test files share beyond graphs (those are in builders.py; fixtures in conftest.py): the SVG and HTML
+parsers that read a picture, fake front-end messages and recorders of what a widget sends, an IPython shell, and
+the stopped-dot records. Import them as ``from helpers import Recorder, parse_svg``; no test module imports
+another (tests/test_name_homes.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import graphviz
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from ipywidgets import Widget
+from traitlets.config import Config
+
+from micrograd_widget.dot import GraphView
+from micrograd_widget.engine import Value
+from micrograd_widget.spec import from_buffer
+from micrograd_widget.training import TrainingWidget
+from micrograd_widget.widget import GraphWidget
+
+# ---- reading pictures: SVG and HTML
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+XLINK_TITLE = "{http://www.w3.org/1999/xlink}title"
+
+
+def parse_svg(svg: str) -> ET.Element:
+    return ET.fromstring(svg.encode("utf-8"))
+
+
+def svg_groups(root: ET.Element) -> dict[str, ET.Element]:
+    """Node groups by id (``n0``, ``n0_op``, ``fold0``, ``mgw-legend``)."""
+    return {g.get("id"): g for g in root.iter(f"{SVG}g") if "node" in (g.get("class") or "").split()}
+
+
+def texts(group: ET.Element) -> list[str]:
+    return ["".join(t.itertext()) for t in group.iter(f"{SVG}text")]
+
+
+def classes(group: ET.Element) -> set[str]:
+    return set((group.get("class") or "").split())
+
+
+def assert_no_markup(root: ET.Element) -> None:
+    """Only the elements Graphviz writes, and no event-handler attributes."""
+    allowed = {"svg", "g", "title", "polygon", "polyline", "path", "ellipse", "text", "a"}
+    for el in root.iter():
+        tag = el.tag.rsplit("}", 1)[-1]
+        assert tag in allowed, f"unexpected element <{tag}> in the SVG"
+        for attr in el.attrib:
+            assert not attr.rsplit("}", 1)[-1].lower().startswith("on"), f"event attribute {attr} on <{tag}>"
+
+
+def render(view_or_graph: GraphView | graphviz.Digraph) -> ET.Element:
+    graph = view_or_graph.graph if isinstance(view_or_graph, GraphView) else view_or_graph
+    return parse_svg(graph.pipe(format="svg", encoding="utf-8"))
+
+
+ALLOWED_TAGS = {"div", "p", "code", "table", "thead", "tbody", "tr", "th", "td"}
+ALLOWED_ATTRS = {"class", "style", "title", "colspan"}
+
+
+class Table(HTMLParser):
+    """Every start tag with its attributes, the table's rows (cell texts) and the text outside it."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.rows: list[list[str]] = []
+        self.outside: list[str] = []
+        self.in_cell = False
+        self.feed(markup)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.rows[-1].append("")
+            self.in_cell = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th"):
+            self.in_cell = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_cell:
+            self.rows[-1][-1] += data
+        else:
+            self.outside.append(data)
+
+    def check_no_injection(self) -> None:
+        for tag, attrs in self.tags:
+            assert tag in ALLOWED_TAGS, f"unexpected <{tag}>"
+            assert set(attrs) <= ALLOWED_ATTRS, f"unexpected attributes {set(attrs) - ALLOWED_ATTRS} on <{tag}>"
+
+
+def picture_in(html: str) -> str:
+    """The SVG document of ``Value._repr_html_``'s one ``<img>`` (a base64 data URL), checking the markup around
+    it is only that: a div and the image, with an alt text."""
+    import base64
+    table = Table(html)
+    assert [tag for tag, _ in table.tags] == ["div", "img"] and table.tags[0][1]["class"] == "mgw-static"
+    attrs = table.tags[1][1]
+    assert set(attrs) == {"alt", "src"} and (attrs["alt"] or "").startswith("the graph of Value(")
+    prefix = "data:image/svg+xml;base64,"
+    assert (attrs["src"] or "").startswith(prefix)
+    return base64.b64decode((attrs["src"] or "")[len(prefix):]).decode("utf-8")
+
+
+# ---- dot stopped at its time limit
+
+
+STOPPED_MESSAGE = (r"Graphviz's dot was stopped after laying out this picture for 0\.01 s .*draw fewer boxes: close "
+                   r"opened boxes, or lower the node budget")  # with the stopped_dot fixture's limit
+
+
+class DotRuns:
+    """The processes started while the stopped_dot fixture is in force (subprocess.Popen records each)."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[Any]] = []
+
+    def assert_all_stopped(self) -> None:
+        """dot ran at least once, and every dot started was killed by a signal and reaped: none is left running or
+        as a zombie (os.waitpid knows no such child)."""
+        dots = [p for p in self.started if Path(str(p.args[0])).name == "dot"]
+        assert dots, "dot was never started"
+        for p in dots:
+            assert p.returncode is not None and p.returncode < 0, f"dot (pid {p.pid}) was not killed: {p.returncode}"
+            with pytest.raises(ChildProcessError):
+                os.waitpid(p.pid, os.WNOHANG)
+
+
+# ---- an IPython shell
+
+
+CELL = "from micrograd_widget import Value\na = Value(2.0, label='a')\nb = a * Value(-3.0, label='b')\nb.backward()\nb"
+
+
+def make_shell(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, config: Config | None = None) -> InteractiveShell:
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    InteractiveShell.clear_instance()
+    cfg = config or Config()
+    cfg.HistoryManager.hist_file = ":memory:"
+    return InteractiveShell.instance(config=cfg)
+
+
+# ---- a fake front end: messages in, messages recorded
+
+
+class Recorder:
+    """Patches ``w.comm.send`` and keeps what the widget sent."""
+
+    def __init__(self, widget: GraphWidget) -> None:
+        self.messages: list[dict[str, Any]] = []
+        widget.comm.send = self._send  # type: ignore[method-assign]
+
+    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        if buffers and data.get("method") == "custom":  # a reply's Float64 buffers, named by its "buffers" list
+            data["content"].update({name: list(from_buffer(b, "d")) for name, b in zip(data["content"]["buffers"],
+                                                                                       buffers, strict=True)})
+        elif buffers:  # binary traits (spec's arrays, data, grad) travel beside the JSON: put them back in place
+            from ipywidgets.widgets.widget import _put_buffers
+
+            _put_buffers(data["state"], data["buffer_paths"], buffers)
+        self.messages.append(data)
+
+    def states(self) -> list[dict[str, Any]]:
+        return [m["state"] for m in self.messages if m.get("method") == "update"]
+
+    def customs(self) -> list[dict[str, Any]]:
+        return [m["content"] for m in self.messages if m.get("method") == "custom"]
+
+
+def from_browser(widget: Widget, **state: Any) -> None:
+    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}}, "buffers": []})
+
+
+def custom_from_browser(widget: GraphWidget, content: dict[str, Any]) -> None:
+    widget._handle_msg({"content": {"data": {"method": "custom", "content": content}}, "buffers": []})
+
+
+def assert_values_match(nodes: dict[str, Value], expected: dict[str, Value]) -> None:
+    for label, v in expected.items():
+        assert nodes[label].data == pytest.approx(v.data, rel=1e-12, abs=1e-12), f"{label}.data"
+        assert nodes[label].grad == pytest.approx(v.grad, rel=1e-12, abs=1e-12), f"{label}.grad"
+
+
+def snapshot(w: GraphWidget) -> tuple[Any, ...]:
+    """Every Value's data and grad (as repr, so -0.0 and NaN compare exactly), the tape's numbers, the traits."""
+    tape = w.tape
+    return ([repr((v.data, v.grad)) for v in tape.values], repr(list(tape.data)), repr(list(tape.grad)),
+            repr(w.leaf_values), w.output)
+
+
+class Sent:
+    """Patches ``w.comm.send`` and keeps the state updates the widget sent."""
+
+    def __init__(self, widget: TrainingWidget) -> None:
+        self.states: list[dict[str, Any]] = []
+        widget.comm.send = self._send  # type: ignore[method-assign]  # record instead of sending: no kernel here
+
+    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        if data.get("method") == "update":
+            self.states.append(data["state"])
