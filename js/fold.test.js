@@ -1,6 +1,6 @@
 // js/fold.js against the vectors Python writes (tests/vectors/folds/*.json, generate_folds.py): the same tape,
 // hierarchy and open set give the same units, boxes, members, edges and DOT, byte for byte; the actions
-// (expand, collapse, expand all that fits) reach the same open sets; and the escaping holds on hostile text.
+// (expand, collapse, expand all that fits) reach the same open sets; and a folds spec of another version is refused.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { compileTape, decodeNumber } from "./spec.js";
 import { backwardSteps, gradsAfter } from "./stepper.js";
 import {
-  cleanText, closedBoxOf, collapse, compileFolds, dotFor, escape, expand, expandAllThatFits, keysToReveal, pictureFor,
-  quote, thousands, unitsFor,
+  closedBoxOf, collapse, compileFolds, dotFor, expand, expandAllThatFits, keysToReveal, pictureFor, unitsFor,
 } from "./fold.js";
 
 const FOLDS = fileURLToPath(new URL("../tests/vectors/folds/", import.meta.url));
@@ -100,18 +99,7 @@ test("expand never moves a box it does not open, and never draws more than the b
   assert.deepEqual(expand(tree, [], key, before.boxes.length + before.shown.length), [], "no room: nothing opens");
 });
 
-test("escaping and quoting match dot.py on hostile text", () => {
-  assert.equal(cleanText("a\r\nb\u2028c\x00d   e\t"), "a \u21b5 b \u21b5 c\ufffdd e");
-  assert.equal(cleanText("x".repeat(50), 40), "x".repeat(39) + "\u2026");
-  assert.equal(cleanText("\ud83d\udc4d".repeat(5), 3), "\ud83d\udc4d\ud83d\udc4d\u2026", "code points, as Python counts");
-  assert.equal(escape('q"\\'), 'q\\"\\\\');
-  assert.equal(escape("{a|b}<c>&", "record"), "\\{a\\|b\\}\\<c\\>&amp;");
-  assert.equal(escape("{a|b}<c>&", "dot"), "{a|b}<c>&amp;");
-  assert.equal(quote("n0"), "n0");
-  assert.equal(quote("mgw-legend"), '"mgw-legend"');
-  assert.equal(quote("Node"), '"Node"');
-  assert.equal(quote("-0.5"), "-0.5");
-  assert.equal(thousands(1234567), "1,234,567");
+test("a folds spec of another version is refused, naming its version", () => {
   assert.throws(() => compileFolds({ version: 9 }, { n: 1 }), /version 9/);
 });
 

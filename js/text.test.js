@@ -17,6 +17,9 @@ test("cleanText cleans as dot.py's clean_text does", () => {
   assert.equal(cleanText("abc d", 5), "abc d");
   assert.equal(cleanText("abc defgh", 5), "abc\u2026");
   assert.equal(cleanText(12), "12");
+  assert.equal(cleanText("a\r\nb\u2028c\x00d   e\t"), "a \u21b5 b \u21b5 c\ufffdd e");
+  assert.equal(cleanText("x".repeat(50), 40), "x".repeat(39) + "\u2026");
+  assert.equal(cleanText("\ud83d\udc4d".repeat(5), 3), "\ud83d\udc4d\ud83d\udc4d\u2026", "code points, as Python counts");
 });
 
 test("cleanText shows no bidirectional control raw and cuts long labels", () => {

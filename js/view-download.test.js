@@ -1,36 +1,9 @@
-// Pure parts of pan/zoom (view/zoom.js) and export (view/download.js); the gestures and downloads
-// themselves are tested in Chromium (tests/browser/test_zoom_export.py).
+// Pure parts of export (view/download.js): the file names and the PNG's size and scale; the downloads themselves
+// are tested in Chromium (tests/browser/test_zoom_export.py).
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { MAX_SCALE, MIN_SCALE, anchoredScroll, clampScale, fitScale } from "./view/zoom.js";
 import { fileStem, pngScale, pngSize } from "./view/download.js";
-
-test("fit: the whole picture in the box, never above 100%", () => {
-  assert.equal(fitScale(1400, 300, 700, 600), 0.5, "width decides");
-  assert.equal(fitScale(400, 1200, 700, 600), 0.5, "height decides");
-  assert.equal(fitScale(300, 100, 700, 600), 1, "a small picture is not enlarged");
-  assert.equal(fitScale(1400, 300, 700, 0), 0.5, "no height limit");
-  assert.equal(fitScale(0, 0, 700, 600), 1, "no picture yet");
-  assert.equal(fitScale(1e6, 10, 700, 600), MIN_SCALE, "clamped");
-});
-
-test("zoom limits", () => {
-  assert.equal(clampScale(100), MAX_SCALE);
-  assert.equal(clampScale(0), MIN_SCALE);
-  assert.equal(clampScale(1.5), 1.5);
-});
-
-test("zooming around the pointer keeps the point under it", () => {
-  // Picture starts 10 px into the content; scrolled 100 px; pointer 50 px into the visible box.
-  const before = 1.5;
-  const after = 3;
-  const scroll = anchoredScroll(100, 50, 10, before, after);
-  const pointBefore = (100 + 50 - 10) / before;
-  const pointAfter = (scroll + 50 - 10) / after;
-  assert.ok(Math.abs(pointBefore - pointAfter) < 1e-12);
-  assert.equal(anchoredScroll(0, 0, 0, 1, 2), 0, "the corner stays the corner");
-});
 
 test("export file names come from the output's label", () => {
   assert.equal(fileStem("L"), "L");

@@ -193,19 +193,3 @@ test("the live picture's box numbers and fills are Python's, grads inf and nan i
   }
   assert.ok(seen.has("nan") && seen.has("inf"), `boxes showing nan and inf were checked: ${[...seen]}`);
 });
-
-test("a box's fill: its largest member's colour; grey #eeeeee with colouring off or no member counted, white while stepping", () => {
-  // dot.py's _fold_line (FOLD_COLOR: "nothing to colour it by"); the live picture painted such a box white, the zero
-  // grad's colour, though it shows no grad. While stepping, a box none of whose members is reached yet is white as an
-  // unreached node is (class mgw-unreached).
-  const grad = Float64Array.from([-2, Infinity, NaN, 0]);
-  assert.equal(boxFill(grad, 0, 2, PALETTE), PALETTE.negative);
-  assert.equal(boxFill(grad, 1, 2, PALETTE), PALETTE.nonfinite);
-  assert.equal(boxFill(grad, 2, 2, PALETTE), PALETTE.nonfinite);
-  assert.equal(boxFill(grad, 3, 2, PALETTE), PALETTE.zero);
-  assert.equal(boxFill(grad, 0, null, PALETTE), "#eeeeee");
-  for (const none of [-1, null]) {
-    assert.equal(boxFill(grad, none, 2, PALETTE), "#eeeeee");
-    assert.equal(boxFill(grad, none, 2, PALETTE, true), PALETTE.zero);
-  }
-});
