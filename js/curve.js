@@ -1,5 +1,5 @@
 // @ts-check
-// The loss curve's pure helpers (node-tested by training.test.js): round ticks on linear and log axes,
+// The loss curve's pure helpers (node-tested by curve.test.js): round ticks on linear and log axes,
 // the y range of the drawable losses, and the curve as an SVG path broken where a loss cannot be drawn.
 
 export const TICKS = 5;
