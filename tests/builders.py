@@ -287,3 +287,11 @@ def log_graph(x: float = 2.0) -> dict[str, Value]:
     z = y * vk
     z.label = "z"
     return {v.label: v for v in (vx, vk, y, z)}
+
+
+def tape_graph() -> tuple[Value, tuple[Value, Value, Value]]:
+    """L = tanh((a*b + c) * -2) + a**2 / b on labelled leaves a=2, b=-3, c=10: the tape tests' graph."""
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c = Value(10.0, label="c")
+    L = ((a * b + c) * -2.0).tanh() + a ** 2 / b
+    return L, (a, b, c)
