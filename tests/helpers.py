@@ -14,6 +14,7 @@ from typing import Any
 
 import graphviz
 import pytest
+from builders import lecture_data, train_step
 from IPython.core.interactiveshell import InteractiveShell
 from ipywidgets import Widget
 from traitlets.config import Config
@@ -212,3 +213,31 @@ class Sent:
     def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
         if data.get("method") == "update":
             self.states.append(data["state"])
+
+
+class FakeClock:
+    """The training view's clock, standing still until a test moves ``now``."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def lecture_run(w: TrainingWidget, model: Any, steps: int) -> None:
+    """``steps`` steps of the lecture's training loop on ``model``, each loss logged to ``w``."""
+    xs, ys = lecture_data()
+    for _ in range(steps):
+        w.log(train_step(model, xs, ys))
+
+
+def svg_texts(svg: str) -> list[str]:
+    """Every text of an SVG document, in order."""
+    return ["".join(t.itertext()) for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+def svg_boxes(svg: str) -> dict[str, list[str]]:
+    """The model picture's boxes (``u<k>``) by id, with their texts."""
+    return {g.get("id") or "": ["".join(t.itertext()) for t in g.iter(f"{SVG}text")]
+            for g in ET.fromstring(svg).iter(f"{SVG}g") if "mgw-neuron" in (g.get("class") or "")}
