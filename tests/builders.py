@@ -287,3 +287,26 @@ def log_graph(x: float = 2.0) -> dict[str, Value]:
     z = y * vk
     z.label = "z"
     return {v.label: v for v in (vx, vk, y, z)}
+
+
+def tape_graph() -> tuple[Value, tuple[Value, Value, Value]]:
+    """L = tanh((a*b + c) * -2) + a**2 / b on labelled leaves a=2, b=-3, c=10: the tape tests' graph."""
+    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
+    c = Value(10.0, label="c")
+    L = ((a * b + c) * -2.0).tanh() + a ** 2 / b
+    return L, (a, b, c)
+
+
+def lecture_data() -> tuple[list[list[float]], list[float]]:
+    """The lecture's four examples and targets (``LECTURE_XS``, ``LECTURE_YS``)."""
+    return LECTURE_XS, LECTURE_YS
+
+
+def train_step(model: Any, xs: Sequence[Sequence[float]], ys: Sequence[float], lr: float = 0.05) -> Value:
+    """One step of plain gradient descent on the squared error of ``model`` over ``xs``, ``ys``: its loss."""
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data -= lr * p.grad
+    return loss

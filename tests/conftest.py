@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import random
 import shutil
 import subprocess
 import warnings
@@ -14,11 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from helpers import DotRuns, make_shell
+from helpers import DotRuns, FakeClock, make_shell
 from hypothesis import strategies as st
 from IPython.core.interactiveshell import InteractiveShell
 
 import micrograd_widget
+from micrograd_widget.nn import MLP
 
 _INSTALL = {
     "torch": "pip install -e '.[dev]' installs it on Python 3.11 x86_64; elsewhere `pip install torch` yourself",
@@ -257,3 +259,16 @@ def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveSh
     yield shell
     micrograd_widget.unload_ipython_extension(shell)
     InteractiveShell.clear_instance()
+
+
+@pytest.fixture
+def model() -> MLP:
+    """The training tests' model: MLP(3, [4, 4, 1]) with tanh throughout, under ``random.seed(11)``."""
+    random.seed(11)
+    return MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    """A clock that stands still until the test moves ``clock.now``."""
+    return FakeClock()

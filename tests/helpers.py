@@ -1,7 +1,7 @@
 """What many test files share beyond graphs (those are in builders.py; fixtures in conftest.py): the SVG and HTML
-parsers that read a picture, fake front-end messages and recorders of what a widget sends, an IPython shell, and
-the stopped-dot records. Import them as ``from helpers import Recorder, parse_svg``; no test module imports
-another (tests/test_name_homes.py)."""
+parsers that read a picture, fake front-end messages, fake browser tabs (FrontEnd, Kernel) and recorders of what a
+widget sends, an IPython shell, the stopped-dot records and the training view's fake clock. Import them as
+``from helpers import Recorder, parse_svg``; no test module imports another (tests/test_name_homes.py)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,15 @@ from typing import Any
 
 import graphviz
 import pytest
+from builders import lecture_data, lecture_L, train_step
 from IPython.core.interactiveshell import InteractiveShell
 from ipywidgets import Widget
 from traitlets.config import Config
 
+from micrograd_widget import dot as dot_module
 from micrograd_widget.dot import GraphView
 from micrograd_widget.engine import Value
+from micrograd_widget.nn import MLP
 from micrograd_widget.spec import from_buffer
 from micrograd_widget.training import TrainingWidget
 from micrograd_widget.widget import GraphWidget
@@ -212,3 +215,129 @@ class Sent:
     def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
         if data.get("method") == "update":
             self.states.append(data["state"])
+
+
+class FakeClock:
+    """The training view's clock, standing still until a test moves ``now``."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def lecture_run(w: TrainingWidget, model: Any, steps: int) -> None:
+    """``steps`` steps of the lecture's training loop on ``model``, each loss logged to ``w``."""
+    xs, ys = lecture_data()
+    for _ in range(steps):
+        w.log(train_step(model, xs, ys))
+
+
+def svg_texts(svg: str) -> list[str]:
+    """Every text of an SVG document, in order."""
+    return ["".join(t.itertext()) for t in ET.fromstring(svg).iter(f"{SVG}text")]
+
+
+def svg_boxes(svg: str) -> dict[str, list[str]]:
+    """The model picture's boxes (``u<k>``) by id, with their texts."""
+    return {g.get("id") or "": ["".join(t.itertext()) for t in g.iter(f"{SVG}text")]
+            for g in ET.fromstring(svg).iter(f"{SVG}g") if "mgw-neuron" in (g.get("class") or "")}
+
+
+# ---------------------------------------------------------------- fake front ends (browser tabs) on one widget
+
+
+def folded_widget() -> GraphWidget:
+    """A widget on an MLP loss folded at budget 60."""
+    model = MLP(3, [8, 8, 1])
+    loss = sum((model([0.5, -1.0, 2.0]) - 1.0) ** 2 for _ in range(3))
+    assert isinstance(loss, Value)
+    widget = GraphWidget(loss, node_budget=60)
+    assert dot_module.graph_view(widget.tape, node_budget=60).folds, "the graph should be partly folded"
+    return widget
+
+
+class FrontEnd:
+    """One browser tab's copy of a widget's leaf values, output and open boxes, kept as ipywidgets 8's front end
+    keeps it: it takes every update, and every echo except, while its own change of a trait waits for its echo,
+    another's echo of that trait (@jupyter-widgets/base WidgetModel, ``_expectedEchoMsgIds``)."""
+
+    def __init__(self, kernel: Kernel, session: str) -> None:
+        self.kernel, self.session = kernel, session
+        self.state = {name: kernel.widget.get_state()[name] for name in ("leaf_values", "output", "opened")}
+        self.waiting: dict[str, str] = {}     # trait -> the id of this tab's message whose echo it waits for
+        self.read = 0                          # how many of the kernel's messages this tab has received
+
+    def send(self, **changes: Any) -> None:
+        self.state.update(changes)
+        msg_id = f"{self.session}-{len(self.kernel.sent)}-{sorted(changes)}"
+        self.waiting.update(dict.fromkeys(changes, msg_id))
+        self.kernel.handle(self.session, msg_id, changes)
+
+    def receive(self) -> None:
+        """Take the kernel's messages this tab has not received yet, in order."""
+        for parent, message in self.kernel.sent[self.read:]:
+            state = dict(message.get("state", {}))
+            if message.get("method") == "echo_update":
+                for name in [n for n in state if n in self.waiting]:
+                    if self.waiting[name] == parent:
+                        del self.waiting[name]     # its own echo: applied, and others' are taken again
+                    else:
+                        del state[name]            # another's, sent before this tab's own change arrived
+            if message.get("method") in ("update", "echo_update"):
+                self.state.update({n: v for n, v in state.items() if n in self.state})
+        self.read = len(self.kernel.sent)
+
+
+class Kernel:
+    """A widget's comm with the messages it sent, each with the id of the front end's message it answered."""
+
+    def __init__(self, widget: GraphWidget) -> None:
+        self.widget, self.parent = widget, ""
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+        widget.comm.send = self._send  # type: ignore[method-assign]
+
+    def _send(self, data: Any = None, metadata: Any = None, buffers: Any = None) -> None:
+        self.sent.append((self.parent, data))
+
+    def handle(self, session: str, msg_id: str, state: dict[str, Any]) -> None:
+        self.parent = msg_id
+        try:
+            self.widget._handle_msg({"header": {"session": session, "msg_id": msg_id}, "buffers": [],
+                                     "content": {"data": {"method": "update", "state": state, "buffer_paths": []}}})
+        finally:
+            self.parent = ""
+
+    def echoes(self) -> list[dict[str, Any]]:
+        return [m["state"] for _, m in self.sent if m.get("method") == "echo_update"]
+
+
+def moved_leaf(tab: FrontEnd, widget: GraphWidget, leaf: Value, x: float) -> list[Any]:
+    values = list(tab.state["leaf_values"])
+    values[widget.tape.leaves.index(widget.tape.index(leaf))] = x
+    return values
+
+
+def leaves_of(nodes: dict[str, Value]) -> dict[str, float]:
+    return {k: nodes[k].data for k in "abcf"}
+
+
+def two_tabs() -> tuple[dict[str, Value], GraphWidget, Kernel, FrontEnd, FrontEnd]:
+    """The lecture's L in a widget shown in two tabs."""
+    nodes = lecture_L()
+    widget = GraphWidget(nodes["L"])
+    kernel = Kernel(widget)
+    return nodes, widget, kernel, FrontEnd(kernel, "tab1"), FrontEnd(kernel, "tab2")
+
+
+def position(w: GraphWidget, leaf: Value) -> int:
+    """``leaf``'s place in the widget's leaf values."""
+    return w.tape.leaves.index(w.tape.index(leaf))
+
+
+def moved(w: GraphWidget, leaf: Value, x: Any) -> list[Any]:
+    """The view's leaf values with ``leaf`` moved to ``x``."""
+    values = list(w.leaf_values)
+    values[position(w, leaf)] = x
+    return values

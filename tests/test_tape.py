@@ -1,5 +1,6 @@
-"""Tape: replays bitwise equal to the engine (random graphs, random new leaf values), the binary spec,
-clear errors that leave the tape unchanged, and the shared vectors in tests/vectors/ (never stale)."""
+"""Tape: replays bitwise equal to the engine (random graphs, random new leaf values), the binary spec's layout,
+clear errors that leave the tape unchanged, and the shared vectors in tests/vectors/ (never stale). The codec is
+test_spec.py's, the freezing walk test_freeze.py's."""
 
 from __future__ import annotations
 
@@ -8,17 +9,16 @@ import importlib.util
 import json
 import math
 import struct
-from array import array
 from pathlib import Path
 
 import pytest
-from builders import Interrupting, lecture_L
+from builders import Interrupting, lecture_L, tape_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.spec import SPEC_BUFFERS, decode_number, encode_number, from_buffer, json_safe, spec_to_json
+from micrograd_widget.spec import SPEC_BUFFERS, decode_number, from_buffer, spec_to_json
 from micrograd_widget.tape import SPEC_VERSION, Tape, TapeReplayError
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
@@ -34,35 +34,11 @@ def decoded_bits(xs) -> list[bytes]:
     return [b"nan" if math.isnan(x) else struct.pack("<d", x) for x in xs]
 
 
-def _graph():
-    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
-    c = Value(10.0, label="c")
-    L = ((a * b + c) * -2.0).tanh() + a ** 2 / b
-    return L, (a, b, c)
-
-
 # ---- replay == engine ----
 
 
-def test_freezing_records_the_graph_in_topological_order() -> None:
-    L, (a, _, _) = _graph()
-    tape = Tape.from_value(L)
-    order = topological_order(L)
-    assert tape.values == tuple(order) and tape.root == len(tape) - 1 and tape.values[-1] is L
-    assert [tape.values[i] for i in tape.leaves] == [v for v in order if not v._prev]
-    for i, v in enumerate(tape.values):
-        assert tape.inputs[i] == tuple(tape.index(p) for p in v._prev)
-        assert tape.ops[i] is v._code and tape.symbols[i] == v._op
-        assert math.isnan(tape.k[i]) if v._k is None else tape.k[i] == v._k
-        assert tape.labels[i] == v.label and tape.scopes[i] == v.scope
-    assert tape.index(a) == 0 and repr(tape) == f"Tape({len(tape)} nodes, {len(tape.leaves)} leaves)"
-    assert isinstance(tape.data, array) and isinstance(tape.leaves, array)
-    assert list(tape.ops) == [v._code for v in order]
-    assert list(tape.inputs) == [tape.inputs[i] for i in range(len(tape))] and tape.inputs[-1] == tape.inputs[tape.root]
-
-
 def test_index_scans_then_keeps_a_dict_and_answers_the_same() -> None:
-    L, _ = _graph()
+    L, _ = tape_graph()
     tape = Tape.from_value(L)
     order = topological_order(L)
     assert tape._index is None
@@ -73,16 +49,8 @@ def test_index_scans_then_keeps_a_dict_and_answers_the_same() -> None:
             tape.index(stranger)  # type: ignore[arg-type]
 
 
-def test_a_node_with_three_inputs_is_kept_in_order_and_opaque() -> None:
-    a, b, c = Value(1.0), Value(2.0), Value(3.0)
-    s = Value(6.0, (a, b, c), "sum3")
-    tape = Tape.from_value(s * 2.0)
-    assert tape.inputs[tape.index(s)] == (0, 1, 2) and tape.opaque == (3,)
-    assert list(tape.starts) == [0, 0, 0, 0, 3, 3, 5] and list(tape.flat) == [0, 1, 2, 3, 4]
-
-
 def test_replay_equals_engine_bitwise_for_the_same_leaves() -> None:
-    L, _ = _graph()
+    L, _ = tape_graph()
     L.backward()
     tape = Tape.from_value(L)
     assert bits(tape.forward()) == bits(v.data for v in tape.values)
@@ -90,7 +58,7 @@ def test_replay_equals_engine_bitwise_for_the_same_leaves() -> None:
 
 
 def test_backward_is_fresh_while_the_engine_accumulates() -> None:
-    L, (a, _, _) = _graph()
+    L, (a, _, _) = tape_graph()
     L.backward()
     L.backward()
     tape = Tape.from_value(L)
@@ -240,7 +208,7 @@ def _snapshot(tape: Tape) -> tuple:
     ],
 )
 def test_bad_replay_requests_are_clear_tape_replay_errors(call, words: list[str]) -> None:
-    L, _ = _graph()
+    L, _ = tape_graph()
     tape = Tape.from_value(L)
     tape.backward()
     before = _snapshot(tape)
@@ -339,52 +307,6 @@ def test_spec_is_the_documented_binary_spec() -> None:
     assert bytes(spec["k"])[8:16] == struct.pack("<d", floats["k"][1])
 
 
-def test_spec_buffers_share_the_tapes_arrays_and_travel_as_ipywidgets_binary_buffers() -> None:
-    from ipywidgets.widgets.widget import _remove_buffers
-
-    x = Value(1.5, label="x")
-    tape = Tape.from_value((x * x).tanh())
-    spec = tape.spec()
-    assert spec["op"].obj is tape.rows and spec["inputs"].obj is tape.flat and spec["k"].obj is tape.k
-    state, paths, buffers = _remove_buffers({"spec": spec})
-    assert sorted("/".join(p[1:]) for p in paths) == ["input_start", "inputs", "k", "label/index", "leaf_data",
-                                                      "leaves", "op", "scope/index", "symbol/index"]
-    text = json.dumps(state, allow_nan=False, ensure_ascii=False)  # the rest is plain JSON (NaN k's are in buffers)
-    assert json.loads(text)["spec"]["label"] == {"strings": ["x", ""]}
-    assert all(isinstance(b, memoryview) for b in buffers)
-    assert list(from_buffer(spec["label"]["index"], "i")) == [0, 1, 1]
-
-
-def test_json_safe_replaces_lone_surrogates_and_keeps_everything_else() -> None:
-    for text in ("", "a", "naïve Σ x_i 🙂", "tab\there", "\u202eRTL"):
-        assert json_safe(text) is text
-    assert json_safe("a\ud800b") == "a\ufffdb" and json_safe("\udfff") == "\ufffd"
-    assert json_safe("\ud83d\ude42") == "🙂"  # a pair written as two code points is its character
-    assert json_safe(7) == "7"
-    for text in ("\ud800", "x\udc80y", "ok\ud83d"):
-        json.dumps(json_safe(text), ensure_ascii=False).encode("utf-8")  # what a kernel's JSON packing does
-
-
-def test_every_user_string_in_the_spec_is_json_safe() -> None:
-    a = Value(1.0, label="bad\ud800label")
-    b = Value(2.0, label="fine")
-    with __import__("micrograd_widget.engine", fromlist=["scope"]).scope("sc\udcffope"):
-        c = a * b
-    tape = Tape.from_value(c)
-    spec = tape.spec()
-    assert spec["label"]["strings"][:2] == ["bad\ufffdlabel", "fine"]
-    assert spec["scope"]["strings"] == ["", "sc\ufffdope"]
-    assert tape.labels[0] == "bad\ud800label", "the tape keeps the Values' own strings"
-    json.dumps([spec[k]["strings"] for k in ("symbol", "label", "scope")], ensure_ascii=False).encode("utf-8")
-    assert Tape.from_value(b * b).spec()["label"]["strings"] == ["fine", ""]
-
-
-@pytest.mark.parametrize("x,encoded", [(1.5, 1.5), (-0.0, -0.0), (math.inf, "Infinity"), (-math.inf, "-Infinity")])
-def test_number_encoding_round_trips(x: float, encoded) -> None:
-    assert encode_number(x) == encoded and decode_number(encoded) == x
-    assert encode_number(math.nan) == "NaN" and math.isnan(decode_number("NaN"))
-
-
 # ---- the shared vectors (tests/vectors/*.json, also replayed by js/tape.js) ----
 
 
@@ -465,18 +387,3 @@ def test_inputs_views_read_alike_one_by_one_in_loops_and_in_a_shared_pass() -> N
     assert tape._tuples is not None and tape._tuples() is None, "the list goes with the last view and the block"
 
 
-def test_to_json_is_the_spec_as_plain_json_numbers_worked_by_hand() -> None:
-    """Tape.to_json() (the README's API): the lecture's first product e = a * b as plain JSON, every field written
-    out here by hand, buffers as number lists and string tables as lists."""
-    a, b = Value(2.0, label="a"), Value(-3.0, label="b")
-    e = a * b
-    e.label = "e"
-    doc = Tape.from_value(e).to_json()
-    assert json.loads(json.dumps(doc, allow_nan=False)) == doc
-    assert doc["version"] == SPEC_VERSION and doc["n"] == 3 and doc["root"] == 2
-    assert [row["name"] for row in doc["ops"]] == ["mul"]
-    assert doc["op"] == {"int32": [-1, -1, 0]}
-    assert doc["input_start"] == {"int32": [0, 0, 0, 2]} and doc["inputs"] == {"int32": [0, 1]}
-    assert doc["leaves"] == {"int32": [0, 1]} and doc["leaf_data"] == {"float64": [2.0, -3.0]}
-    assert doc["k"] == {"float64": ["NaN", "NaN", "NaN"]}
-    assert doc["label"] == ["a", "b", "e"] and doc["symbol"] == ["", "", "*"] and doc["scope"] == ["", "", ""]

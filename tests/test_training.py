@@ -1,5 +1,7 @@
 """watch() / TrainingWidget without a kernel: outgoing messages recorded from ``w.comm.send``, time from a fake
-clock the test moves. Throttling, the final flushes, what a push carries, the model's boxes and bad input."""
+clock the test moves. Throttling, the final flushes, what a push carries, bad input, the displays. The model's
+picture is test_model_picture.py's, the curve's thinning test_training_log.py's, the static SVG
+test_training_static.py's."""
 
 from __future__ import annotations
 
@@ -10,22 +12,14 @@ import re
 from typing import Any
 
 import pytest
+from builders import lecture_data, train_step
+from helpers import lecture_run, svg_texts
 
-from micrograd_widget import colors, text
-from micrograd_widget.engine import Value, scope
-from micrograd_widget.model_picture import MAX_BOXES, model_boxes, model_dot, neuron_norms
-from micrograd_widget.nn import MLP, Layer, Module, Neuron
+from micrograd_widget.engine import Value
+from micrograd_widget.nn import MLP, Module, Neuron
 from micrograd_widget.spec import decode_number
 from micrograd_widget.training import TrainingWidget, watch
-from micrograd_widget.training_log import MAX_BUCKETS, MIN_EVERY
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from micrograd_widget.training_log import MIN_EVERY
 
 
 class Recorder:
@@ -44,30 +38,6 @@ class Recorder:
 
     def curves(self) -> list[dict[str, Any]]:
         return [s["curve"] for s in self.states if "curve" in s]
-
-
-def lecture_data() -> tuple[list[list[float]], list[float]]:
-    return [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]], [1.0, -1.0, -1.0, 1.0]
-
-
-def train_step(model: MLP, xs, ys, lr: float = 0.05) -> Value:
-    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
-    model.zero_grad()
-    loss.backward()
-    for p in model.parameters():
-        p.data -= lr * p.grad
-    return loss
-
-
-@pytest.fixture
-def model() -> MLP:
-    random.seed(11)
-    return MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
 
 
 # ---------------------------------------------------------------- throttling and flushing
@@ -242,17 +212,6 @@ def test_each_box_holds_its_neurons_parameters(model):
     assert sorted(k for u in units for k in u["params"]) == list(range(len(params)))
 
 
-def test_neuron_norms_are_the_norms_of_the_parameter_grads(model):
-    xs, ys = lecture_data()
-    train_step(model, xs, ys)
-    w = watch(model)
-    norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)
-    for u, norm in zip(w.boxes, norms):
-        i, j = map(int, re.findall(r"\d+", u.id))
-        assert norm == pytest.approx(math.sqrt(sum(p.grad ** 2 for p in model.layers[i].neurons[j].parameters())),
-                                     rel=1e-15)
-
-
 def test_log_takes_values_numbers_and_explicit_steps(model, clock):
     w = watch(model, clock=clock)
     w.log(Value(2.5))
@@ -275,15 +234,6 @@ def test_micrograds_own_mlp_and_value_work(micrograd, clock):
     assert [decode_number(g) for g in w.grad] == [p.grad for p in model.parameters()]
 
 
-def test_non_finite_losses_are_kept_and_counted(model, clock):
-    w = watch(model, clock=clock)
-    for x in (1.0, math.nan, math.inf, 0.5, -math.inf):
-        w.log(x)
-    w.flush()
-    assert w.curve["losses"] == [1.0, "NaN", "Infinity", 0.5, "-Infinity"]
-    assert w.curve["nonfinite"] == 3 and w.curve["loss"] == "-Infinity"
-
-
 def test_non_finite_and_non_number_grads_travel_as_strings(clock):
     n = Neuron(2)
     n.w[0].grad = math.nan
@@ -293,108 +243,6 @@ def test_non_finite_and_non_number_grads_travel_as_strings(clock):
     n.b.grad = None  # a user's mistake mid-training must not break the push
     w.flush()
     assert w.grad == ["NaN", "Infinity", "NaN"]
-
-
-def test_a_long_run_is_drawn_with_bounded_points_keeping_extremes_and_nans(clock):
-    w = watch(Neuron(1), clock=clock)
-    rng = random.Random(5)
-    losses = [rng.uniform(1.0, 2.0) for _ in range(20_000)]
-    losses[12_345] = 0.001
-    losses[777] = 50.0
-    losses[15_000] = math.nan
-    for x in losses:
-        w.log(x)
-    w.flush()
-    curve = w.curve
-    assert curve["count"] == 20_000
-    assert len(curve["steps"]) <= 3 * MAX_BUCKETS + 2
-    assert curve["steps"] == sorted(set(curve["steps"]))
-    drawn = dict(zip(curve["steps"], curve["losses"]))
-    assert drawn[12_345] == 0.001 and drawn[777] == 50.0 and drawn[15_000] == "NaN"
-    assert curve["steps"][0] == 0 and curve["steps"][-1] == 19_999
-
-
-def test_every_step_is_drawn_below_the_bucket_limit(clock):
-    w = watch(Neuron(1), clock=clock)
-    for k in range(MAX_BUCKETS - 1):
-        w.log(float(k))
-    w.flush()
-    assert w.curve["steps"] == list(range(MAX_BUCKETS - 1))
-
-
-# ---------------------------------------------------------------- the picture of the model
-
-def test_the_dot_has_one_box_per_neuron_in_a_cluster_per_layer(model):
-    w = watch(model)
-    source = w.dot
-    assert len(re.findall(r'class="mgw-neuron"', source)) == 9
-    assert len(re.findall(r"subgraph cluster_\d", source)) == 3
-    assert all(f"id=in{i}" in source for i in range(3))
-    assert source.count("->") - source.count("style=invis") == 3 * 4 + 4 * 4 + 4 * 1
-
-
-def test_the_box_colours_and_numbers_come_from_colors_and_text(model):
-    xs, ys = lecture_data()
-    train_step(model, xs, ys)
-    w = watch(model, precision=3)
-    norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)
-    scale = colors.grad_scale(norms)
-    for k, norm in enumerate(norms):
-        node = re.search(rf"\bu{k} \[label=<(.*?)> .*fillcolor=\"([^\"]+)\"", w.dot)
-        assert node, f"no box u{k}"
-        assert text.format_number(norm, 3) in node.group(1)
-        assert node.group(2) == colors.grad_color(norm, scale)
-
-
-def test_hostile_names_are_escaped_by_dot_escape():
-    hostile = '<b>"x"</b> & {y}|'
-
-    class Odd(Module):
-        def __init__(self) -> None:
-            with scope(f"{hostile}.neurons.0"):
-                self.a = Value(1.0)
-
-        def parameters(self) -> list[Value]:
-            return [self.a]
-
-    source = watch(Odd()).dot
-    assert hostile not in source
-    assert text.escape(hostile, "dot") in source
-
-
-def test_layer_neuron_and_other_modules_get_boxes():
-    random.seed(1)
-    layer = Layer(2, 3)
-    assert [u.id for u in model_boxes(layer, layer.parameters()).neurons] == ["neurons.0", "neurons.1", "neurons.2"]
-    neuron = Neuron(4)
-    boxes = model_boxes(neuron, neuron.parameters())
-    assert [u.id for u in boxes.neurons] == ["neuron"] and boxes.neurons[0].params == (0, 1, 2, 3, 4)
-
-    class Two(Module):
-        def __init__(self) -> None:
-            with scope("enc"):
-                self.enc = MLP(2, [3])
-            self.extra = Value(0.5, label="temperature")
-
-        def parameters(self) -> list[Value]:
-            return [*self.enc.parameters(), self.extra]
-
-    two = Two()
-    boxes = model_boxes(two, two.parameters())
-    assert [u.id for u in boxes.neurons] == ["enc.layers.0.neurons.0", "enc.layers.0.neurons.1",
-                                          "enc.layers.0.neurons.2", "parameters"]
-    assert boxes.neurons[-1].names == ("temperature",)
-    assert boxes.nin == 0
-
-
-def test_a_huge_model_gets_one_box_per_layer(clock):
-    random.seed(0)
-    big = MLP(1, [MAX_BOXES, 2])
-    w = watch(big, clock=clock)
-    assert [u["id"] for u in w.structure["units"]] == ["layers.0", "layers.1"]
-    assert "one box per layer" in w.structure["message"]
-    assert sum(len(u["params"]) for u in w.structure["units"]) == len(big.parameters())
-    model_dot([], [], 0, [])  # an empty picture is still valid DOT
 
 
 # ---------------------------------------------------------------- bad input
@@ -464,24 +312,6 @@ def test_repr_says_what_was_logged(model, clock):
     assert repr(w) == f"TrainingWidget({len(model.parameters())} parameters, 1 step logged, last loss 0.25 at step 0)"
 
 
-def test_parameters_the_structure_does_not_name_get_their_own_box():
-    random.seed(3)
-
-    class Scaled(MLP):
-        def __init__(self) -> None:
-            super().__init__(2, [2, 1])
-            self.scale = Value(1.0, label="scale")
-
-        def parameters(self) -> list[Value]:
-            return [*super().parameters(), self.scale]
-
-    model = Scaled()
-    boxes = model_boxes(model, model.parameters())
-    assert [u.id for u in boxes.neurons][-1] == "other" and boxes.neurons[-1].names == ("scale",)
-    assert boxes.neurons[-1].params == (len(model.parameters()) - 1,)
-    assert boxes.nin == 2
-
-
 # ---------------------------------------------------------------- names and lifetime
 
 def test_a_closed_widget_and_its_model_are_freed(clock):
@@ -501,48 +331,6 @@ def test_a_closed_widget_and_its_model_are_freed(clock):
 
 
 # ---------------------------------------------------------------- the display: static picture, text, refreshes
-
-def lecture_run(w: TrainingWidget, model: MLP, steps: int) -> None:
-    xs, ys = lecture_data()
-    for _ in range(steps):
-        w.log(train_step(model, xs, ys))
-
-
-def svg_texts(svg: str) -> list[str]:
-    import xml.etree.ElementTree as ET
-    return ["".join(t.itertext()) for t in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}text")]
-
-
-def svg_boxes(svg: str) -> dict[str, list[str]]:
-    """The model picture's boxes (``u<k>``) by id, with their texts."""
-    import xml.etree.ElementTree as ET
-    ns = "{http://www.w3.org/2000/svg}"
-    return {g.get("id") or "": ["".join(t.itertext()) for t in g.iter(f"{ns}text")]
-            for g in ET.fromstring(svg).iter(f"{ns}g") if "mgw-neuron" in (g.get("class") or "")}
-
-
-@pytest.mark.usefixtures("dot_program")
-def test_the_mimebundle_has_the_view_a_static_picture_and_a_true_text(model, clock):
-    w = watch(model, clock=clock)
-    lecture_run(w, model, 60)
-    data, _ = w._repr_mimebundle_()
-    assert set(data) == {"application/vnd.jupyter.widget-view+json", "image/svg+xml", "text/plain"}
-    assert data["text/plain"] == repr(w) and "60 steps logged" in data["text/plain"]
-    words = svg_texts(data["image/svg+xml"])
-    assert words[0] == f"loss {text.format_number(w.losses[-1], 4)} at step 59 (60 steps logged, running)"
-    norms = neuron_norms([p.grad for p in model.parameters()], w.boxes)    # the final grads' norms, drawn
-    boxes = svg_boxes(data["image/svg+xml"])
-    assert [boxes[f"u{k}"][-1] for k in range(len(w.boxes))] == [text.format_number(x, 4) for x in norms]
-    w.finish()
-    assert "(60 steps logged, finished)" in svg_texts(w._repr_mimebundle_()[0]["image/svg+xml"])[0]
-
-
-def test_without_dot_the_static_picture_is_the_curve_with_a_hint(model, clock, tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", str(tmp_path))
-    w = watch(model, clock=clock)
-    lecture_run(w, model, 3)
-    words = svg_texts(w._repr_mimebundle_()[0]["image/svg+xml"])
-    assert words[0].endswith("(3 steps logged, running)") and any("install" in t for t in words)
 
 
 @pytest.mark.usefixtures("dot_program")

@@ -4,7 +4,6 @@ defect it pins; expected numbers come from the engine on a freshly built graph, 
 from __future__ import annotations
 
 import gc
-import logging
 import math
 import weakref
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 from builders import Interrupting, log_graph, picture_view
 from builders import lecture_L as lecture
-from helpers import CELL, Recorder, assert_values_match, custom_from_browser, from_browser, make_shell, snapshot
+from helpers import CELL, Recorder, custom_from_browser, from_browser, make_shell, moved, snapshot
 from IPython.core.interactiveshell import InteractiveShell
 
 import micrograd_widget
@@ -23,18 +22,6 @@ from micrograd_widget.export import save_html
 from micrograd_widget.ops import define_op
 from micrograd_widget.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES
 from micrograd_widget.widget import GraphWidget
-
-
-def position(w: GraphWidget, leaf: Value) -> int:
-    return w.tape.leaves.index(w.tape.index(leaf))
-
-
-def moved(w: GraphWidget, leaf: Value, x: Any) -> list[Any]:
-    """The view's leaf values with ``leaf`` moved to ``x``."""
-    values = list(w.leaf_values)
-    values[position(w, leaf)] = x
-    return values
-
 
 # ---------------------------------------------------------------- 1. freeing
 
@@ -108,32 +95,7 @@ def test_save_html_of_a_value_does_not_keep_a_widget_alive(tmp_path: Path) -> No
     assert root() is None
 
 
-# ---------------------------------------------------------------- 2. the write rule
-
-
-def test_two_widgets_on_one_graph_do_not_undo_each_other() -> None:
-    nodes = lecture()
-    w1, w2 = GraphWidget(nodes["L"]), GraphWidget(nodes["L"])
-    Recorder(w1)
-    sent = Recorder(w2)
-    from_browser(w1, leaf_values=moved(w1, nodes["a"], 0.5))
-    from_browser(w2, leaf_values=moved(w2, nodes["b"], 4.0))
-    assert_values_match(nodes, lecture(a=0.5, b=4.0))
-    assert sent.states()[-1]["leaf_values"][position(w2, nodes["a"])] == 0.5, "the merged values go back to the view"
-    assert w2.error == ""
-
-
-def test_a_python_assignment_survives_a_move_in_the_widget_and_set_leaf() -> None:
-    nodes = lecture()
-    w = GraphWidget(nodes["L"])
-    Recorder(w)
-    nodes["a"].data = 7.0
-    from_browser(w, leaf_values=moved(w, nodes["b"], 1.0))
-    assert_values_match(nodes, lecture(a=7.0, b=1.0))
-    nodes["c"].data = -2.0
-    w.set_leaf("f", 3.0)
-    assert_values_match(nodes, lecture(a=7.0, b=1.0, c=-2.0, f=3.0))
-    assert w.leaf_values == [7.0, 1.0, -2.0, 3.0]
+# ---------------------------------------------------------------- 2. the write rule: test_writes.py
 
 
 # ---------------------------------------------------------------- 3, 4, 5. user code that raises, error text
@@ -408,52 +370,8 @@ def test_a_huge_chain_is_frozen_once_per_display_and_its_state_is_binary(monkeyp
     assert sum(memoryview(b).nbytes for b in buffers) < 50 * len(w.tape)
 
 
-# ---------------------------------------------------------------- 10. kernel-owned state, -0.0, options from the view
-
-
-@pytest.mark.parametrize("name, value", [("spec", {}), ("dot", "digraph { x }"), ("view", {"shown": []}),
-                                         ("data", [1.0]), ("grad", [2.0]), ("error", "hi"), ("_esm", "x"),
-                                         ("nonsense", 1)])
-def test_kernel_owned_traits_are_read_only_from_the_view(name: str, value: Any, tmp_path: Path,
-                                                         caplog: pytest.LogCaptureFixture) -> None:
-    nodes = lecture()
-    w = GraphWidget(nodes["L"])
-    sent = Recorder(w)
-    state = w.get_state()
-    before = {k: repr(v) for k, v in state.items()}
-    with caplog.at_level(logging.WARNING):
-        from_browser(w, **{name: value}, leaf_values=moved(w, nodes["a"], 0.5))
-    assert "kernel's" in w.error and name in w.error
-    after = {k: repr(v) for k, v in w.get_state().items()}
-    assert {k: v for k, v in after.items() if k != "error"} == {k: v for k, v in before.items() if k != "error"}
-    assert nodes["a"].data == 2.0, "a refused message changes nothing"
-    assert any(name in r.getMessage() for r in caplog.records)
-    if name in w.keys and name != "error":  # error now says why
-        pushed = [s for s in sent.states() if name in s and s[name] == state[name]]  # buffers by content
-        assert pushed, "the kernel's value is pushed back"
-    save_html(w, tmp_path / "page.html")
-
-
-def test_minus_zero_after_zero_is_a_change() -> None:
-    x = Value(0.0, label="x")
-    w = GraphWidget(x * 3.0)
-    Recorder(w)
-    from_browser(w, leaf_values=[-0.0, 3.0])
-    assert math.copysign(1.0, x.data) == -1.0 and math.copysign(1.0, w.leaf_values[0]) == -1.0
-
-
-@pytest.mark.parametrize("name, value, words", [("precision", 99, "precision"), ("rankdir", "XY", "rankdir"),
-                                                ("node_budget", None, "only be asked for from Python"),
-                                                ("node_budget", 5000, "node_budget"), ("color", "yes", "color")])
-def test_bad_options_from_the_view_reach_its_error(name: str, value: Any, words: str) -> None:
-    w = GraphWidget(lecture()["L"])
-    sent = Recorder(w)
-    old = getattr(w, name)
-    from_browser(w, **{name: value})
-    assert words in w.error and getattr(w, name) == old
-    assert any(s.get(name) == old for s in sent.states()), "the kernel's option goes back to the view"
-    from_browser(w, node_budget=2000)
-    assert w.node_budget == 2000 and w.error == ""
+# ---------------------------------------------------------------- 10. node_budget from Python (from the view:
+# test_view_state.py; -0.0: test_writes.py)
 
 
 def test_node_budget_none_is_still_allowed_from_python() -> None:

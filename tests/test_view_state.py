@@ -1,0 +1,102 @@
+"""view_state.py, what a front end may send and how it is checked: an update that is not a mapping, a deeply
+nested value, a kernel-owned trait and a bad option are refused with a short error and change nothing (the
+kernel's value goes back to the view); one ``opened`` message is checked once."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from builders import lecture_L
+from helpers import FrontEnd, Kernel, Recorder, folded_widget, from_browser, moved
+
+from micrograd_widget import fold_tree
+from micrograd_widget.export import save_html
+from micrograd_widget.fold_tree import build_tree
+from micrograd_widget.widget import GraphWidget
+
+
+@pytest.mark.parametrize("data", [[1, 2], None, "leaf_values", 3, [["leaf_values", [1.0]]]])
+def test_an_update_that_is_not_a_mapping_is_refused_not_raised(data: Any,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    nodes = lecture_L()
+    widget = GraphWidget(nodes["L"])
+    before = [v.data for v in nodes.values()], list(widget.leaf_values)
+    widget.set_state(data)
+    assert "must map trait names to values" in widget.error and len(widget.error) < 300
+    assert "refused an update" in caplog.text
+    assert ([v.data for v in nodes.values()], list(widget.leaf_values)) == before
+
+
+@pytest.mark.parametrize("name", ["opened", "leaf_values", "output", "precision", "rankdir", "spec", "node_budget"])
+def test_a_deeply_nested_value_gets_a_short_error(name: str) -> None:
+    nodes = lecture_L()
+    widget = GraphWidget(nodes["L"])
+    kernel = Kernel(widget)
+    deep: list[Any] = []
+    for _ in range(960):
+        deep = [deep]
+
+    def at_depth(frames: int, value: Any) -> None:    # a kernel's stack is deep already when a message arrives
+        if frames:
+            at_depth(frames - 1, value)
+        else:
+            kernel.handle("tab1", "m1", {name: value})
+    before = list(widget.leaf_values)
+    for value in (deep, [deep, *before[1:]], [*widget.opened, deep]):
+        widget.error = ""
+        at_depth(60, value)
+        assert widget.error and len(widget.error) < 300
+        assert "[[[" in widget.error or "may not change ['spec']" in widget.error
+        assert widget.leaf_values == before and nodes["a"].data == 2.0
+
+
+def test_one_opened_message_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24 (5): the check ran twice per message (the view's check, then the trait's validator)."""
+    widget = folded_widget()
+    Kernel(widget)
+    calls: list[int] = []
+    check = fold_tree.check_open
+    monkeypatch.setattr(fold_tree, "check_open", lambda *a, **k: calls.append(len(a[2])) or check(*a, **k))
+    every = [g.key for g in build_tree(widget.tape, 60).groups]
+    FrontEnd(Kernel(widget), "tab1").send(opened=every)
+    assert calls == [len(every)] and widget.opened and widget.error == ""
+
+
+@pytest.mark.parametrize("name, value", [("spec", {}), ("dot", "digraph { x }"), ("view", {"shown": []}),
+                                         ("data", [1.0]), ("grad", [2.0]), ("error", "hi"), ("_esm", "x"),
+                                         ("nonsense", 1)])
+def test_kernel_owned_traits_are_read_only_from_the_view(name: str, value: Any, tmp_path: Path,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    nodes = lecture_L()
+    w = GraphWidget(nodes["L"])
+    sent = Recorder(w)
+    state = w.get_state()
+    before = {k: repr(v) for k, v in state.items()}
+    with caplog.at_level(logging.WARNING):
+        from_browser(w, **{name: value}, leaf_values=moved(w, nodes["a"], 0.5))
+    assert "kernel's" in w.error and name in w.error
+    after = {k: repr(v) for k, v in w.get_state().items()}
+    assert {k: v for k, v in after.items() if k != "error"} == {k: v for k, v in before.items() if k != "error"}
+    assert nodes["a"].data == 2.0, "a refused message changes nothing"
+    assert any(name in r.getMessage() for r in caplog.records)
+    if name in w.keys and name != "error":  # error now says why
+        pushed = [s for s in sent.states() if name in s and s[name] == state[name]]  # buffers by content
+        assert pushed, "the kernel's value is pushed back"
+    save_html(w, tmp_path / "page.html")
+
+
+@pytest.mark.parametrize("name, value, words", [("precision", 99, "precision"), ("rankdir", "XY", "rankdir"),
+                                                ("node_budget", None, "only be asked for from Python"),
+                                                ("node_budget", 5000, "node_budget"), ("color", "yes", "color")])
+def test_bad_options_from_the_view_reach_its_error(name: str, value: Any, words: str) -> None:
+    w = GraphWidget(lecture_L()["L"])
+    sent = Recorder(w)
+    old = getattr(w, name)
+    from_browser(w, **{name: value})
+    assert words in w.error and getattr(w, name) == old
+    assert any(s.get(name) == old for s in sent.states()), "the kernel's option goes back to the view"
+    from_browser(w, node_budget=2000)
+    assert w.node_budget == 2000 and w.error == ""
