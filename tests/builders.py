@@ -280,12 +280,16 @@ def hostile_graph() -> tuple[Value, list[str]]:
     return total, [v.label for v in Tape.from_value(total).values]
 
 
-def log_graph(x: float = 2.0) -> dict[str, Value]:
+def log_graph(x: float = 2.0, backward: bool = False) -> dict[str, Value]:
+    """``z = log(x) * k`` on labelled leaves x, k (k = 3); nodes by label. Moving ``x`` to zero or below is an op
+    error (log of a non-positive number). ``backward`` runs ``z.backward()``."""
     vx, vk = Value(x, label="x"), Value(3.0, label="k")
     y = vx.log()
     y.label = "y"
     z = y * vk
     z.label = "z"
+    if backward:
+        z.backward()
     return {v.label: v for v in (vx, vk, y, z)}
 
 

@@ -10,6 +10,7 @@ import random
 from itertools import pairwise
 
 import pytest
+from builders import train_step
 from playwright.sync_api import expect
 
 from micrograd_widget.colors import POSITIVE_COLOR, grad_color, grad_scale
@@ -81,16 +82,6 @@ def push_to_page(page, before: dict, widget: TrainingWidget) -> None:
 
 def lecture_data() -> tuple[list[list[float]], list[float]]:
     return [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]], [1.0, -1.0, -1.0, 1.0]
-
-
-def train_step(model: MLP, xs, ys, lr: float = 0.05):
-    """The lecture's step: forward, squared-error loss, zero_grad, backward, SGD update (grads kept)."""
-    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
-    model.zero_grad()
-    loss.backward()
-    for p in model.parameters():
-        p.data -= lr * p.grad
-    return loss
 
 
 def shown_grads(root) -> dict[str, float]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 
 import pytest
+from builders import log_graph
 from playwright.sync_api import expect
 
 from micrograd_widget.colors import POSITIVE_COLOR, ZERO_COLOR, grad_color
@@ -17,7 +18,7 @@ from micrograd_widget.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.fake_model import open_view, widget_payload
-from .mgw_browser.graphs import HOSTILE_LABELS, hostile_graph, lecture_L, lecture_neuron, log_graph, moons_loss
+from .mgw_browser.graphs import HOSTILE_LABELS, hostile_graph, lecture_L, lecture_neuron, moons_loss
 
 pytestmark = pytest.mark.browser
 
@@ -178,7 +179,7 @@ def test_hostile_labels_render_as_text_and_run_nothing(show, guarded):
 
 
 def test_op_error_while_dragging_shows_a_message_and_the_view_recovers(show):
-    nodes = log_graph()
+    nodes = log_graph(backward=True)
     view = show(nodes["z"])
     lo, hi, _ = view.slider_range("x")
     if lo <= -1.0:
@@ -193,7 +194,7 @@ def test_op_error_while_dragging_shows_a_message_and_the_view_recovers(show):
     assert x > 0
     expect(error).to_be_hidden()
     expect(view.root).to_have_attribute("data-state", "ready")
-    view.expect_numbers(expected_numbers(log_graph(x)))
+    view.expect_numbers(expected_numbers(log_graph(x, backward=True)))
 
 
 def test_python_side_refresh_flows_into_the_view(show, guarded):

@@ -29,17 +29,6 @@ def vector_dots() -> list[str]:
 HOSTILE_LABELS = ("<img src=x onerror=alert(1)>", "<script>alert(2)</script>")
 
 
-def log_graph(x: float = 2.0) -> dict[str, Value]:
-    """``z = log(x) * k``: moving ``x`` to zero or below is an op error (log of a non-positive number)."""
-    vx, vk = Value(x, label="x"), Value(3.0, label="k")
-    y = vx.log()
-    y.label = "y"
-    z = y * vk
-    z.label = "z"
-    z.backward()
-    return {v.label: v for v in (vx, vk, y, z)}
-
-
 def hostile_graph() -> dict[str, Value]:
     """Two leaves whose labels are HTML that would run script if it ever reached innerHTML."""
     x, y = Value(1.5, label=HOSTILE_LABELS[0]), Value(-2.0, label=HOSTILE_LABELS[1])
