@@ -17,7 +17,7 @@
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
 import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
-import { FOLD_COLOR, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
+import { DOT_STYLE, FOLD_COLOR, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
 import { cleanText } from "./text.js";
 
 /** @import { Palette } from "./format.js" */
@@ -194,8 +194,9 @@ function valueLine(tape, i, output, data, grad, scale, precision, rankdir, acros
   const end = across && rankdir === "LR" ? "\\l" : "";
   const leaf = tape.inputStart[i + 1] === tape.inputStart[i];
   const isOutput = i === output; // the differentiated output: bold, class mgw-output-node
+  const names = DOT_STYLE.classes;
   /** @type {Record<string, string>} */
-  const attrs = { id: `n${i}`, class: "mgw-value" + (leaf ? " mgw-leaf" : "") + (isOutput ? " mgw-output-node" : "")
+  const attrs = { id: `n${i}`, class: names.value + (leaf ? " " + names.leaf : "") + (isOutput ? " " + names.output : "")
     + (unreached ? " mgw-unreached" : "") };
   const text = cleanText(tape.labels[i], MAX_TOOLTIP_CHARS);
   const label = record([escape(cleanText(text, MAX_LABEL_CHARS)), `data ${formatNumber(data[i], precision)}${end}`,
@@ -206,9 +207,9 @@ function valueLine(tape, i, output, data, grad, scale, precision, rankdir, acros
     `data = ${pyRepr(data[i])}`, unreached ? "grad not reached yet" : `grad = ${pyRepr(grad[i])}`];
   if (tape.scopes[i]) tip.push("scope " + escape(cleanText(tape.scopes[i], MAX_TOOLTIP_CHARS), "dot"));
   attrs.tooltip = tip.join("\\n");
-  if (leaf) attrs.shape = "Mrecord";
-  if (isOutput) { attrs.style = "filled,bold"; attrs.penwidth = "2.5"; }
-  if (unreached) attrs.style = (attrs.style ?? "filled") + ",dashed";
+  if (leaf) Object.assign(attrs, DOT_STYLE.leaf);
+  if (isOutput) Object.assign(attrs, DOT_STYLE.output);
+  if (unreached) attrs.style = (attrs.style ?? DOT_STYLE.node.style) + ",dashed";
   if (scale !== null) attrs.fillcolor = unreached ? palette.zero : gradColor(grad[i], scale, palette);
   return nodeLine(`n${i}`, label, attrs, "\t");
 }
@@ -222,7 +223,7 @@ function valueLine(tape, i, output, data, grad, scale, precision, rankdir, acros
 function legend(scale, precision, palette) {
   const cells = [0 - scale, 0 - scale / 4, 0, scale / 4, scale]
     .map((v) => `<TD BGCOLOR="${gradColor(v, scale, palette)}">${formatNumber(v, precision)}</TD>`).join("");
-  return '<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">' + `<TR><TD>grad</TD>${cells}</TR></TABLE>>`;
+  return `<${LEGEND_TABLE}<TR><TD>grad</TD>${cells}</TR></TABLE>>`;
 }
 
 /**
@@ -260,13 +261,10 @@ export function writeDot(tape, tree, pic, options) {
   const folded = pic.boxes.length > 0;
   const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
   const scale = color ? pictureScale(grad, pic.shown, biggest, output, reachedAt, step) : null;
-  /** @type {Record<string, string>} */
-  const graphAttrs = { bgcolor: "white", fontname: "Helvetica", fontsize: "11", rankdir };
-  if (folded) { graphAttrs.ranksep = "0.25"; graphAttrs.nodesep = "0.2"; }
-  const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`,
-    `\tnode [fillcolor="${PALETTE.zero}" fontname=Helvetica fontsize=11 shape=record style=filled]\n`,
-    '\tedge [arrowsize=0.7 class="mgw-edge" color="#555555"]\n'];
-  if (pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} labeljust=l labelloc=t\n`);
+  const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}) };
+  const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`, `\tnode [${attrList(DOT_STYLE.node)}]\n`,
+    `\tedge [${attrList(DOT_STYLE.edge)}]\n`];
+  if (pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} ${attrList(DOT_STYLE.message)}\n`);
   /** @type {Map<number, string[]>} */
   const held = new Map([[-1, []]]);
   /** @type {Map<number, number[]>} */
@@ -283,7 +281,7 @@ export function writeDot(tape, tree, pic, options) {
         opLabels.set(symbol, [escape(cleanText(symbol, MAX_SYMBOL_CHARS), "dot"), escape(cleanText(symbol, MAX_TOOLTIP_CHARS), "dot")]);
       }
       const [label, tip] = entry(opLabels, symbol);
-      entry(held, where).push(nodeLine(`n${i}_op`, label, { class: "mgw-op", id: `n${i}_op`, margin: "0.02", shape: "ellipse", tooltip: tip }, "\t"));
+      entry(held, where).push(nodeLine(`n${i}_op`, label, { ...DOT_STYLE.op, id: `n${i}_op`, tooltip: tip }, "\t"));
     }
   }
   const end = rankdir === "LR" ? "\\l" : "";
@@ -299,8 +297,9 @@ export function writeDot(tape, tree, pic, options) {
       ...numbers.map((x) => escape(x) + end)], rankdir, true);
     const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
     const fill = boxFill(grad, big, scale, palette, reachedAt !== null);
-    entry(held, groups[b.group].parent).push(nodeLine(b.id, label, { class: "mgw-fold" + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id, shape: "record",
-      style: "filled,dashed", tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
+    entry(held, groups[b.group].parent).push(nodeLine(b.id, label, { ...DOT_STYLE.fold,
+      class: DOT_STYLE.fold.class + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id,
+      tooltip: escape(cleanText(tip, MAX_TOOLTIP_CHARS), "dot") }, "\t"));
   });
   /** @type {Map<number, string>} */
   const clusterId = new Map();
@@ -310,8 +309,7 @@ export function writeDot(tape, tree, pic, options) {
     for (const s of entry(held, container)) lines.push(indent + s);
     for (const g of entry(children, container)) {
       const G = groups[g];
-      const attrs = { class: "mgw-cluster", color: "#999999", fontcolor: "#555555", id: entry(clusterId, g),
-        label: escape(cleanText(G.title, MAX_LABEL_CHARS), "dot"), style: "dashed",
+      const attrs = { ...DOT_STYLE.cluster, id: entry(clusterId, g), label: escape(cleanText(G.title, MAX_LABEL_CHARS), "dot"),
         tooltip: escape(cleanText(`${G.title}: ${thousands(G.count)} nodes, opened`, MAX_TOOLTIP_CHARS), "dot") };
       lines.push(`${indent}\tsubgraph cluster_${entry(clusterId, g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
       emit(g, indent + "\t");
@@ -321,8 +319,7 @@ export function writeDot(tape, tree, pic, options) {
   emit(-1, "");
   for (const [tail, head] of pic.edges) lines.push(`\t${tail} -> ${head} [id=e_${tail}_${head}]\n`);
   if (scale !== null && pic.shown.length > 0) {
-    lines.push(nodeLine("mgw-legend", legend(scale, precision, palette), { class: "mgw-legend", id: "mgw-legend", shape: "plaintext",
-      tooltip: "node colour = grad: blue negative, white zero, orange positive" }, "\t", true));
+    lines.push(nodeLine(DOT_STYLE.legend.id, legend(scale, precision, palette), DOT_STYLE.legend, "\t", true));
   }
   lines.push("}\n");
   return lines.join("");

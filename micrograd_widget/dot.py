@@ -19,7 +19,8 @@ from typing import Any
 
 import graphviz
 
-from .colors import FOLD_COLOR, ZERO_COLOR, grad_color, grad_scale
+from .colors import FOLD_COLOR, grad_color, grad_scale
+from .dot_style import DOT_STYLE, LEGEND_TABLE
 from .engine import Value, topological_order
 from .fold import Fold
 from .fold_tree import FoldTree, Picture, build_tree, picture
@@ -149,13 +150,8 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         pic = picture(tape, tree, keys)
         dot_text, folds = write_dot(tape, tree, pic, options, tape.root if output is None else output)
     # The lecture's Digraph, its attributes editable as dicts; its source is exactly the text written above.
-    graph = graphviz.Digraph(
-        name="micrograd", format="svg",
-        graph_attr={"rankdir": options["rankdir"], "bgcolor": "white", "fontname": "Helvetica", "fontsize": "11",
-                    **({"ranksep": "0.25", "nodesep": "0.2"} if folds else {})},
-        node_attr={"fontname": "Helvetica", "fontsize": "11", "shape": "record", "style": "filled",
-                   "fillcolor": ZERO_COLOR},
-        edge_attr={"color": "#555555", "arrowsize": "0.7", "class": "mgw-edge"})
+    graph = graphviz.Digraph(name="micrograd", format="svg", graph_attr=_graph_attrs(options["rankdir"], bool(folds)),
+                             node_attr=dict(DOT_STYLE["node"]), edge_attr=dict(DOT_STYLE["edge"]))
     graph.body = dot_text.splitlines(keepends=True)[4:-1]
     assert graph.source == dot_text, "the Digraph's header is the one write_dot writes"
     return GraphView(tape, graph, tuple(pic.shown), folds, pic.message, options, output, tree,
@@ -176,11 +172,20 @@ def quote(text: str, html_label: bool = False) -> str:
     return f'"{text}"'
 
 
+def _attr_list(attrs: dict[str, str]) -> str:
+    """Attributes ``name=value``, sorted by name (the graphviz package's order)."""
+    return " ".join(f"{quote(k)}={quote(v)}" for k, v in sorted(attrs.items()))
+
+
 def _line(name: str, label: str | None, attrs: dict[str, str], indent: str, html_label: bool = False) -> str:
     """A node statement: ``label`` first, the other attributes sorted by name (the graphviz package's order)."""
-    parts = [] if label is None else [f"label={quote(label, html_label)}"]
-    parts += [f"{quote(k)}={quote(v)}" for k, v in sorted(attrs.items())]
+    parts = ([] if label is None else [f"label={quote(label, html_label)}"]) + ([_attr_list(attrs)] if attrs else [])
     return f"{indent}{quote(name)} [{' '.join(parts)}]\n"
+
+
+def _graph_attrs(rankdir: str, folded: bool) -> dict[str, str]:
+    """The graph's attributes (dot_style.py's, closer ranks when ``folded``): the header and the Digraph's."""
+    return {**DOT_STYLE["graph"], "rankdir": rankdir, **(DOT_STYLE["folded"] if folded else {})}
 
 
 def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
@@ -205,14 +210,10 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
                   for g in pic.boxes)
     biggest = [box_max(tape.grad, members[g], out) for g in pic.boxes]    # each box's colour and max |grad|
     scale = _scale_of(tape, pic.shown, out, biggest) if options["color"] else None
-    graph_attrs = {"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11", "rankdir": rankdir,
-                   **({"ranksep": "0.25", "nodesep": "0.2"} if folded else {})}
-    lines = ["digraph micrograd {\n",
-             f"\tgraph [{' '.join(f'{k}={quote(v)}' for k, v in sorted(graph_attrs.items()))}]\n",
-             f'\tnode [fillcolor="{ZERO_COLOR}" fontname=Helvetica fontsize=11 shape=record style=filled]\n',
-             '\tedge [arrowsize=0.7 class="mgw-edge" color="#555555"]\n']
+    lines = ["digraph micrograd {\n", f"\tgraph [{_attr_list(_graph_attrs(rankdir, folded))}]\n",
+             f"\tnode [{_attr_list(DOT_STYLE['node'])}]\n", f"\tedge [{_attr_list(DOT_STYLE['edge'])}]\n"]
     if pic.message:
-        lines.append(f"\tlabel={quote(escape(pic.message, 'dot'))} labeljust=l labelloc=t\n")
+        lines.append(f"\tlabel={quote(escape(pic.message, 'dot'))} {_attr_list(DOT_STYLE['message'])}\n")
     # What each container (-1: the graph; else an opened group) holds: nodes, closed boxes, opened groups.
     held: dict[int, list[str]] = {-1: [], **{g: [] for g in pic.clusters}}
     op_labels: dict[str, tuple[str, str]] = {}
@@ -233,20 +234,17 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
         for g in children[container]:
             title = escape(clean_text(groups[g].title, MAX_LABEL_CHARS), "dot")
             tip = escape(clean_text(f"{groups[g].title}: {groups[g].count:,} nodes, opened", MAX_TOOLTIP_CHARS), "dot")
-            attrs = {"class": "mgw-cluster", "color": "#999999", "fontcolor": "#555555", "id": cluster_id[g],
-                     "label": title, "style": "dashed", "tooltip": tip}
+            attrs = {**DOT_STYLE["cluster"], "id": cluster_id[g], "label": title, "tooltip": tip}
             lines.append(f"{indent}\tsubgraph cluster_{cluster_id[g]} {{\n")
-            lines.append(f"{indent}\t\tgraph [{' '.join(f'{k}={quote(v)}' for k, v in sorted(attrs.items()))}]\n")
+            lines.append(f"{indent}\t\tgraph [{_attr_list(attrs)}]\n")
             emit(g, indent + "\t")
             lines.append(f"{indent}\t}}\n")
     emit(-1, "")
     for tail, head in edges:
         lines.append(f"\t{tail} -> {head} [id=e_{tail}_{head}]\n")
     if scale is not None and pic.shown:
-        lines.append(_line("mgw-legend", _legend(scale, precision),
-                           {"class": "mgw-legend", "id": "mgw-legend", "shape": "plaintext",
-                            "tooltip": "node colour = grad: blue negative, white zero, orange positive"},
-                           "\t", html_label=True))
+        legend = DOT_STYLE["legend"]
+        lines.append(_line(legend["id"], _legend(scale, precision), legend, "\t", html_label=True))
     lines.append("}\n")
     return "".join(lines), folds
 
@@ -260,7 +258,8 @@ def _value_line(tape: Tape, i: int, out: int, scale: float | None, precision: in
     # not shift its row.
     end = "\\l" if across and rankdir == "LR" else ""
     leaf, output = not tape.inputs[i], i == out
-    classes = "mgw-value" + (" mgw-leaf" if leaf else "") + (" mgw-output-node" if output else "")
+    names = DOT_STYLE["classes"]
+    classes = names["value"] + (" " + names["leaf"] if leaf else "") + (" " + names["output"] if output else "")
     attrs = {"id": f"n{i}", "class": classes}
     text = clean_text(tape.labels[i], MAX_TOOLTIP_CHARS)
     data, grad = tape.data[i], tape.grad[i]
@@ -274,9 +273,9 @@ def _value_line(tape: Tape, i: int, out: int, scale: float | None, precision: in
         tip.append("scope " + escape(clean_text(tape.scopes[i], MAX_TOOLTIP_CHARS), "dot"))
     attrs["tooltip"] = "\\n".join(tip)
     if leaf:
-        attrs["shape"] = "Mrecord"
+        attrs.update(DOT_STYLE["leaf"])
     if output:
-        attrs.update(style="filled,bold", penwidth="2.5")
+        attrs.update(DOT_STYLE["output"])
     if scale is not None:
         attrs["fillcolor"] = grad_color(grad, scale)
     return _line(f"n{i}", label, attrs, "\t")
@@ -288,8 +287,7 @@ def _op_line(i: int, symbol: str, labels: dict[str, tuple[str, str]]) -> str:
         labels[symbol] = (escape(clean_text(symbol, MAX_SYMBOL_CHARS), "dot"),
                           escape(clean_text(symbol, MAX_TOOLTIP_CHARS), "dot"))
     label, tip = labels[symbol]
-    return _line(f"n{i}_op", label, {"class": "mgw-op", "id": f"n{i}_op", "margin": "0.02", "shape": "ellipse",
-                                     "tooltip": tip}, "\t")
+    return _line(f"n{i}_op", label, {**DOT_STYLE["op"], "id": f"n{i}_op", "tooltip": tip}, "\t")
 
 
 def _fold_line(tape: Tape, f: Fold, count: int, big: int | None, scale: float | None, precision: int,
@@ -309,9 +307,8 @@ def _fold_line(tape: Tape, f: Fold, count: int, big: int | None, scale: float | 
                      *(escape(x) + end for x in numbers)), rankdir, True)
     tip = f.note or f"{f.title}: {count:,} nodes folded"
     fill = grad_color(grad[big], scale) if scale is not None and big is not None else FOLD_COLOR
-    return _line(f.id, label, {"class": "mgw-fold", "fillcolor": fill, "id": f.id, "shape": "record",
-                               "style": "filled,dashed", "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")},
-                 "\t")
+    return _line(f.id, label, {**DOT_STYLE["fold"], "fillcolor": fill, "id": f.id,
+                               "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")}, "\t")
 
 
 def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, list[int]]], box_id: dict[int, str],
@@ -367,5 +364,4 @@ def _legend(scale: float, precision: int) -> str:
         f'<TD BGCOLOR="{grad_color(v, scale)}">{format_number(v, precision)}</TD>'
         for v in (0.0 - scale, 0.0 - scale / 4, 0.0, scale / 4, scale)
     )
-    return ('<<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">'
-            f'<TR><TD>grad</TD>{cells}</TR></TABLE>>')
+    return f"<{LEGEND_TABLE}<TR><TD>grad</TD>{cells}</TR></TABLE>>"

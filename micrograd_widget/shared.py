@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any
 
-from . import colors, display, fold, fold_tree, requests, tape, text
+from . import colors, display, dot_style, fold, fold_tree, requests, tape, text
 from .gradcheck import GRADCHECK_DEFAULTS
 
 __all__ = ["SHARED", "js_module"]
@@ -34,17 +34,20 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("GRADCHECK_DEFAULTS", dict(GRADCHECK_DEFAULTS), "gradcheck.py: the check's eps, rtol and atol"),
     ("MAX_KERNEL_LEAVES", requests.MAX_GRADCHECK_LEAVES, "requests.py MAX_GRADCHECK_LEAVES: leaves per kernel check"),
     ("MAX_KERNEL_WORK", requests.MAX_GRADCHECK_WORK, "requests.py MAX_GRADCHECK_WORK: leaves x nodes per kernel check"),
+    ("DOT_STYLE", dot_style.DOT_STYLE, "dot_style.py: the DOT writers' fixed attributes and classes"),
+    ("LEGEND_TABLE", dot_style.LEGEND_TABLE, "dot_style.py: the opening of the legend's HTML-like table"),
 )
 
 
 def _js_value(value: Any) -> str:
-    """``value`` as a JS expression: a regular expression as a RegExp, a dict frozen, anything else as JSON."""
+    """``value`` as a JS expression: a regular expression as a RegExp, a dict frozen (its dicts too), anything else
+    as JSON."""
     if isinstance(value, re.Pattern):
         if value.flags & ~re.UNICODE:
             raise ValueError(f"a shared pattern takes no flags (JS and Python spell them apart): {value.pattern!r}")
         return f"new RegExp({json.dumps(value.pattern)})"
     if isinstance(value, dict):
-        return f"Object.freeze({json.dumps(value)})"
+        return f"Object.freeze({{{', '.join(f'{json.dumps(k)}: {_js_value(v)}' for k, v in value.items())}}})"
     return json.dumps(value)
 
 
