@@ -169,6 +169,7 @@ class GraphWidget(_assets.AssetsWidget):
         if getattr(self, "_tape", None) is None:
             return
         self._tape = None
+        self._tree = None       # the fold hierarchy, with the fit tables and box openings an Expand kept on it
         self._drawn = None      # the picture holds the tape
         self._applied = ([], 0)
         self._had.clear()

@@ -84,3 +84,25 @@ def test_the_saved_state_is_small_and_binary(measured: tuple[GraphWidget, int]) 
     assert buffers == expected_buffers, "the spec's and the fold tree's arrays are the binary buffers"
     assert (text + buffers) / n <= MAX_STATE_BYTES_PER_NODE, f"saved state {(text + buffers) / n:.0f} B per node"
     assert text < 25 * n, "labels, scopes, symbols as JSON: a few bytes per node"
+
+
+def test_a_closed_widget_lets_go_of_its_fold_hierarchy() -> None:
+    """close() frees the fold hierarchy too, with the fit tables and per-box openings a front end's Expand makes
+    on it: after it, the widget keeps almost nothing of what it cost (tracemalloc, after a full GC)."""
+    root = sum_of_squares(LEAVES // 4)
+    widget, _ = widget_bytes(root)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        keys = list(widget._fold_tree().by_key)
+        widget.opened = keys[:1]             # a fit: its base tables and the box's opening are kept on the tree
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+        widget.close()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown > 100_000, f"the Expand allocated only {grown:,} B: the measurement is broken"
+    assert kept < grown / 10, f"closing kept {kept:,} B of the {grown:,} B the Expand allocated"
