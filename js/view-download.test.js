@@ -29,7 +29,7 @@ test("PNG scale: 2x when it fits, else the largest hundredth that fits, down to 
   assert.equal(pngScale(400, 100), 2);
   assert.equal(pngScale(1062, 10908), 1.5, "16,384 / 10,908 = 1.502");
   assert.deepEqual(pngSize(1062, 10908, 1.5), { width: 1593, height: 16362 });
-  // the README's moons loss with layers.1 open: 16,384 / 21,816 = 0.751
+  // docs/architecture.md's moons loss with layers.1 open: 16,384 / 21,816 = 0.751
   assert.equal(pngScale(2124, 21816), 0.75);
   assert.deepEqual(pngSize(2124, 21816, 0.75), { width: 1593, height: 16362 });
   assert.equal(pngScale(32768, 10), 0.5, "exactly the side limit at 0.5x");

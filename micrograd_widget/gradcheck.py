@@ -96,7 +96,7 @@ class GradCheck:
 
 
 # A check of more than this many node evaluations (two forward replays per leaf, each over every node) warns
-# first, its time estimated at _EVALUATIONS_PER_SECOND, a replay's rate on a laptop (the README's benchmark row
+# first, its time estimated at _EVALUATIONS_PER_SECOND, a replay's rate on a laptop (docs/benchmarks.md, the row
 # "a view's gradcheck request", benchmarks/bench_requests.py): such a check keeps the kernel busy for seconds.
 LONG_CHECK_EVALUATIONS = 40_000_000
 _EVALUATIONS_PER_SECOND = 4e6

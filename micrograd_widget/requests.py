@@ -27,7 +27,7 @@ __all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "err
 
 MAX_GRADCHECK_LEAVES = 256
 # Leaves x nodes one gradcheck request may cost (two forward replays per leaf over every node, plus the request's
-# own replays): it bounds the kernel's time on one request to a couple of seconds (the README's benchmark row
+# own replays): it bounds the kernel's time on one request to a couple of seconds (docs/benchmarks.md, the row
 # "a view's gradcheck request", benchmarks/bench_requests.py).
 MAX_GRADCHECK_WORK = 4_000_000
 MAX_ERROR_CHARS = 300

@@ -1,5 +1,6 @@
-"""The README's map of the repository (its Development section) names every source file, so a reader finds each
-file's job there: each micrograd_widget/*.py and js/*.js by its file name, each js/view/*.js in the view/ list."""
+"""The map of the repository (docs/architecture.md, its "Map of the repository" section) names every source file,
+so a reader finds each file's job there: each micrograd_widget/*.py and js/*.js by its file name, each
+js/view/*.js in the view/ list."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+MAP = ROOT / "docs" / "architecture.md"
+HEADING = "\n## Map of the repository\n"
 
 
 def map_text() -> str:
-    """The fenced block of README.md's "## Development" section: the map."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Development\n", 1)[1]
-    found = re.search(r"```\n(.*?)```", section, re.S)
-    assert found, "README.md's Development section has no map (a ``` block)"
+    """The fenced block of docs/architecture.md's "## Map of the repository" section: the map."""
+    text = MAP.read_text(encoding="utf-8")
+    assert HEADING in text, f"docs/architecture.md has no section {HEADING.strip()!r}"
+    found = re.search(r"```\n(.*?)```", text.split(HEADING, 1)[1], re.S)
+    assert found, "docs/architecture.md's Map of the repository has no map (a ``` block)"
     return found.group(1)
 
 
@@ -37,7 +40,7 @@ def test_the_map_names_every_source_file() -> None:
     missing = [name for name in sources if not named(text, name)]
     views = view_list(text)
     missing += [f"view/{p.name}" for p in sorted((ROOT / "js" / "view").glob("*.js")) if p.stem not in views]
-    assert not missing, f"README.md's map (## Development) does not name {missing}: add each with its job"
+    assert not missing, f"docs/architecture.md's map does not name {missing}: add each with its job"
 
 
 def test_the_map_names_no_file_that_is_gone() -> None:

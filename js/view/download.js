@@ -12,8 +12,8 @@ import { svgSizePx } from "./zoom.js";
 
 export const PNG_SCALE = 2;
 // Below half its size a picture's 11 pt (14.7 px) text is under 8 px tall and no longer legible: a picture too large
-// for a PNG at 0.5x is exported as SVG, which has no size limit. (The README's moons loss with layers.1 open is
-// 2,124 x 21,816 px: its PNG is written at 0.75x.)
+// for a PNG at 0.5x is exported as SVG, which has no size limit. (docs/architecture.md's moons loss with layers.1
+// open is 2,124 x 21,816 px: its PNG is written at 0.75x.)
 export const MIN_PNG_SCALE = 0.5;
 const MAX_CANVAS_SIDE = 16384; // Chromium's and Firefox's limit for one side of a canvas
 const MAX_CANVAS_AREA = MAX_CANVAS_SIDE * MAX_CANVAS_SIDE / 4; // ~67 Mpx: memory, and within most browsers' limits
