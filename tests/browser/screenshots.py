@@ -1,7 +1,9 @@
-"""Writes the README's screenshots to examples/images/ with the browser-test harness (Debian's Chromium).
+"""Writes every picture README.md and docs/ show to examples/images/, from the current build, with the browser-test
+harness (Debian's Chromium) in a 1000-px-wide window, as a learner's laptop shows them.
 
-Run from the repository root: ``.venv/bin/python -m tests.browser.screenshots [name ...]``. Not a test: the
+Run from the repository root: ``.venv/bin/python -m tests.browser.screenshots [file.png ...]``. Not a test: the
 pictures are committed so the README shows what a user sees; re-run it after changing the view.
+tests/test_screenshots.py checks that the README and docs/ name only pictures this script makes (``IMAGES``).
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from pathlib import Path
 
 # tests/ itself, as pytest's rootdir puts it on the path: mgw_browser/graphs.py imports the shared builders.py.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from micrograd_widget.display import value_mimebundle
 
 from .mgw_browser.chromium import launch
 from .mgw_browser.dom import WidgetDom
@@ -34,26 +34,17 @@ L = d * f; L.label = 'L'
 L"""
 
 
-def static_graph(page, server) -> None:
-    """The inline picture of the lecture's L after backward (the SVG a notebook shows)."""
-    L = lecture_L()["L"]
-    L.backward()
-    (server.root / "graph.html").write_text(
-        "<html><body style='margin:0;background:#fff'>" + value_mimebundle(L)["image/svg+xml"] + "</body></html>")
-    page.set_viewport_size({"width": 1100, "height": 260})
-    page.goto(f"{server.url}/graph.html")
-    page.locator("svg").first.screenshot(path=str(OUT / "graph.png"))
-    page.set_viewport_size({"width": 1400, "height": 900})
+WINDOW = {"width": 1000, "height": 900}   # the browser tests' window: what a learner's laptop shows
 
 
-def folded_graph(page, server) -> None:
+def folded_graph(page, server, path: Path) -> None:
     """micrograd's moons training loss (~65,800 nodes) folded by module in the live widget."""
-    view = open_view(page, server, moons_loss())
+    view = open_view(page, server, moons_loss(numbered=False))
     view.wait_ready()
-    page.locator(".mgw-root").first.screenshot(path=str(OUT / "folded.png"))
+    page.locator(".mgw-root").first.screenshot(path=str(path))
 
 
-def widget_in_lab(page, lab: JupyterServer) -> None:
+def widget_in_lab(page, lab: JupyterServer, path: Path) -> None:
     """The live widget in JupyterLab after dragging leaf ``a``."""
     write_notebook(lab.notebooks / "screenshot.ipynb", [LECTURE])
     open_notebook(page, lab, "screenshot.ipynb")
@@ -63,10 +54,10 @@ def widget_in_lab(page, lab: JupyterServer) -> None:
     view.wait_ready(60)
     view.set_slider("a", 3.0)
     page.wait_for_timeout(400)
-    page.screenshot(path=str(OUT / "widget-jupyterlab.png"))
+    page.screenshot(path=str(path))
 
 
-def stepper(page, server) -> None:
+def stepper(page, server, path: Path) -> None:
     """The backprop stepper on the lecture's L, three steps into the backward pass."""
     L = lecture_L()["L"]
     open_view(page, server, L)
@@ -74,16 +65,16 @@ def stepper(page, server) -> None:
     for _ in range(3):
         page.locator('button[data-step="forward"]').click()
     page.wait_for_timeout(300)
-    page.locator(".mgw-root").first.screenshot(path=str(OUT / "stepper.png"))
+    page.locator(".mgw-root").first.screenshot(path=str(path))
 
 
-def gradcheck_panel(page, server) -> None:
+def gradcheck_panel(page, server, path: Path) -> None:
     """The inspector's numerical gradient check on the lecture's neuron."""
     open_view(page, server, lecture_neuron()["o"])
     page.locator('button[data-role="gradcheck"]').first.click()
     page.locator('[data-role="gradcheck-table"]').wait_for()
     page.wait_for_timeout(300)
-    page.locator(".mgw-root").first.screenshot(path=str(OUT / "gradcheck.png"))
+    page.locator(".mgw-root").first.screenshot(path=str(path))
 
 
 TRAINING = """from micrograd_widget import MLP, watch
@@ -104,7 +95,7 @@ for k in range(60):
     w.log(loss)"""
 
 
-def training_in_lab(page, lab: JupyterServer) -> None:
+def training_in_lab(page, lab: JupyterServer, path: Path) -> None:
     """watch(model) in JupyterLab after training the lecture's MLP."""
     write_notebook(lab.notebooks / "training.ipynb", [TRAINING])
     open_notebook(page, lab, "training.ipynb")
@@ -114,30 +105,31 @@ def training_in_lab(page, lab: JupyterServer) -> None:
     page.wait_for_function("() => (document.querySelector('[data-role=step]') || {}).textContent?.includes('59')",
                            timeout=60_000)
     page.wait_for_timeout(500)
-    root.screenshot(path=str(OUT / "training.png"))
+    root.screenshot(path=str(path))
 
 
-def traced_path(page, server) -> None:
+def traced_path(page, server, path: Path) -> None:
     """The inspector's Path to output on the lecture's neuron: where o's gradient reaches w1."""
     open_view(page, server, lecture_neuron()["o"])
     page.locator('svg g[data-node="w1"]').first.click()
     page.locator('[data-action="trace-down"]').first.click()
     page.wait_for_timeout(300)
-    page.locator(".mgw-root").first.screenshot(path=str(OUT / "trace.png"))
+    page.locator(".mgw-root").first.screenshot(path=str(path))
 
 
-def search_match(page, server) -> None:
+def search_match(page, server, path: Path) -> None:
     """Search in micrograd's moons loss: a parameter found by its full dotted name, its box (or fold box) marked."""
-    open_view(page, server, moons_loss())
+    open_view(page, server, moons_loss(numbered=False))
     box = page.locator('input[data-role="search"]').first
-    box.fill("layers.1.neurons.0.p50")
+    box.fill("layers.1.neurons.0.w1")
     box.press("Enter")
     page.wait_for_timeout(500)
-    page.locator(".mgw-root").first.screenshot(path=str(OUT / "search.png"))
+    page.locator(".mgw-root").first.screenshot(path=str(path))
 
 
-def opened_neuron(page, server) -> None:
-    """The lecture's MLP(3, [4, 4, 1]) loss with one neuron opened in place (its ops inside a dashed frame), fitted."""
+def opened_neuron(page, server, path: Path) -> None:
+    """The lecture's MLP(3, [4, 4, 1]) loss with one neuron opened in place (its ops inside a dashed frame), at the
+    zoom the view keeps after opening it."""
     from builders import lecture_mlp_loss
 
     from .mgw_browser.folds import NEURON
@@ -146,36 +138,44 @@ def opened_neuron(page, server) -> None:
     page.locator(f'svg g.mgw-fold[data-fold="{NEURON}"]').first.dblclick()
     page.wait_for_selector(f'svg g.mgw-cluster[data-fold="{NEURON}"]')
     view.wait_ready()
-    page.locator('.mgw-root [data-action="fit"]').first.click()  # the whole picture: the neuron among the boxes
     page.wait_for_timeout(300)
-    page.locator('.mgw-root [data-role="graph"]').first.screenshot(path=str(OUT / "opened.png"))
+    page.locator('.mgw-root [data-role="graph"]').first.screenshot(path=str(path))
 
 
-SHOTS = {"graph": static_graph, "folded": folded_graph, "stepper": stepper, "gradcheck": gradcheck_panel,
-         "opened": opened_neuron, "trace": traced_path, "search": search_match}
+# Each picture's file name in examples/images/ and the function that writes it: on the fake-model page (a static
+# server) or in a real JupyterLab.
+SHOTS = {"folded.png": folded_graph, "stepper.png": stepper, "gradcheck.png": gradcheck_panel,
+         "opened.png": opened_neuron, "trace.png": traced_path, "search.png": search_match}
+LAB_SHOTS = {"widget-jupyterlab.png": widget_in_lab, "training.png": training_in_lab}
+IMAGES = frozenset(SHOTS) | frozenset(LAB_SHOTS)
 
 
 def main(names: list[str]) -> None:
+    """Writes the pictures named (file names from ``IMAGES``), or all of them."""
     from playwright.sync_api import sync_playwright
 
+    unknown = sorted(set(names) - IMAGES)
+    if unknown:
+        raise SystemExit(f"no screenshot is called {unknown}: choose from {sorted(IMAGES)}")
+    wanted = names or sorted(IMAGES)
     OUT.mkdir(parents=True, exist_ok=True)
-    wanted = names or [*SHOTS, "lab"]
     with tempfile.TemporaryDirectory() as tmp, StaticServer(Path(tmp)) as server, sync_playwright() as pw:
         browser = launch(pw)
-        page = browser.new_context(viewport={"width": 1400, "height": 900}, device_scale_factor=1).new_page()
+        page = browser.new_context(viewport=WINDOW, device_scale_factor=1).new_page()
         for name in wanted:
             if name in SHOTS:
-                SHOTS[name](page, server)
-        if "lab" in wanted:
+                SHOTS[name](page, server, OUT / name)
+        if set(wanted) & set(LAB_SHOTS):
             lab = JupyterServer(Path(tmp) / "lab")
             lab.start()
             try:
-                widget_in_lab(page, lab)
-                training_in_lab(page, lab)
+                for name in wanted:
+                    if name in LAB_SHOTS:
+                        LAB_SHOTS[name](page, lab, OUT / name)
             finally:
                 lab.stop()
         browser.close()
-    print("wrote", ", ".join(sorted(p.name for p in OUT.glob("*.png"))))
+    print("wrote", ", ".join(wanted))
 
 
 if __name__ == "__main__":

@@ -52,9 +52,10 @@ def chain_graph(n_nodes: int, seed: int = 7) -> Value:
     return acc
 
 
-def moons_loss() -> Value:
+def moons_loss(numbered: bool = True) -> Value:
     """micrograd's moons demo loss (MLP(2,[16,16,1]), 100 points, ~65,800 nodes), from benchmarks/bench_engine.py;
-    every parameter gets a unique label (p0, p1, ...) so each slider names one leaf."""
+    ``numbered``: every parameter gets a unique label (p0, p1, ...) so each slider names one leaf; otherwise the
+    parameters keep nn's own labels (w0, b), as a learner's graph has them (the screenshots)."""
     bench_dir = str(REPO / "benchmarks")
     if bench_dir not in sys.path:
         sys.path.insert(0, bench_dir)
@@ -63,8 +64,9 @@ def moons_loss() -> Value:
     X, y = make_moons()
     random.seed(SEED)
     model = MLP(2, [16, 16, 1])
-    for i, p in enumerate(model.parameters()):
-        p.label = f"p{i}"
+    if numbered:
+        for i, p in enumerate(model.parameters()):
+            p.label = f"p{i}"
     root = loss(model, Value, X, y)
     root.label = "loss"
     root.backward()
