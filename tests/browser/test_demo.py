@@ -52,6 +52,7 @@ def test_demo_page_opens_offline_with_the_lecture_neuron_live(tmp_path: Path, st
     assert heading.inner_text() == page.title() and heading.is_visible()
     intro = page.locator(".mgw-page-intro").inner_text()
     assert "o = tanh(x1*w1 + x2*w2 + b)" in intro and "drag the w1 slider" in intro and "Step through backprop" in intro
+    assert page.get_by_role("button", name="Step through backprop").count() == 1, "the intro names a missing button"
     box = page.locator(".mgw-page-intro").bounding_box()
     assert box is not None and box["y"] + box["height"] < 900 / 2, f"the intro takes more than half the window: {box}"
     view.expect_numbers(expected_numbers(lecture_neuron()))
