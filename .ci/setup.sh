@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Sets up everything micrograd-widget needs, idempotently: system packages, .venv, the JS build.
+# Sets up everything micrograd-widget needs, idempotently: system packages, .venv, the JS build. A step whose inputs
+# and results are as its last successful run left them is skipped (stamps in .ci/stamps/, git-ignored), so a second
+# launch starts at once; anything changed or missing runs the step again.
 # Sourced by tests/run.sh (the test command) and examples/launch.sh (the main job); not run by hand.
 # Usage: source .ci/setup.sh [--for-tests]
 set -euo pipefail
@@ -11,6 +13,24 @@ for_tests=0
 
 say() { printf '\033[1m[micrograd-widget]\033[0m %s\n' "$*"; }
 die() { printf '\033[1;31m[micrograd-widget] error:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# Stamps: a step records the fingerprint of what it depends on and what it made once it has succeeded; the next run
+# skips the step when the fingerprint is the same. fingerprint FILE-OR-FOLDER...: sha256 of each file's path and
+# bytes, sorted (a missing one shows as "missing").
+stamps="$MGW_ROOT/.ci/stamps"
+fingerprint() {
+    local path
+    for path in "$@"; do
+        if [ -e "$path" ]; then
+            find "$path" \( -path js/node_modules -o -name __pycache__ \) -prune -o -type f -print0 | LC_ALL=C sort -z \
+                | xargs -0 -r sha256sum
+        else
+            echo "missing $path"
+        fi
+    done | sha256sum | cut -d' ' -f1
+}
+up_to_date() { [ -f "$stamps/$1" ] && [ "$(cat "$stamps/$1")" = "$2" ]; }   # up_to_date NAME FINGERPRINT
+stamp() { mkdir -p "$stamps" && printf '%s\n' "$2" > "$stamps/$1"; }     # stamp NAME FINGERPRINT
 
 # 1. System packages from Debian: Graphviz's `dot` renders the static SVG (the widget itself does not need it);
 #    the tests also drive Debian's Chromium (a browser download is impossible on these machines).
@@ -44,8 +64,21 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 extras=$([ "$for_tests" = 1 ] && echo "dev" || echo "demo")
-say "installing micrograd-widget[$extras] into .venv"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]"
+# What the install depends on (this tree, the extras, pyproject.toml) and what it leaves: the packages in .venv
+# (one folder per package and version) and the .pth files that point the editable install at a tree.
+venv_fingerprint() {
+    { echo "$MGW_ROOT [$extras]"; fingerprint pyproject.toml
+      for site in .venv/lib/python*/site-packages; do
+          echo "$site"; ls -1 "$site" 2>&1 || true; cat "$site"/*.pth 2>/dev/null || true
+      done; } | sha256sum | cut -d' ' -f1
+}
+if up_to_date "venv-$extras" "$(venv_fingerprint)"; then
+    say "micrograd-widget[$extras] in .venv is up to date"
+else
+    say "installing micrograd-widget[$extras] into .venv"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]"
+    stamp "venv-$extras" "$(venv_fingerprint)"
+fi
 
 # 3. JavaScript: the widget bundle is built from js/ and committed in micrograd_widget/static/ (with js/ops.js and
 #    js/shared.js, generated from ops.py and shared.py). The build is byte-reproducible, so the files as found and as
@@ -57,8 +90,30 @@ bundle_fingerprint() {  # a missing file is no error here: it shows as a differe
 }
 command -v npm >/dev/null 2>&1 || die "node and npm are needed to build the widget from js/ (install Node.js 18+)"
 bundle_before_build="$(bundle_fingerprint)"
-say "building the widget from js/"
-npm --prefix js ci --no-audit --no-fund --loglevel=error >/dev/null
-PATH="$MGW_ROOT/.venv/bin:$PATH" npm --prefix js run --silent build
+# js/node_modules: npm ci installs package-lock.json's tree and records it in node_modules/.package-lock.json.
+modules_fingerprint() {
+    { node --version; fingerprint js/package.json js/package-lock.json js/node_modules/.package-lock.json; } \
+        | sha256sum | cut -d' ' -f1
+}
+if up_to_date js-modules "$(modules_fingerprint)"; then
+    say "js/node_modules is up to date"
+else
+    say "installing js/node_modules (npm ci)"
+    npm --prefix js ci --no-audit --no-fund --loglevel=error >/dev/null
+    stamp js-modules "$(modules_fingerprint)"
+fi
+# The build reads js/ (its sources and node_modules' tree) and micrograd_widget/*.py (the generators of js/ops.js and
+# js/shared.js, run by .venv's Python) and writes micrograd_widget/static/, js/ops.js and js/shared.js. The test
+# command always builds: it checks the committed bundle against a fresh build.
+build_fingerprint() {
+    { modules_fingerprint; cat "$stamps/venv-$extras"; fingerprint js micrograd_widget; } | sha256sum | cut -d' ' -f1
+}
+if [ "$for_tests" = 0 ] && up_to_date build "$(build_fingerprint)"; then
+    say "the widget build is up to date"
+else
+    say "building the widget from js/"
+    PATH="$MGW_ROOT/.venv/bin:$PATH" npm --prefix js run --silent build
+    stamp build "$(build_fingerprint)"
+fi
 bundle_after_build="$(bundle_fingerprint)"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1

@@ -1,7 +1,7 @@
 """The interactive offline demo page: ``python -m micrograd_widget.demo [out.html]``.
 
 For people who only have a browser: the lecture's tanh neuron as a live widget in one HTML file
-that opens with no kernel and no network.
+that opens with no kernel and no network, under a title and a few lines on what it shows and what to try.
 """
 
 from __future__ import annotations
@@ -12,7 +12,19 @@ from pathlib import Path
 from .engine import Value
 from .export import save_html
 
-__all__ = ["lecture_neuron", "neuron", "main"]
+__all__ = ["lecture_neuron", "neuron", "TITLE", "INTRO", "main"]
+
+TITLE = "micrograd-widget: the lecture's neuron, live"
+INTRO = (
+    "The neuron from Andrej Karpathy's micrograd lecture, o = tanh(x1*w1 + x2*w2 + b). Each box shows a value "
+    "(data) and its gradient (grad: how much o changes when that value changes), computed by backpropagation in "
+    "this page, with no Python behind it.",
+    "Try: drag the w1 slider below the picture: every data and grad follows. Towards w1 = 1 the tanh saturates "
+    "(o near 1) and the grads fade to 0, the vanishing gradient.",
+    "Try: Step through backprop shows the grads arriving one node at a time, from o back to the leaves; click a box "
+    "to inspect it.",
+    "In Jupyter, explore(o) draws this widget for any graph you build (see the examples/ notebooks).",
+)
 
 
 def lecture_neuron(w1: float = -3.0) -> dict[str, Value]:
@@ -49,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m micrograd_widget.demo [out.html]")
         return 0 if args and args[0] in ("-h", "--help") else 2
     path = Path(args[0] if args else "micrograd-widget-demo.html")
-    save_html(neuron(), path)
+    save_html(neuron(), path, title=TITLE, intro=INTRO)
     print(f"wrote {path.resolve()} - open it in any browser (works offline, no kernel needed)")
     return 0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,9 @@ _PAGE = """<!DOCTYPE html>
 <style>
   body {{ margin: 0; padding: 16px; font-family: system-ui, sans-serif; }}
   @media (prefers-color-scheme: dark) {{ body {{ background: #1e1e1e; color: #e6e6e6; }} }}
+  .mgw-page-intro {{ max-width: 60em; margin: 0 0 10px; font-size: 14px; line-height: 1.4; }}
+  .mgw-page-intro h1 {{ font-size: 20px; margin: 0 0 6px; }}
+  .mgw-page-intro p {{ margin: 0 0 3px; }}
   .mgw-page-note {{ font-size: 12px; opacity: 0.7; margin: 0 0 8px; }}
   .mgw-host-error {{ color: #d32f2f; }}
 </style>
@@ -46,7 +50,7 @@ _PAGE = """<!DOCTYPE html>
 </script>
 </head>
 <body>
-<p class="mgw-page-note">{note}</p>
+{intro}<p class="mgw-page-note">{note}</p>
 <noscript>
 <p class="mgw-page-note">Scripts are off in this page, so here is its static picture: the sliders need them.</p>
 {static}
@@ -72,7 +76,7 @@ def _host() -> str:
 
 
 def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str], *,
-              title: str = "micrograd-widget", **options: Any) -> Path:
+              title: str = "micrograd-widget", intro: Sequence[str] = (), **options: Any) -> Path:
     """Write a self-contained HTML page with a live widget of ``root_or_widget`` (a Value, drawn with
     ``options`` as GraphWidget takes them, or an existing GraphWidget as it is now); returns the path.
 
@@ -83,23 +87,28 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
     ``files.writable_path`` gives for a path it cannot write (a missing folder, a folder, a FIFO), and
     TimeoutError when the kernel's ``dot`` was stopped laying out the page's static picture
     (``display.DOT_TIME_LIMIT``).
+
+    ``intro``, paragraphs of plain text, shows ``title`` as a heading and them above the widget: a page that
+    explains itself (the demo page's).
     """
+    if isinstance(intro, str):
+        raise TypeError("save_html(intro=...) takes a list of paragraphs, not one string: wrap it as [text]")
     if isinstance(root_or_widget, GraphWidget):
         if options:
             raise TypeError("save_html: options apply only when you pass a Value; this widget already has its own")
         root_or_widget.tape  # noqa: B018 -- a closed widget has no graph left to save: its RuntimeError says so
-        return _write(root_or_widget, writable_path(path, "save_html", "graph.html"), title)
+        return _write(root_or_widget, writable_path(path, "save_html", "graph.html"), title, intro)
     if not isinstance(root_or_widget, Value):
         raise TypeError(f"save_html() takes a Value or a GraphWidget, got {type(root_or_widget).__name__}")
     target = writable_path(path, "save_html", "graph.html")
     widget = GraphWidget(root_or_widget, **options)
     try:
-        return _write(widget, target, title)
+        return _write(widget, target, title, intro)
     finally:
         widget.close()  # made only for this page: it must not keep the graph alive
 
 
-def _write(widget: GraphWidget, target: Path, title: str) -> Path:
+def _write(widget: GraphWidget, target: Path, title: str, intro: Sequence[str]) -> Path:
     """The page for ``widget``, written atomically to ``target``."""
     data = embed_data(views=[widget], drop_defaults=False, state=dependency_state(widget, drop_defaults=False))
     state = escape_script(json.dumps(data["manager_state"], allow_nan=False, ensure_ascii=False))
@@ -107,10 +116,18 @@ def _write(widget: GraphWidget, target: Path, title: str) -> Path:
         f'<script type="application/vnd.jupyter.widget-view+json">\n{escape_script(json.dumps(spec))}\n</script>'
         for spec in data["view_specs"]
     )
-    page = _PAGE.format(title=escape(title, "html"), host=_host(), state=state, views=views,
+    page = _PAGE.format(title=escape(title, "html"), intro=_intro(title, intro), host=_host(), state=state, views=views,
                         note=escape(_note(widget.tape), "html"), static=_static(widget))
     replace_file(target, page)
     return target
+
+
+def _intro(title: str, paragraphs: Sequence[str]) -> str:
+    """The page's heading and paragraphs above the widget, escaped; nothing when there are no paragraphs."""
+    if not paragraphs:
+        return ""
+    body = "".join(f"<p>{escape(p, 'html')}</p>\n" for p in paragraphs)
+    return f'<header class="mgw-page-intro">\n<h1>{escape(title, "html")}</h1>\n{body}</header>\n'
 
 
 def _static(widget: GraphWidget) -> str:

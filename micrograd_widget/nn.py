@@ -1,4 +1,5 @@
-"""Module, Neuron, Layer, MLP: micrograd's tiny neural-net API on top of Value.
+"""Module, Neuron, Layer, MLP: micrograd's tiny neural-net API on top of Value, and the lecture's network
+(``lecture_mlp``, its data ``lecture_data`` and loss ``squared_error``) one call away.
 
 Every node a module creates (its parameters and the nodes of its forward pass) is tagged with the
 module's path, e.g. ``layers.0.neurons.3``, so a large graph can be folded one box per module.
@@ -7,11 +8,12 @@ module's path, e.g. ``layers.0.neurons.3``, so a large graph can be folded one b
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 from .engine import Value, scope
 
-__all__ = ["Module", "Neuron", "Layer", "MLP"]
+__all__ = ["Module", "Neuron", "Layer", "MLP", "lecture_mlp", "lecture_data", "squared_error"]
 
 _NONLINEARITIES = ("relu", "tanh", "sigmoid")
 
@@ -92,7 +94,10 @@ class Layer(Module):
 
 
 class MLP(Module):
-    """A multi-layer perceptron: non-linear hidden layers, a linear output layer (micrograd's)."""
+    """A multi-layer perceptron: non-linear hidden layers, a linear output layer (micrograd's).
+
+    ``MLP(3, [4, 4, 1])`` is micrograd's ReLU network; the lecture's is ``lecture_mlp()``, that is
+    ``MLP(3, [4, 4, 1], act='tanh', output_nonlin=True)``."""
 
     def __init__(self, nin: int, nouts: Sequence[int], act: str = "relu", output_nonlin: bool = False) -> None:
         """``act`` is the hidden layers' non-linearity; ``output_nonlin=True`` applies it to the output
@@ -123,3 +128,51 @@ class MLP(Module):
 
     def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
+
+
+@contextmanager
+def _seeded(seed: int | None) -> Iterator[None]:
+    """Draw under ``random.seed(seed)`` (nothing when None), leaving the global random state as it was."""
+    if seed is None:
+        yield
+        return
+    state = random.getstate()
+    random.seed(seed)
+    try:
+        yield
+    finally:
+        random.setstate(state)
+
+
+def lecture_mlp(seed: int | None = None) -> MLP:
+    """The lecture's network: ``MLP(3, [4, 4, 1], act='tanh', output_nonlin=True)``, tanh in every neuron, the
+    output's too. (``MLP(3, [4, 4, 1])`` alone is micrograd's: ReLU and a linear output, which the lecture's
+    loop trains badly.) ``seed`` draws the weights as after ``random.seed(seed)``, the global state kept."""
+    with _seeded(seed):
+        return MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+
+
+def lecture_data() -> tuple[list[list[float]], list[float]]:
+    """The lecture's four examples ``xs`` (three inputs each) and their targets ``ys``: new lists on each call."""
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    return xs, ys
+
+
+def squared_error(model: Callable[[Sequence[Value | float]], Value | list[Value]],
+                  xs: Sequence[Sequence[Value | float]], ys: Sequence[Value | float]) -> Value:
+    """The lecture's loss, ``sum((model(x) - y) ** 2 for x, y in zip(xs, ys))``, the same graph as the lecture's
+    line builds (not yet backpropagated); ``model`` has one output."""
+    if len(xs) != len(ys) or not xs:
+        raise ValueError(f"squared_error needs one target per example and at least one example; got {len(xs)} "
+                         f"examples and {len(ys)} targets")
+
+    def error(x: Sequence[Value | float], y: Value | float) -> Value:
+        out = model(x)
+        if not isinstance(out, Value):
+            raise ValueError(f"squared_error needs a model with one output; this one gives {len(out)}")
+        return (out - y) ** 2
+
+    total = sum(error(x, y) for x, y in zip(xs, ys))
+    assert isinstance(total, Value)  # at least one example, so a Value, not sum's start 0
+    return total

@@ -12,7 +12,7 @@ from typing import Any
 
 from micrograd_widget.demo import lecture_neuron
 from micrograd_widget.engine import Value, scope
-from micrograd_widget.nn import MLP
+from micrograd_widget.nn import MLP, lecture_data, lecture_mlp, squared_error
 from micrograd_widget.ops import define_op
 from micrograd_widget.tape import Tape
 
@@ -198,20 +198,13 @@ def seeded_mlp(seed: int, nin: int, nouts: list[int]) -> Any:
         random.setstate(state)
 
 
-LECTURE_XS = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]   # the lecture's four examples
-LECTURE_YS = [1.0, -1.0, -1.0, 1.0]
+LECTURE_XS, LECTURE_YS = lecture_data()   # the lecture's four examples and their targets
 
 
 def lecture_mlp_loss() -> Value:
-    """The lecture's MLP(3, [4, 4, 1]) (tanh, under ``random.seed(1)``) on its four examples: the squared-error loss
-    (398 nodes), backpropagated."""
-    import random
-
-    from micrograd_widget.nn import MLP
-
-    random.seed(1)
-    model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
-    loss = sum((model(x) - y) ** 2 for x, y in zip(LECTURE_XS, LECTURE_YS, strict=True))
+    """The lecture's network (``nn.lecture_mlp``, weights drawn under seed 1) on its four examples: the squared-error
+    loss (398 nodes), backpropagated."""
+    loss = squared_error(lecture_mlp(seed=1), LECTURE_XS, LECTURE_YS)
     loss.backward()
     return loss
 
@@ -301,14 +294,9 @@ def tape_graph() -> tuple[Value, tuple[Value, Value, Value]]:
     return L, (a, b, c)
 
 
-def lecture_data() -> tuple[list[list[float]], list[float]]:
-    """The lecture's four examples and targets (``LECTURE_XS``, ``LECTURE_YS``)."""
-    return LECTURE_XS, LECTURE_YS
-
-
 def train_step(model: Any, xs: Sequence[Sequence[float]], ys: Sequence[float], lr: float = 0.05) -> Value:
     """One step of plain gradient descent on the squared error of ``model`` over ``xs``, ``ys``: its loss."""
-    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+    loss = squared_error(model, xs, ys)
     model.zero_grad()
     loss.backward()
     for p in model.parameters():

@@ -14,7 +14,7 @@ from typing import Any
 
 import graphviz
 import pytest
-from builders import lecture_data, lecture_L, train_step
+from builders import lecture_L, train_step
 from IPython.core.interactiveshell import InteractiveShell
 from ipywidgets import Widget
 from traitlets.config import Config
@@ -22,7 +22,7 @@ from traitlets.config import Config
 from micrograd_widget import dot as dot_module
 from micrograd_widget.dot import GraphView
 from micrograd_widget.engine import Value
-from micrograd_widget.nn import MLP
+from micrograd_widget.nn import MLP, lecture_data
 from micrograd_widget.spec import from_buffer
 from micrograd_widget.training import TrainingWidget
 from micrograd_widget.widget import GraphWidget

@@ -171,6 +171,21 @@ def test_titles_are_escaped_and_hostile_labels_stay_inside_the_json(tmp_path: Pa
     assert labels == [["</script><script>alert(1)</script>", ""]]
 
 
+def test_an_intro_puts_the_title_as_a_heading_and_its_paragraphs_escaped_above_the_widget(tmp_path: Path) -> None:
+    text = save_html(graph(), tmp_path / "i.html", title="<i>T</i>", intro=["one <b>", "two & three"]).read_text(
+        encoding="utf-8")
+    body = text[text.index("<body>"):]
+    assert body.index('<header class="mgw-page-intro">') < body.index('<p class="mgw-page-note">') \
+        < body.index('type="application/vnd.jupyter.widget-view+json"'), "the intro is not above the widget"
+    assert "<h1>&lt;i&gt;T&lt;/i&gt;</h1>" in body
+    assert "<p>one &lt;b&gt;</p>" in body and "<p>two &amp; three</p>" in body
+    plain = save_html(graph(), tmp_path / "p.html").read_text(encoding="utf-8")
+    assert "<h1>" not in plain and "<header" not in plain, "a page without an intro grew a heading"
+    with pytest.raises(TypeError, match="list of paragraphs"):
+        save_html(graph(), tmp_path / "s.html", intro="one string")  # type: ignore[arg-type]  # the wrong type on purpose
+    assert not (tmp_path / "s.html").exists()
+
+
 def test_bad_arguments_are_refused_with_a_clear_message(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="takes a Value or a GraphWidget"):
         save_html(3.0, tmp_path / "x.html")  # type: ignore[arg-type]

@@ -9,12 +9,12 @@ import random
 import re
 
 import pytest
-from builders import lecture_data, train_step
+from builders import train_step
 
 from micrograd_widget import colors, text
 from micrograd_widget.engine import Value, scope
 from micrograd_widget.model_picture import MAX_BOXES, model_boxes, model_dot, neuron_norms
-from micrograd_widget.nn import MLP, Layer, Module, Neuron
+from micrograd_widget.nn import MLP, Layer, Module, Neuron, lecture_data
 from micrograd_widget.training import watch
 
 

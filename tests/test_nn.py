@@ -1,4 +1,5 @@
-"""nn: micrograd's Module/Neuron/Layer/MLP behaviour, the lecture's tanh option, scopes, zero_grad."""
+"""nn: micrograd's Module/Neuron/Layer/MLP behaviour, the lecture's tanh option and its network one call away
+(lecture_mlp, lecture_data, squared_error, against PyTorch), scopes, zero_grad."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import random
 import pytest
 
 from micrograd_widget.engine import Value, topological_order
-from micrograd_widget.nn import MLP, Layer, Module, Neuron
+from micrograd_widget.nn import MLP, Layer, Module, Neuron, lecture_data, lecture_mlp, squared_error
 
 
 def test_moons_mlp_has_337_parameters_relu_hidden_and_linear_output() -> None:
@@ -65,6 +66,61 @@ def test_the_lecture_training_loop_lowers_the_loss() -> None:
             p.data += -0.05 * p.grad
         losses.append(loss.data)
     assert losses[-1] < 0.5 * losses[0]
+
+
+def test_lecture_mlp_is_the_lectures_tanh_network_seeded_without_touching_the_global_state() -> None:
+    random.seed(5)
+    state = random.getstate()
+    model = lecture_mlp(seed=1337)
+    assert random.getstate() == state, "lecture_mlp(seed=...) changed the caller's random state"
+    random.seed(1337)
+    spelled_out = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
+    assert [p.data for p in model.parameters()] == [p.data for p in spelled_out.parameters()]
+    assert len(model.parameters()) == 41 and repr(model) == repr(spelled_out)
+    assert [n.act for layer in model.layers for n in layer.neurons] == ["tanh"] * 9
+    assert all(n.nonlin for layer in model.layers for n in layer.neurons), "the lecture's output neuron is tanh too"
+    assert lecture_mlp(seed=1337).parameters()[0].data == model.parameters()[0].data
+    assert lecture_mlp(seed=1).parameters()[0].data != model.parameters()[0].data
+
+
+def test_lecture_data_is_the_lectures_four_examples_fresh_on_each_call() -> None:
+    xs, ys = lecture_data()
+    assert xs == [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    assert ys == [1.0, -1.0, -1.0, 1.0]
+    xs[0][0], ys[0] = 99.0, 99.0
+    assert lecture_data() == ([[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]],
+                              [1.0, -1.0, -1.0, 1.0]), "a caller's edit leaked into the next call"
+
+
+def test_the_lecture_network_loss_and_grads_match_torch(torch) -> None:
+    model = lecture_mlp(seed=1337)
+    xs, ys = lecture_data()
+    loss = squared_error(model, xs, ys)
+    loss.backward()
+    layers = [(torch.tensor([[w.data for w in n.w] for n in layer.neurons], dtype=torch.float64, requires_grad=True),
+               torch.tensor([n.b.data for n in layer.neurons], dtype=torch.float64, requires_grad=True))
+              for layer in model.layers]
+    h = torch.tensor(xs, dtype=torch.float64)
+    for w, b in layers:
+        h = torch.tanh(h @ w.T + b)   # every layer tanh, the output's too
+    ref = ((h[:, 0] - torch.tensor(ys, dtype=torch.float64)) ** 2).sum()
+    ref.backward()
+    assert loss.data == pytest.approx(ref.item(), rel=1e-12)
+    ref_grads = [g for w, b in layers for row_w, row_b in zip(w.grad, b.grad) for g in [*row_w.tolist(), row_b.item()]]
+    assert [p.grad for p in model.parameters()] == pytest.approx(ref_grads, rel=1e-10, abs=1e-14)
+
+
+def test_squared_error_by_hand_and_its_bad_inputs() -> None:
+    def total(x):
+        return Value(sum(x))
+
+    assert squared_error(total, [[1.0, 2.0], [3.0]], [0.0, 1.0]).data == 13.0   # (3 - 0)**2 + (3 - 1)**2
+    with pytest.raises(ValueError, match="one target per example"):
+        squared_error(total, [[1.0]], [1.0, 2.0])
+    with pytest.raises(ValueError, match="at least one example"):
+        squared_error(total, [], [])
+    with pytest.raises(ValueError, match="one output; this one gives 2"):
+        squared_error(MLP(1, [2]), [[1.0]], [1.0])
 
 
 def test_nodes_made_inside_modules_carry_their_scope() -> None:

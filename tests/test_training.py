@@ -12,11 +12,11 @@ import re
 from typing import Any
 
 import pytest
-from builders import lecture_data, train_step
+from builders import train_step
 from helpers import lecture_run, svg_texts
 
 from micrograd_widget.engine import Value
-from micrograd_widget.nn import MLP, Module, Neuron
+from micrograd_widget.nn import MLP, Module, Neuron, lecture_data
 from micrograd_widget.spec import decode_number
 from micrograd_widget.training import TrainingWidget, watch
 from micrograd_widget.training_log import MIN_EVERY

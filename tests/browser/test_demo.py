@@ -1,5 +1,5 @@
 """``python -m micrograd_widget.demo``: what it writes and says, and the page it writes opened in Chromium
-(no kernel, no request leaving 127.0.0.1): the lecture's neuron with its sliders live."""
+(no kernel, no request leaving 127.0.0.1): a title and what to try above the lecture's neuron with its sliders live."""
 
 from __future__ import annotations
 
@@ -46,6 +46,15 @@ def test_demo_page_opens_offline_with_the_lecture_neuron_live(tmp_path: Path, st
     guarded.page.goto(f"{static_server.url}/{served.name}/demo.html")
     view = WidgetDom(guarded.page)
     view.wait_ready(60)
+    page = guarded.page
+    assert page.title() == "micrograd-widget: the lecture's neuron, live"
+    heading = page.locator("h1")
+    assert heading.inner_text() == page.title() and heading.is_visible()
+    intro = page.locator(".mgw-page-intro").inner_text()
+    assert "o = tanh(x1*w1 + x2*w2 + b)" in intro and "drag the w1 slider" in intro and "Step through backprop" in intro
+    assert page.get_by_role("button", name="Step through backprop").count() == 1, "the intro names a missing button"
+    box = page.locator(".mgw-page-intro").bounding_box()
+    assert box is not None and box["y"] + box["height"] < 900 / 2, f"the intro takes more than half the window: {box}"
     view.expect_numbers(expected_numbers(lecture_neuron()))
     x = view.move_slider("w1", 0.8)
     assert x != -3.0, "slider w1 did not move"

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from micrograd_widget.colors import POSITIVE_COLOR, grad_color, grad_scale
 from micrograd_widget.model_picture import neuron_norms
-from micrograd_widget.nn import MLP
+from micrograd_widget.nn import MLP, lecture_data
 from micrograd_widget.training import TrainingWidget, watch
 
 from .mgw_browser.dom import poll, shown_equals
@@ -78,10 +78,6 @@ def push_to_page(page, before: dict, widget: TrainingWidget) -> None:
     changed = {k: v for k, v in after.items() if before.get(k) != v}
     assert changed, "the kernel side changed no synced state"
     page.evaluate("changed => { for (const [k, v] of Object.entries(changed)) window.__mgw.model.set(k, v); }", changed)
-
-
-def lecture_data() -> tuple[list[list[float]], list[float]]:
-    return [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]], [1.0, -1.0, -1.0, 1.0]
 
 
 def shown_grads(root) -> dict[str, float]:
