@@ -4,7 +4,8 @@
 // the model is laid out once by Graphviz-WASM from the kernel's DOT, then each push from the kernel only
 // changes cached text nodes, fills and data-grad attributes. No user string reaches innerHTML.
 // Hooks: .mgw-training[data-state], [data-role="loss-curve"][data-points], [data-role="step"],
-// [data-role="loss"], [data-neuron="<unit id>"][data-grad], [data-role="inspector"] [data-param][data-field].
+// [data-role="loss"][data-value], [data-role="status"], [data-neuron="<unit id>"][data-grad],
+// [data-role="inspector"] [data-param][data-field][data-value]. Numbers show at `precision`, exact in data-value.
 // The curve's pure helpers (ticks, domain, path) are in curve.js.
 
 import { h } from "./dom.js";
@@ -33,6 +34,27 @@ export function neuronNorms(grads, units) {
     out[k] = Math.sqrt(total);
   }
   return out;
+}
+
+/** The header's status: waiting, training, or finished after how many steps (the kernel marks the end: finish(),
+ * a `with` block, or the end of the cell that ran the loop). */
+export function statusText(finished, count) {
+  if (!count) return "waiting for w.log(loss)";
+  return finished ? `finished after ${count} step${count === 1 ? "" : "s"}` : "training\u2026";
+}
+
+/** `x` shown at `precision` decimals (the widget's option), its exact repr in data-value and the tooltip; "–" for none. */
+function showNumber(el, x, precision) {
+  if (x === null) {
+    el.textContent = "\u2013";
+    el.removeAttribute("data-value");
+    el.removeAttribute("title");
+    return;
+  }
+  const exact = pyRepr(x);
+  el.textContent = formatNumber(x, precision);
+  el.setAttribute("data-value", exact);
+  el.title = exact;
 }
 
 // ------------------------------------------------------------------ the view
@@ -170,12 +192,10 @@ class TrainingView {
     this.curveSvg.setAttribute("data-drawn", String(steps.length));
     this.stepText.textContent = curve.step === null || curve.step === undefined ? "\u2013" : String(curve.step);
     const last = curve.loss === null || curve.loss === undefined ? null : decodeNumber(curve.loss);
-    this.lossText.textContent = last === null ? "\u2013" : pyRepr(last);
-    if (last === null) this.lossText.removeAttribute("data-value");
-    else this.lossText.setAttribute("data-value", pyRepr(last));
+    showNumber(this.lossText, last, this.model.get("precision"));
     this.lossText.classList.toggle("mgw-t-badvalue", last !== null && !Number.isFinite(last));
     const finished = !!this.model.get("finished");
-    this.status.textContent = finished ? "finished" : count ? "training\u2026" : "waiting for w.log(loss)";
+    this.status.textContent = statusText(finished, count);
     this.root.setAttribute("data-finished", String(finished));
 
     const yDomain = lossDomain(losses, logScale);
@@ -356,14 +376,16 @@ class TrainingView {
     const k = this.inspected;
     if (k === null || !this.grads) return;
     const scale = gradScale(this.rows.map((row) => this.grads[row.i]));
+    const precision = this.model.get("precision");
     for (const row of this.rows) {
       const g = this.grads[row.i];
-      row.dataCell.textContent = pyRepr(this.data[row.i]);
-      row.gradCell.textContent = pyRepr(g);
+      showNumber(row.dataCell, this.data[row.i], precision);
+      showNumber(row.gradCell, g, precision);
       if (this.palette) row.swatch.style.background = gradColor(g, scale, this.palette);
     }
     const norm = neuronNorms(this.grads, [this.units[k]])[0];
-    this.normText.textContent = `norm of the grads ${pyRepr(norm)}; swatch: each grad (blue < 0, orange > 0).`;
+    this.normText.textContent = `norm of the grads ${formatNumber(norm, precision)}; swatch: each grad (blue < 0, orange > 0).`;
+    this.normText.setAttribute("data-value", pyRepr(norm));
   }
 
   closeInspector() {

@@ -9,7 +9,8 @@ Python owns the state as traitlets, the browser draws it (js/training.js, built 
 appends the loss; the parameters' grads are read, and the state sent, on a *push*: the first ``log()``, then a
 ``log()`` at least ``every`` seconds after the last push (also spaced to at least ``COST_FACTOR`` times what
 the last push cost, so even a huge model costs the loop a few percent), and a final flush when the cell
-ends (IPython's ``post_run_cell``), on ``finish()``, at the end of a ``with`` block and on ``close()``. marimo
+ends (IPython's ``post_run_cell``, which also marks the run finished: the loop was in that cell), on
+``finish()``, at the end of a ``with`` block and on ``close()``. marimo
 has no cell events: there a ``log()`` that does not push arms a timer thread that flushes when the next push
 is due, so the view follows the loop live and ends on its last step with no ``finish()``. What ``log()`` keeps
 (the checked losses and steps), the curve's thinning and when a push is due are training_log.py's.
@@ -304,9 +305,15 @@ class TrainingWidget(_assets.AssetsWidget):
                 shell.events.unregister("post_run_cell", self._on_cell_end)
 
     def _on_cell_end(self, result: object = None) -> None:
+        """The cell ended: a loop that logged in it is over, so the view says it finished (with no ``finish()``);
+        a ``log()`` in a later cell resumes and hooks the next cell end. A cell that logged nothing (the one that
+        only shows the view) leaves it waiting."""
         if self.comm is None:
             self._unhook()
             return
+        if self._log.losses and not self._log.finished:
+            self._log.finished = True
+            self._unhook()      # IPython calls a copy of the callback list: unregistering here is safe
         self._push()
         self._rewrite_displays()
 

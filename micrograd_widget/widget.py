@@ -8,7 +8,8 @@ next cell sees what the widget shows. A graph with a user-defined op is replayed
 the inspector's gradient check of such a graph is computed here (``{"type": "gradcheck"}``, answered with
 micrograd_widget.gradcheck), so a user-defined op with a wrong local derivative is caught in the view too.
 
-Displaying a widget never changes the Values; the first change of a leaf or of the output does.
+Displaying a widget never changes the Values; the first change of a leaf or of the output does. Widgets on one
+graph follow each other (links.py): a change one writes reaches every other live widget's view, no ``refresh()``.
 
 Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``folds`` (the fold hierarchy,
 fold_tree.FoldTree.spec(); no groups when nothing folds) and ``opened`` (the boxes opened in it), ``leaf_values``
@@ -44,7 +45,7 @@ import traitlets
 
 from . import assets as _assets
 from . import dot as _dot
-from . import fold_tree, view_state, writes
+from . import fold_tree, links, view_state, writes
 from .display import view_mimebundle
 from .engine import Value
 from .files import writable_path
@@ -128,6 +129,7 @@ class GraphWidget(_assets.AssetsWidget):
                 **settings,
             )
         self.on_msg(self._on_custom_msg)
+        links.join(self)
 
     # ------------------------------------------------------------------ public API
 
@@ -166,6 +168,7 @@ class GraphWidget(_assets.AssetsWidget):
     def close(self) -> None:
         """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""
         super().close()
+        links.leave(self)
         if getattr(self, "_tape", None) is None:
             return
         self._tape = None
@@ -179,17 +182,35 @@ class GraphWidget(_assets.AssetsWidget):
 
     # ------------------------------------------------------------------ kernel-side replay
 
-    def _apply(self, values: list[float], output: int) -> None:
+    def _apply(self, values: list[float], output: int, *, following: bool = False) -> None:
         """Replay the tape for ``values`` and ``output``, write data and grad into the Values and publish
-        them; raises (tape, Values and traits unchanged, a KeyboardInterrupt included) when an op fails or the graph
-        is not replayable."""
-        undo = writes.replay_into_values(self.tape, values, output)
+        them, then tell the other live widgets (links.py); raises (tape, Values and traits unchanged, a
+        KeyboardInterrupt included) when an op fails or the graph is not replayable. ``following``: another
+        widget wrote the leaves; only the data go into the Values, and nobody is told."""
+        replay = writes.follow_into_values if following else writes.replay_into_values
+        undo = replay(self.tape, values, output)
         try:
             undo = self._undo_point(undo)  # until it is made, the traits are untouched: the tape's undo is enough
             self._publish(values, output, "")
         except BaseException:  # an observer raised, or the user interrupted: the view's traits go back too
             undo()
             raise
+        if not following:
+            links.tell_others(self)
+
+    def _follow(self) -> None:
+        """Another widget wrote leaf values into the Values (links.py): when this graph's leaves moved, show them,
+        replayed for this widget's own output. A failure (a user's op) is shown in ``error``, this widget as it
+        was; ``refresh()`` tries again."""
+        if self._tape is None:
+            return
+        try:
+            values = writes.leaves_now(self._tape)
+            if not writes.same_list(values, self._applied[0]):
+                self._apply(values, self._applied[1], following=True)
+        except Exception as err:  # user ops may raise anything: this view must hear why
+            self._refuse(f"another widget changed this graph's leaves and this one could not follow: "
+                         f"{error_text(err)}; call refresh() to try again")
 
     def _publish(self, values: Sequence[float], output: int, error: str, numbers: bool = True) -> None:
         """Show ``values``/``output`` (and the tape's numbers) in the view with ``error``; they are now what

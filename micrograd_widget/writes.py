@@ -21,7 +21,7 @@ from .tape import Tape, TapeReplayError
 from .text import short
 
 __all__ = ["real_number", "same", "same_list", "same_state", "leaves_now", "decode_leaves", "merge_leaves",
-           "replay_into_values", "node_id", "leaf_position"]
+           "replay_into_values", "follow_into_values", "node_id", "leaf_position"]
 
 
 def real_number(value: object, what: str) -> float:
@@ -89,6 +89,22 @@ def replay_into_values(tape: Tape, values: list[float], output: int) -> Callable
     tape and the Values unchanged, a KeyboardInterrupt included) when an op fails or the graph is not
     replayable. Returns a function that puts the Values and the tape back as they were."""
     return tape.replay(values, output, write_back=True)  # all or nothing, and one list of the data for both passes
+
+
+def follow_into_values(tape: Tape, values: list[float], output: int) -> Callable[[], None]:
+    """Replay ``tape`` for leaf ``values`` and ``output`` as a widget following another's write does (links.py):
+    data into the Values (the same numbers on the nodes the writer's graph shares, fresh ones on the others), the
+    grads left as the writer wrote them (they are of the writer's output). All or nothing, as
+    ``replay_into_values``; returns the undo."""
+    undo = tape.undo_point()
+    tape.replay(values, output)
+    try:
+        for value, x in zip(tape.values, tape.data):
+            value.data = x
+    except BaseException:
+        undo()
+        raise
+    return undo
 
 
 def node_id(tape: Tape, node: object, what: str) -> int:

@@ -161,6 +161,40 @@ def test_the_end_of_an_ipython_cell_flushes(model, clock, tmp_path, monkeypatch)
         InteractiveShell.clear_instance()
 
 
+def test_the_end_of_the_cell_that_ran_the_loop_marks_the_run_finished(model, clock, tmp_path, monkeypatch):
+    """A plain loop, no finish(): the cell's end says the run finished (after its 9 steps) and lets go of the hook;
+    a loop in a later cell resumes and ends the same way. The cell that only shows the view leaves it waiting."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    InteractiveShell.clear_instance()
+    cfg = Config()
+    cfg.HistoryManager.hist_file = ":memory:"
+    shell = InteractiveShell.instance(config=cfg)
+    hooks = shell.events.callbacks["post_run_cell"]
+    try:
+        shell.user_ns["watch"], shell.user_ns["model"] = watch, model
+        assert shell.run_cell("w = watch(model)").success
+        w = shell.user_ns["w"]
+        rec = Recorder(w)
+        assert not w.finished and w._on_cell_end in hooks, "a cell that logged nothing ended the run"
+        assert shell.run_cell("for k in range(9):\n    w.log(1.0 / (k + 1))\n").success
+        assert rec.states[-1]["finished"] is True and rec.states[-1]["curve"]["count"] == 9
+        assert w._on_cell_end not in hooks, "the finished run kept its cell hook"
+        sent = len(rec.states)
+        assert shell.run_cell("1 + 1").success
+        assert w.finished and len(rec.states) == sent, "a cell without a log() changed the finished run"
+        shell.user_ns["hooks"] = hooks
+        assert shell.run_cell("w.log(0.5)\nhooked = w._on_cell_end in hooks").success
+        assert shell.user_ns["hooked"] is True, "a log() after the end did not resume the run"
+        assert w.finished and rec.curves()[-1]["count"] == 10
+        assert w._on_cell_end not in hooks
+        w.close()
+    finally:
+        InteractiveShell.clear_instance()
+
+
 def test_an_expensive_push_spaces_the_next_ones_out(model, clock):
     w = watch(model, every=0.25, clock=clock)
     times = []
@@ -360,7 +394,7 @@ def test_ipython_displays_are_rewritten_at_the_cell_end_and_at_finish(model, tmp
         assert shell.run_cell("run(60)").success                   # the loop's cell ends: rewritten
         assert [p["update"] for p in published] == [False, True] and published[1]["id"] == first["id"]
         assert "60 steps logged" in published[1]["data"]["text/plain"]
-        assert "(60 steps logged, running)" in svg_texts(published[1]["data"]["image/svg+xml"])[0]
+        assert "(60 steps logged, finished)" in svg_texts(published[1]["data"]["image/svg+xml"])[0]
         assert shell.run_cell("1 + 1").success                      # nothing changed: not rewritten
         assert len(published) == 2
         w.finish()
@@ -416,4 +450,4 @@ def test_a_saved_notebook_shows_the_run_as_it_ended(tmp_path):
     data = outputs[0]["data"]
     assert "application/vnd.jupyter.widget-view+json" in data
     assert data["text/plain"].startswith("TrainingWidget(") and "60 steps logged" in data["text/plain"]
-    assert "(60 steps logged, running)" in svg_texts(data["image/svg+xml"])[0]
+    assert "(60 steps logged, finished)" in svg_texts(data["image/svg+xml"])[0], "the loop's cell ended the run"

@@ -74,6 +74,24 @@ def test_dragging_a_leaf_updates_the_view_and_the_kernel(jupyterlab, guarded_lab
     view.expect_numbers(expected_numbers(lecture_L(a=1.5, b=y)))
 
 
+def test_two_widgets_on_one_graph_follow_each_other(jupyterlab, guarded_lab, notebook_name):
+    """Linked widgets: a drag in one reaches the other's view through the kernel, with no refresh(), both ways."""
+    page = guarded_lab.page
+    write_notebook(jupyterlab.notebooks / notebook_name, [EXPLORE_CELL, "w2 = explore(L)\nw2\n"])
+    open_notebook(page, jupyterlab, notebook_name)
+    run_all(page, "lab")
+    one, two = widget_in_cell(page, 0), widget_in_cell(page, 1)
+    two.expect_numbers(expected_numbers(lecture_L()))
+    x = one.move_slider("a", 0.85)
+    assert x != 2.0, "slider a did not move"
+    two.expect_numbers(expected_numbers(lecture_L(a=x)), timeout_s=30)
+    y = two.move_slider("f", 0.2)
+    assert y != -2.0, "slider f did not move"
+    want = expected_numbers(lecture_L(a=x, f=y))
+    one.expect_numbers(want, timeout_s=30)
+    two.expect_numbers(want)
+
+
 def test_load_ext_shows_a_bare_value_as_the_widget(jupyterlab, guarded_lab, notebook_name):
     page = guarded_lab.page
     setup = "%load_ext micrograd_widget\n"  # the widget is the default view once the extension is loaded

@@ -119,7 +119,7 @@ def test_a_training_loop_updates_the_view_live_without_finish(marimo_app, guarde
     intermediate = [s for s in seen if s.isdigit() and 0 < int(s) < STEPS - 1]
     assert intermediate, f"the view jumped to the end without updating during the loop: {seen}"
     losses = expected_losses(STEPS)
-    assert float(root.locator('[data-role="loss"]').text_content() or "nan") == losses[-1]
+    assert float(root.locator('[data-role="loss"]').get_attribute("data-value") or "nan") == losses[-1]
     time.sleep(2 * EVERY)
     assert (step.text_content() or "").strip() == str(STEPS - 1)
     assert not guarded_lab.log.outside

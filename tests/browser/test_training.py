@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 from micrograd_widget.colors import POSITIVE_COLOR, grad_color, grad_scale
 from micrograd_widget.model_picture import neuron_norms
 from micrograd_widget.nn import MLP, lecture_data
+from micrograd_widget.text import format_number
 from micrograd_widget.training import TrainingWidget, watch
 
 from .mgw_browser.dom import poll, shown_equals
@@ -106,7 +107,9 @@ def test_the_curve_grows_and_the_boxes_change_in_place_when_the_kernel_pushes(sh
     expect(curve).to_have_attribute("data-points", "5")
     assert curve_vertices(root) == 5
     expect(root.locator('[data-role="step"]')).to_have_text("4")
-    assert float(root.locator('[data-role="loss"]').text_content()) == w.losses[-1]
+    loss = root.locator('[data-role="loss"]')
+    assert float(loss.get_attribute("data-value")) == w.losses[-1]
+    assert loss.text_content() == format_number(w.losses[-1], 4), "the loss is shown at the precision option"
     units = w.boxes
     want = dict(zip((u.id for u in units), neuron_norms([p.grad for p in model.parameters()], units)))
     assert set(shown_grads(root)) == set(want) == {f"layers.{i}.neurons.{j}" for i, n in ((0, 4), (1, 4), (2, 1))
@@ -132,7 +135,7 @@ def test_the_curve_grows_and_the_boxes_change_in_place_when_the_kernel_pushes(sh
     expect(curve).to_have_attribute("data-points", "6")
     poll(lambda: curve_vertices(root), lambda n: n == 6, "the curve to have 6 points")
     expect(root.locator('[data-role="step"]')).to_have_text("5")
-    expect(root.locator('[data-role="loss"]')).to_have_text("7.5")
+    expect(root.locator('[data-role="loss"]')).to_have_text("7.5000")
     want = dict(zip((u.id for u in units), neuron_norms([p.grad for p in model.parameters()], units)))
     poll(lambda: shown_grads(root), lambda g: g == want, "the boxes to show the new grad norms")
     assert shown_equals(number.text_content(), want["layers.0.neurons.3"])
@@ -163,6 +166,24 @@ def test_a_nan_loss_breaks_the_line_and_is_marked(show):
     marks = root.locator('[data-role="nonfinite-marks"]').get_attribute("d")
     assert marks.count("M") == 1, f"one red mark for the one NaN step: {marks!r}"
     expect(root.locator('[data-role="nonfinite"]')).to_contain_text("1 step had a non-finite loss")
+
+
+def test_numbers_show_at_the_precision_and_the_status_says_when_the_run_finished(show, guarded):
+    random.seed(5)
+    model = MLP(2, [3, 1])
+    w = watch(model, precision=2, clock=FakeClock())
+    w.log(0.123456789)
+    root = show(w)
+    loss = root.locator('[data-role="loss"]')
+    expect(loss).to_have_text("0.12")
+    assert loss.get_attribute("data-value") == "0.123456789"
+    expect(root.locator('[data-role="status"]')).to_have_text("training\u2026")
+    before = payload(w)["state"]
+    w.log(0.5)
+    w.finish()
+    push_to_page(guarded.page, before, w)
+    expect(root.locator('[data-role="status"]')).to_have_text("finished after 2 steps")
+    expect(loss).to_have_text("0.50")
 
 
 def test_log_scale_toggle_redraws_and_tells_the_model(show, guarded):
@@ -201,13 +222,15 @@ def test_clicking_a_box_lists_its_parameters_grads_and_follows_pushes(show, guar
     params = [*neuron.w, neuron.b]
     for name, p in zip(names, params):
         row = inspector.locator(f'[data-param="{name}"]')
-        assert float(row.locator('[data-field="grad"]').text_content()) == p.grad
-        assert float(row.locator('[data-field="data"]').text_content()) == p.data
+        for field, x in (("grad", p.grad), ("data", p.data)):
+            cell = row.locator(f'[data-field="{field}"]')
+            assert float(cell.get_attribute("data-value")) == x
+            assert cell.text_content() == format_number(x, 4), f"{name}.{field} is not shown at the precision"
     before = payload(w)["state"]
     neuron.b.grad = -123.25
     w.flush()
     push_to_page(guarded.page, before, w)
-    expect(inspector.locator('[data-param="b"] [data-field="grad"]')).to_have_text("-123.25")
+    expect(inspector.locator('[data-param="b"] [data-field="grad"]')).to_have_text("-123.2500")
 
 
 def test_hostile_scope_names_render_as_text(show, guarded):
@@ -271,7 +294,10 @@ def test_a_training_loop_in_jupyterlab_shows_its_final_step_and_loss(jupyterlab,
     expect(root).to_have_attribute("data-state", "ready", timeout=60_000)
     step = root.locator('[data-role="step"]')
     expect(step).to_have_text(str(printed["step"]), timeout=20_000)
-    assert float(root.locator('[data-role="loss"]').text_content()) == printed["loss"]
+    assert float(root.locator('[data-role="loss"]').get_attribute("data-value")) == printed["loss"]
+    expect(root.locator('[data-role="loss"]')).to_have_text(format_number(printed["loss"], 4))
+    # A plain loop, no finish(): the end of its cell ends the run, and the view says so.
+    expect(root.locator('[data-role="status"]')).to_have_text("finished after 40 steps", timeout=20_000)
     expect(root.locator('[data-role="loss-curve"]')).to_have_attribute("data-points", str(printed["step"] + 1))
     shown = poll(lambda: shown_grads(root), lambda g: set(g) == set(printed["grads"]), "every neuron's box")
     for unit, norm in printed["grads"].items():
