@@ -16,11 +16,11 @@
 //   pictureScale(grad, shown, best, out, reachedAt, step) -> scale  the colour scale of a picture (the DOT's and the live one's)
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
-import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { colorScale, formatNumber, gradColor, gradScale, legendMarks, legendWords, pyRepr, scaleTitle } from "./format.js";
 import { DOT_STYLE, FOLD_COLOR, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
 import { cleanText } from "./text.js";
 
-/** @import { Palette } from "./format.js" */
+/** @import { ColorScale, Palette } from "./format.js" */
 /** @import { Tape } from "./spec.js" */
 /** @import { DotOptions, FoldTree, Picture, PictureBox } from "./fold.js" */
 
@@ -152,7 +152,7 @@ export function pictureScale(grad, shown, best, out, reachedAt = null, step = 0)
  * the live picture (view/picture.js) both fill boxes with it.
  * @param {ArrayLike<number>} grad
  * @param {number | null} big
- * @param {number | null} scale
+ * @param {ColorScale | null} scale
  * @param {Palette} palette
  * @param {boolean} [stepping]
  * @returns {string}
@@ -182,7 +182,7 @@ function record(fields, rankdir, across) {
  * @param {number} output
  * @param {ArrayLike<number>} data
  * @param {ArrayLike<number>} grad
- * @param {number | null} scale
+ * @param {ColorScale | null} scale
  * @param {number} precision
  * @param {string} rankdir
  * @param {boolean} across
@@ -215,15 +215,16 @@ function valueLine(tape, i, output, data, grad, scale, precision, rankdir, acros
 }
 
 /**
- * @param {number} scale
- * @param {number} precision
+ * dot.py's _legend: which scale is in force and its swatches, or the grads in words when swatches would show nothing.
+ * @param {ColorScale} scale
  * @param {Palette} palette
  * @returns {string}
  */
-function legend(scale, precision, palette) {
-  const cells = [0 - scale, 0 - scale / 4, 0, scale / 4, scale]
-    .map((v) => `<TD BGCOLOR="${gradColor(v, scale, palette)}">${formatNumber(v, precision)}</TD>`).join("");
-  return `<${LEGEND_TABLE}<TR><TD>grad</TD>${cells}</TR></TABLE>>`;
+function legend(scale, palette) {
+  const words = legendWords(scale);
+  if (words !== null) return `<${LEGEND_TABLE}<TR><TD>${words}</TD></TR></TABLE>>`;
+  const cells = legendMarks(scale).map(([v, text]) => `<TD BGCOLOR="${gradColor(v, scale, palette)}">${text}</TD>`).join("");
+  return `<${LEGEND_TABLE}<TR><TD>${scaleTitle(scale)}</TD>${cells}</TR></TABLE>>`;
 }
 
 /**
@@ -241,7 +242,7 @@ function entry(map, key) {
 
 /**
  * The DOT of `pic` (pictureFor's result for an open set), byte-identical to dot.py's write_dot for the same
- * tape numbers. options: { precision = 4, rankdir = "LR", color = true, output = tape.root, data, grad
+ * tape numbers. options: { precision = 4, rankdir = "LR", color = true, color_scale = "relative", output = tape.root, data, grad
  * (Float64Arrays, every node's numbers), palette = PALETTE, reachedAt = null, step = 0 }. While stepping,
  * `grad` holds the stepper's partial grads and `reachedAt`/`step` its steps.reachedAt and k: a node with
  * reachedAt[i] > step is written as not reached yet (NOT_REACHED, left out of the colour scale and of the closed
@@ -253,14 +254,16 @@ function entry(map, key) {
  * @returns {string}
  */
 export function writeDot(tape, tree, pic, options) {
-  const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0 } = options;
+  const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0,
+    color_scale: kind = "relative" } = options;
   const output = options.output ?? tape.root;
   /** @type {(i: number) => boolean} */
   const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
   const { groups } = tree;
   const folded = pic.boxes.length > 0;
   const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
-  const scale = color ? pictureScale(grad, pic.shown, biggest, output, reachedAt, step) : null;
+  const scale = color ? colorScale(pictureScale(grad, pic.shown, biggest, output, reachedAt, step), precision, kind === "log")
+    : null;
   const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}) };
   const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`, `\tnode [${attrList(DOT_STYLE.node)}]\n`,
     `\tedge [${attrList(DOT_STYLE.edge)}]\n`];
@@ -319,7 +322,7 @@ export function writeDot(tape, tree, pic, options) {
   emit(-1, "");
   for (const [tail, head] of pic.edges) lines.push(`\t${tail} -> ${head} [id=e_${tail}_${head}]\n`);
   if (scale !== null && pic.shown.length > 0) {
-    lines.push(nodeLine(DOT_STYLE.legend.id, legend(scale, precision, palette), DOT_STYLE.legend, "\t", true));
+    lines.push(nodeLine(DOT_STYLE.legend.id, legend(scale, palette), DOT_STYLE.legend, "\t", true));
   }
   lines.push("}\n");
   return lines.join("");

@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { boxFill, escape, quote, thousands } from "./fold-dot.js";
+import { colorScale } from "./format.js";
 import { PALETTE } from "./shared.js";
 
 test("escaping and quoting match dot.py on hostile text", () => {
@@ -23,13 +24,14 @@ test("a box's fill: its largest member's colour; grey #eeeeee with colouring off
   // grad's colour, though it shows no grad. While stepping, a box none of whose members is reached yet is white as an
   // unreached node is (class mgw-unreached).
   const grad = Float64Array.from([-2, Infinity, NaN, 0]);
-  assert.equal(boxFill(grad, 0, 2, PALETTE), PALETTE.negative);
-  assert.equal(boxFill(grad, 1, 2, PALETTE), PALETTE.nonfinite);
-  assert.equal(boxFill(grad, 2, 2, PALETTE), PALETTE.nonfinite);
-  assert.equal(boxFill(grad, 3, 2, PALETTE), PALETTE.zero);
+  const two = colorScale(2, 4);
+  assert.equal(boxFill(grad, 0, two, PALETTE), PALETTE.negative);
+  assert.equal(boxFill(grad, 1, two, PALETTE), PALETTE.nonfinite);
+  assert.equal(boxFill(grad, 2, two, PALETTE), PALETTE.nonfinite);
+  assert.equal(boxFill(grad, 3, two, PALETTE), PALETTE.zero);
   assert.equal(boxFill(grad, 0, null, PALETTE), "#eeeeee");
   for (const none of [-1, null]) {
-    assert.equal(boxFill(grad, none, 2, PALETTE), "#eeeeee");
-    assert.equal(boxFill(grad, none, 2, PALETTE, true), PALETTE.zero);
+    assert.equal(boxFill(grad, none, two, PALETTE), "#eeeeee");
+    assert.equal(boxFill(grad, none, two, PALETTE, true), PALETTE.zero);
   }
 });

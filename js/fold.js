@@ -122,6 +122,7 @@ export { boxMax, cleanText, escape, quote, thousands } from "./fold-dot.js";
  * @property {number} [precision] 4
  * @property {string} [rankdir] "LR"
  * @property {boolean} [color] true
+ * @property {string} [color_scale] "relative" or "log" (the option's own name, as the shared vectors spell it)
  * @property {number} [output] the tape's root
  * @property {ArrayLike<number>} data every node's data
  * @property {ArrayLike<number>} grad every node's grad

@@ -1,7 +1,10 @@
 // @ts-check
 // Numbers as Python prints them, so the widget, the static picture and the kernel show the same text:
 // formatFixed(x, p) is f"{x:.{p}f}" and formatExp(x, p) f"{x:.{p}e}" (round half to even), formatNumber
-// is micrograd_widget.dot.format_number, pyRepr(x) is repr(x) (shortest round trip).
+// is micrograd_widget.dot.format_number, pyRepr(x) is repr(x) (shortest round trip). The grad colours (gradScale,
+// colorScale, gradColor, legendMarks, legendWords) are micrograd_widget/colors.py's rules.
+
+import { LOG_DECADES } from "./shared.js";
 
 /**
  * A grad palette ("#rrggbb" fills, colors.py's): `zero` at 0, towards `positive` or `negative`, `nonfinite`
@@ -148,6 +151,54 @@ export function gradScale(grads, output = null) {
   return scale;
 }
 
+/**
+ * How a picture's grads become fills (micrograd_widget.colors.ColorScale): `largest` its gradScale, `precision` the
+ * decimals shown (on the relative scale a grad shown as 0 is white), `log` the log scale, whose full colour is at
+ * 10 ** `top` (1, or the power of ten at or above `largest`).
+ * @typedef {object} ColorScale
+ * @property {number} largest
+ * @property {number} precision
+ * @property {boolean} log
+ * @property {number} top
+ */
+
+/**
+ * Whether `x` reads as 0 with `precision` decimals (colors.shown_as_zero): the text decides, as in Python.
+ * @param {number} x
+ * @param {number} precision
+ * @returns {boolean}
+ */
+export function shownAsZero(x, precision) {
+  return Math.abs(x) < 1 && Number(formatFixed(x, precision)) === 0;
+}
+
+/**
+ * The colour scale of a picture whose gradScale is `largest` (colors.ColorScale).
+ * @param {number} largest
+ * @param {number} precision
+ * @param {boolean} [log]
+ * @returns {ColorScale}
+ */
+export function colorScale(largest, precision, log = false) {
+  let top = 0;
+  while (Number(`1e${top}`) < largest) top += 1;
+  return { largest, precision, log, top };
+}
+
+/**
+ * How far from white `grad`'s fill is, 0 to 1, for a finite grad (colors.ColorScale.strength).
+ * @param {number} grad
+ * @param {ColorScale} scale
+ * @returns {number}
+ */
+export function gradStrength(grad, scale) {
+  const a = Math.abs(grad);
+  if (a === 0) return 0;
+  if (scale.log) return Math.min(1, Math.max(0, 1 + (Math.log10(a) - scale.top) / LOG_DECADES));
+  if (!(scale.largest > 0) || shownAsZero(grad, scale.precision)) return 0;
+  return Math.min(1, Math.sqrt(a / scale.largest));
+}
+
 const HEX = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, "0"));
 /** @type {Map<string, number[]>} */
 const CHANNELS = new Map(); // "#rrggbb" -> its [r, g, b], parsed once (a palette has two ends)
@@ -166,20 +217,68 @@ function channelsOf(color) {
 }
 
 /**
- * A node's fill for its grad, as micrograd_widget.dot.grad_color computes it: `zero` at 0, towards
- * `positive` or `negative` by t = min(1, sqrt(|grad| / scale)) per RGB channel (the strongest colour beyond
- * `scale`, as for the output); `nonfinite` for nan/inf.
+ * A node's fill for its grad, as micrograd_widget.colors.grad_color computes it: `zero` at 0, towards `positive` or
+ * `negative` by t = gradStrength(grad, scale) per RGB channel; `nonfinite` for nan/inf.
  * `palette` = {negative, positive, zero, nonfinite} ("#rrggbb"), sent by the kernel.
  * @param {number} grad
- * @param {number} scale
+ * @param {ColorScale} scale
  * @param {Palette} palette
  * @returns {string}
  */
 export function gradColor(grad, scale, palette) {
   if (!Number.isFinite(grad)) return palette.nonfinite;
-  if (grad === 0 || !(scale > 0)) return palette.zero;
-  const t = Math.min(1, Math.sqrt(Math.abs(grad) / scale));
+  const t = gradStrength(grad, scale);
+  if (t === 0) return palette.zero;
   const [r, g, b] = channelsOf(grad < 0 ? palette.negative : palette.positive);
   return "#" + HEX[roundHalfEven(255 + (r - 255) * t)] + HEX[roundHalfEven(255 + (g - 255) * t)]
     + HEX[roundHalfEven(255 + (b - 255) * t)];
+}
+
+/**
+ * 10 ** k as a learner reads it (colors._decade): 1, 10, 100, else 1e-6, 1e3.
+ * @param {number} k
+ * @returns {string}
+ */
+function decade(k) {
+  return k >= 0 && k < 3 ? String(10 ** k) : `1e${k}`;
+}
+
+/**
+ * The legend's five swatches as [grad, its text] (colors.legend_marks).
+ * @param {ColorScale} scale
+ * @returns {[number, string][]}
+ */
+export function legendMarks(scale) {
+  if (scale.log) {
+    const mid = scale.top - Math.floor(LOG_DECADES / 2);
+    const big = Number(`1e${scale.top}`);
+    const small = Number(`1e${mid}`);
+    return [[-big, "-" + decade(scale.top)], [-small, "-" + decade(mid)], [0, "0"], [small, decade(mid)],
+      [big, decade(scale.top)]];
+  }
+  const s = scale.largest;
+  return [0 - s, 0 - s / 4, 0, s / 4, s].map((v) => [v, formatNumber(v, scale.precision)]);
+}
+
+/**
+ * What the legend says instead of swatches when they would show nothing (colors.legend_words), else null.
+ * @param {ColorScale} scale
+ * @returns {string | null}
+ */
+export function legendWords(scale) {
+  if (scale.largest === 0) return "all gradients are 0";
+  if (!scale.log && shownAsZero(scale.largest, scale.precision)) {
+    return `every gradient but the output's own shows as ${formatFixed(0, scale.precision)}: the log colour scale `
+      + "tells them apart";
+  }
+  return null;
+}
+
+/**
+ * The legend's first cell: which scale is in force (colors.scale_title).
+ * @param {ColorScale} scale
+ * @returns {string}
+ */
+export function scaleTitle(scale) {
+  return scale.log ? "grad, log scale" : "grad";
 }

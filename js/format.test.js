@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { formatExp, formatFixed, formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { colorScale, formatExp, formatFixed, formatNumber, gradColor, gradScale, legendMarks, legendWords, pyRepr, scaleTitle,
+  shownAsZero } from "./format.js";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -74,23 +75,52 @@ function toHex(x) {
   return e === 0 ? `${sign}0x0.${m.toString(16).padStart(13, "0")}p-1022` : `${sign}0x1.${m.toString(16).padStart(13, "0")}p${e - 1023}`;
 }
 
-test("gradColor follows colors.grad_color (checked against Python)", () => {
-  const cases = [[0, 1], [1, 1], [-1, 1], [0.25, 1], [-0.01, 2], [3, 2], [NaN, 1], [Infinity, 1], [0.5, 0], [1e-300, 1e300],
-    [1, 0.000460397301831561], [-2, 0.5], [0.0002301986509157805, 0.000460397301831561]];
+test("gradColor, legendMarks and legendWords follow colors.py on both scales (checked against Python)", () => {
+  // [grad, the picture's largest |grad|, precision, log scale]: ties at the precision, grads shown as 0, the log
+  // scale's floor and its full colour above 1.
+  const cases = [[0, 1, 4, false], [1, 1, 4, false], [-1, 1, 4, false], [0.25, 1, 4, false], [-0.01, 2, 4, false],
+    [3, 2, 4, false], [NaN, 1, 4, false], [Infinity, 1, 4, false], [0.5, 0, 4, false], [1e-300, 1e300, 4, false],
+    [1, 0.000460397301831561, 4, false], [-2, 0.5, 4, false], [0.0002301986509157805, 0.000460397301831561, 4, false],
+    [1e-8, 1e-8, 4, false], [-3e-9, 1e-8, 4, false], [1e-8, 1e-8, 8, false], [0.00005, 0.0001, 4, false],
+    [0.0000499, 0.0001, 4, false], [-0.00004, 0.0001, 5, false], [0.4, 1, 0, false], [0.6, 1, 0, false],
+    [1e-8, 1e-8, 4, true], [-1e-8, 1e-8, 4, true], [1e-12, 1, 4, true], [1e-13, 1, 4, true], [0, 0, 4, true],
+    [5, 5, 4, true], [-0.03, 20, 4, true], [1e-6, 0.2, 4, true], [NaN, 1, 4, true], [2.5e-7, 1e300, 4, true]];
   const venv = join(ROOT, ".venv", "bin", "python");
   const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
   const script =
     "import json,sys\nfrom micrograd_widget import colors\n" +
     "p={'negative':colors.NEGATIVE_COLOR,'positive':colors.POSITIVE_COLOR,'zero':colors.ZERO_COLOR,'nonfinite':colors.NONFINITE_COLOR}\n" +
-    "print(json.dumps([p, [colors.grad_color(float(g), float(s)) for g, s in json.load(sys.stdin)]]))";
+    "out=[]\nfor g, s, n, log in json.load(sys.stdin):\n" +
+    "    c=colors.ColorScale(float(s), n, log)\n" +
+    "    out.append([colors.grad_color(float(g), c), [[v, t] for v, t in colors.legend_marks(c)], colors.legend_words(c), colors.scale_title(c)])\n" +
+    "print(json.dumps([p, out]))";
   let palette, expected;
   try {
-    const out = execFileSync(python, ["-c", script], { cwd: ROOT, input: JSON.stringify(cases.map(([g, s]) => [String(g), String(s)])), encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
+    const input = JSON.stringify(cases.map(([g, s, n, log]) => [String(g), String(s), n, log]));
+    const out = execFileSync(python, ["-c", script], { cwd: ROOT, input, encoding: "utf8", stdio: ["pipe", "pipe", "pipe"] });
     [palette, expected] = JSON.parse(out);
   } catch (err) {
     assert.fail(`the Python reference (micrograd_widget.colors via ${python}) could not run: ${err.message}`);
   }
-  cases.forEach(([g, s], i) => assert.equal(gradColor(g, s, palette), expected[i], `grad ${g}, scale ${s}`));
+  cases.forEach(([g, s, n, log], i) => {
+    const scale = colorScale(s, n, log);
+    const what = `grad ${g}, largest ${s}, precision ${n}, log ${log}`;
+    assert.equal(gradColor(g, scale, palette), expected[i][0], what);
+    assert.deepEqual(legendMarks(scale), expected[i][1], what);
+    assert.equal(legendWords(scale), expected[i][2], what);
+    assert.equal(scaleTitle(scale), expected[i][3], what);
+  });
+});
+
+test("a grad shown as 0 is white; the log scale tints it (worked out by hand)", () => {
+  const palette = { negative: "#5b9bd5", positive: "#f0913a", zero: "#ffffff", nonfinite: "#bdbdbd" };
+  assert.equal(gradColor(1e-8, colorScale(1e-8, 4), palette), "#ffffff", "0.0000 at 4 decimals");
+  assert.equal(gradColor(1, colorScale(1e-8, 4), palette), "#f0913a", "the output's own 1.0000");
+  assert.equal(gradColor(1e-8, colorScale(1e-8, 4, true), palette), "#fadabd", "8 of 12 decades down: t = 1/3");
+  assert.equal(gradColor(1, colorScale(4, 4), palette), "#f8c89c", "sqrt(1/4) = 0.5, halves rounded to even");
+  assert.equal(legendWords(colorScale(0, 4)), "all gradients are 0");
+  assert.equal(shownAsZero(-0.00004, 4), true);
+  assert.equal(shownAsZero(0.00005, 4), false, "the float just above 5e-5 reads 0.0001");
 });
 
 test("gradScale leaves out the output and falls back to it, as colors.grad_scale (checked against Python)", () => {
@@ -102,7 +132,7 @@ test("gradScale leaves out the output and falls back to it, as colors.grad_scale
   assert.equal(gradScale([], 1), 1, "only the output: it sets the scale");
   assert.equal(gradScale([0, 0], -2), 2, "every other grad zero: the output sets the scale");
   assert.equal(gradScale([], null), 0);
-  assert.equal(gradColor(1, gradScale(saturated, 1), { negative: "#0000ff", positive: "#ff8000", zero: "#ffffff", nonfinite: "#888888" }),
+  assert.equal(gradColor(1, colorScale(gradScale(saturated, 1), 4), { negative: "#0000ff", positive: "#ff8000", zero: "#ffffff", nonfinite: "#888888" }),
     "#ff8000", "the output is clamped to the strongest colour");
   const venv = join(ROOT, ".venv", "bin", "python");
   const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");

@@ -5,6 +5,12 @@
 /** colors.py palette(): the grad colours a view fills nodes with. */
 export const PALETTE = Object.freeze({"negative": "#5b9bd5", "positive": "#f0913a", "zero": "#ffffff", "nonfinite": "#bdbdbd"});
 
+/** colors.py: the log colour scale fades to white over this many powers of ten. */
+export const LOG_DECADES = 12;
+
+/** options.py color_scale: the colour scales, each with what it means (the toolbar's choice, the legend). */
+export const COLOR_SCALES = Object.freeze({"relative": "stronger for larger |grad|, full colour at the largest drawn", "log": "one step per power of ten, full colour at 1, white from 1e-12"});
+
 /** colors.py FOLD_COLOR: a closed box with colouring off or no member counted. */
 export const FOLD_COLOR = "#eeeeee";
 

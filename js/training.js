@@ -15,7 +15,8 @@ import { ModelListeners } from "./listen.js";
 import { boxesById, layoutPicture, makeFocusable, svgElement as s, textNode } from "./svg.js";
 import { swatch } from "./swatch.js";
 import { decodeNumber } from "./spec.js";
-import { formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { colorScale, formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+
 import { TICKS, curvePath, drawable, logTicks, lossDomain, niceTicks, shortNumber } from "./curve.js";
 
 const WIDTH = 640;
@@ -277,15 +278,16 @@ class TrainingView {
     const b = this.bound;
     if (b) {
       const norms = neuronNorms(grads, this.units);
-      const scale = gradScale(norms);
       const precision = this.model.get("precision");
+      const scale = gradScale(norms);
+      const colors = colorScale(scale, precision); // a norm shown as 0 is white
       for (let k = 0; k < this.units.length; k++) {
         const text = formatNumber(norms[k], precision);
         if (text !== b.text[k]) b.numbers[k].nodeValue = b.text[k] = text;
         const exact = pyRepr(norms[k]);
         if (exact !== b.exact[k]) b.groups[k].setAttribute("data-grad", (b.exact[k] = exact));
         if (this.palette && b.shapes[k]) {
-          const fill = gradColor(norms[k], scale, this.palette);
+          const fill = gradColor(norms[k], colors, this.palette);
           if (fill !== b.fills[k]) b.shapes[k].setAttribute("fill", (b.fills[k] = fill));
         }
       }
@@ -375,8 +377,9 @@ class TrainingView {
   fillInspector() {
     const k = this.inspected;
     if (k === null || !this.grads) return;
-    const scale = gradScale(this.rows.map((row) => this.grads[row.i]));
+    // Each grad is shown at the view's precision: a grad shown as 0 there is white.
     const precision = this.model.get("precision");
+    const scale = colorScale(gradScale(this.rows.map((row) => this.grads[row.i])), precision);
     for (const row of this.rows) {
       const g = this.grads[row.i];
       showNumber(row.dataCell, this.data[row.i], precision);

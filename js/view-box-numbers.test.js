@@ -11,7 +11,7 @@ import { compileTape, decodeNumber } from "./spec.js";
 import { boxFill, pictureScale } from "./fold-dot.js";
 import { compileFolds, pictureFor } from "./fold.js";
 import { PALETTE } from "./shared.js";
-import { formatNumber } from "./format.js";
+import { colorScale, formatNumber } from "./format.js";
 import { boxMaxima, boxNumbers } from "./view/box-numbers.js";
 
 const OPS = [
@@ -177,7 +177,7 @@ test("the live picture's box numbers and fills are Python's, grads inf and nan i
     pic.boxes.forEach((b, k) => { for (const i of b.members) foldOf[i] = k; });
     const nb = boxNumbers(pic.boxes, foldOf, pic.boxes.length);
     const best = boxMaxima(nb, grad, tape.root, new Int32Array(pic.boxes.length));
-    const scale = pictureScale(grad, pic.shown, best, tape.root);
+    const scale = colorScale(pictureScale(grad, pic.shown, best, tape.root), 4);
     const lines = c.dot[0].split("\n");
     c.boxes.forEach((b, k) => {
       const line = lines.find((s) => s.trimStart().startsWith(`${b.id} [`));

@@ -100,7 +100,12 @@ class GraphWidgetView {
       reset: () => this.leaves.reset(),
       toggleStepper: () => (this.stepper ? this.exitStepper(true) : this.enterStepper()),
       openGradcheck: () => this.inspector.openGradcheck(),
+      chooseColorScale: (name) => {
+        this.model.set("color_scale", name);
+        this.model.save_changes();
+      },
     });
+    this.toolbar.showColorScale(this.model.get("color_scale"), this.model.get("color") !== false);
     this.search = new Search(this);
     this.toolbar.el.insertBefore(this.search.el, this.toolbar.status);
     this.foldControls = h("span", { className: "mgw-fold-controls", hidden: !this.folding },
@@ -137,11 +142,14 @@ class GraphWidgetView {
       this.repaint();
       this.drawing.relayout();
     });
-    on("change:color", () => {
-      this.fillLegend();
-      this.repaint();
-      this.drawing.relayout();
-    });
+    for (const name of ["color", "color_scale"]) {
+      on(`change:${name}`, () => {
+        this.fillLegend();
+        this.toolbar.showColorScale(this.model.get("color_scale"), this.model.get("color") !== false);
+        this.repaint();
+        this.drawing.relayout();
+      });
+    }
     on("change:rankdir", () => this.drawing.relayout());
     on("change:opened", () => this.folding && this.folding.receive() && this.drawing.relayout());
     on("change:folds", () => {
@@ -215,7 +223,7 @@ class GraphWidgetView {
   }
 
   fillLegend() {
-    fillLegend(this.legend, PALETTE, this.model.get("color") !== false);
+    fillLegend(this.legend, PALETTE, this.model.get("color") !== false, this.model.get("color_scale"));
     if (this.folding) {
       this.legend.append(h("span", { "data-role": "fold-legend", text: " A dashed box is folded: it says how many nodes it "
         + "holds and, when one of them is its output, that node's data and grad, else max |grad|, the largest |grad| "
@@ -311,6 +319,7 @@ class GraphWidgetView {
       bound.paint({
         data: this.data, grad: st ? st.grad : this.grad, reachedAt: st ? st.steps.reachedAt : null, step: st ? st.k : 0,
         output: this.output, precision: this.model.get("precision"), colored: this.model.get("color") !== false,
+        log: this.model.get("color_scale") === "log",
       });
     }
     this.inspector.fill();

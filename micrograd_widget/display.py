@@ -22,7 +22,7 @@ from typing import Any
 import graphviz
 
 from .colors import grad_color
-from .dot import GraphView, graph_view
+from .dot import GraphView, color_scale_of, graph_view
 from .engine import Value
 from .files import replace_file, writable_path
 from .fold_tree import FoldTree
@@ -103,14 +103,15 @@ def _pipe(dot: str, deadline: float, limit: float) -> str:
 def value_mimebundle(value: Value, *, precision: int = DEFAULT_OPTIONS["precision"],
                      rankdir: str = DEFAULT_OPTIONS["rankdir"],
                      node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
-                     color: bool = DEFAULT_OPTIONS["color"]) -> dict[str, str]:
+                     color: bool = DEFAULT_OPTIONS["color"],
+                     color_scale: str = DEFAULT_OPTIONS["color_scale"]) -> dict[str, str]:
     """``{"image/svg+xml": ..., "text/plain": repr}``, or ``text/html`` (a table of the nodes with a
     one-line reason) when ``dot`` is missing, fails, or the picture would be too large for a notebook."""
     if not isinstance(value, Value):
         raise TypeError(f"value_mimebundle() takes a Value, got {type(value).__name__}")
     bundle = {"text/plain": repr(value)}
     bundle.update(tape_mimebundle(Tape.from_value(value), precision=precision, rankdir=rankdir,
-                                  node_budget=node_budget, color=color))
+                                  node_budget=node_budget, color=color, color_scale=color_scale))
     return bundle
 
 
@@ -136,13 +137,15 @@ def svg_html(svg: str, alt: str = "the graph of a Value") -> str:
 def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = DEFAULT_OPTIONS["precision"],
                     rankdir: str = DEFAULT_OPTIONS["rankdir"],
                     node_budget: int | None = DEFAULT_OPTIONS["node_budget"],
-                    color: bool = DEFAULT_OPTIONS["color"], open_keys: Iterable[str] = (),
+                    color: bool = DEFAULT_OPTIONS["color"], color_scale: str = DEFAULT_OPTIONS["color_scale"],
+                    open_keys: Iterable[str] = (),
                     tree: FoldTree | None = None) -> dict[str, str]:
     """The picture of ``tape`` as it holds its numbers now, its grads those of node ``output`` (default the
     root), the fold boxes ``open_keys`` opened (``tree``: its fold hierarchy, if built already):
     ``{"image/svg+xml": ...}``, or ``{"text/html": table}`` when ``dot`` cannot draw it."""
     return view_mimebundle(graph_view(tape, precision=precision, rankdir=rankdir, node_budget=node_budget,
-                                      color=color, output=output, open_keys=open_keys, tree=tree))
+                                      color=color, color_scale=color_scale, output=output, open_keys=open_keys,
+                                      tree=tree))
 
 
 def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = None, *,
@@ -184,7 +187,7 @@ def html_table(view: GraphView, note: str = "") -> str:
     node would be, under the folding message and ``note`` (trusted HTML written by this module)."""
     tape, opts = view.tape, view.options
     precision, color = opts.get("precision", 4), opts.get("color", True)
-    scale = view.scale
+    scale = color_scale_of(view.scale, {**DEFAULT_OPTIONS, **opts})
     output = tape.root if view.output is None else view.output
     rows: list[tuple[int, str]] = []
     for i in view.shown:

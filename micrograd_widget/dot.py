@@ -19,7 +19,7 @@ from typing import Any
 
 import graphviz
 
-from .colors import FOLD_COLOR, grad_color, grad_scale
+from .colors import FOLD_COLOR, ColorScale, grad_color, grad_scale, legend_marks, legend_words, scale_title
 from .dot_style import DOT_STYLE, LEGEND_TABLE
 from .engine import Value, topological_order
 from .fold import Fold
@@ -44,12 +44,13 @@ def trace(root: Value) -> tuple[list[Value], list[tuple[Value, Value]]]:
 
 
 def draw_dot(root: Value, rankdir: str = "LR", format: str = "svg", *, precision: int = 4,
-             color: bool = True) -> graphviz.Digraph:
+             color: bool = True, color_scale: str = "relative") -> graphviz.Digraph:
     """The lecture's ``draw_dot``: the whole graph (never folded) as a ``graphviz.Digraph``; records
     ``label | data | grad``, op nodes, edges, with stable ids (js/svg-contract.md)."""
     if not isinstance(root, Value):
         raise TypeError(f"draw_dot() takes a Value, got {type(root).__name__}")
-    g = graph_view(Tape.from_value(root), precision=precision, rankdir=rankdir, node_budget=None, color=color).graph
+    g = graph_view(Tape.from_value(root), precision=precision, rankdir=rankdir, node_budget=None, color=color,
+                   color_scale=color_scale).graph
     g.format = format
     return g
 
@@ -127,8 +128,8 @@ def _record(fields: Iterable[str], rankdir: str, across: bool = False) -> str:
 
 
 def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", node_budget: int | None = 250,
-               color: bool = True, output: int | None = None, open_keys: Iterable[str] = (),
-               tree: FoldTree | None = None) -> GraphView:
+               color: bool = True, color_scale: str = "relative", output: int | None = None,
+               open_keys: Iterable[str] = (), tree: FoldTree | None = None) -> GraphView:
     """The picture of ``tape`` (or of a Value's graph): at most ``node_budget`` boxes (value nodes and
     fold boxes; ``None`` draws everything), folded beyond it by structure, module or distance from the root
     (fold.py), with the fold boxes ``open_keys`` opened (fold_tree.py; ``tree``: the hierarchy already
@@ -142,7 +143,8 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         raise ValueError(f"output is the node id the grads are of, a whole number from 0 to {len(tape) - 1}; "
                          f"got {output!r}")
     options = {name: check_option(name, value) for name, value in
-               (("precision", precision), ("rankdir", rankdir), ("node_budget", node_budget), ("color", color))}
+               (("precision", precision), ("rankdir", rankdir), ("node_budget", node_budget), ("color", color),
+                ("color_scale", color_scale))}
     with tape.shared_inputs():  # folding reads every node's inputs many times: one list of tuples for the pass
         keys = tuple(open_keys)
         if tree is None or tree.budget != options["node_budget"] or tree.n != len(tape) or (keys and not tree.nested):
@@ -209,7 +211,7 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
                        groups[g].total if groups[g].total >= 0 else None, groups[g].key, outputs.get(n + g))
                   for g in pic.boxes)
     biggest = [box_max(tape.grad, members[g], out) for g in pic.boxes]    # each box's colour and max |grad|
-    scale = _scale_of(tape, pic.shown, out, biggest) if options["color"] else None
+    scale = color_scale_of(_scale_of(tape, pic.shown, out, biggest), options) if options["color"] else None
     lines = ["digraph micrograd {\n", f"\tgraph [{_attr_list(_graph_attrs(rankdir, folded))}]\n",
              f"\tnode [{_attr_list(DOT_STYLE['node'])}]\n", f"\tedge [{_attr_list(DOT_STYLE['edge'])}]\n"]
     if pic.message:
@@ -244,12 +246,12 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
         lines.append(f"\t{tail} -> {head} [id=e_{tail}_{head}]\n")
     if scale is not None and pic.shown:
         legend = DOT_STYLE["legend"]
-        lines.append(_line(legend["id"], _legend(scale, precision), legend, "\t", html_label=True))
+        lines.append(_line(legend["id"], _legend(scale), legend, "\t", html_label=True))
     lines.append("}\n")
     return "".join(lines), folds
 
 
-def _value_line(tape: Tape, i: int, out: int, scale: float | None, precision: int, rankdir: str,
+def _value_line(tape: Tape, i: int, out: int, scale: ColorScale | None, precision: int, rankdir: str,
                 across: bool) -> str:
     """Tape node ``i`` as a record label | data | grad, with its full-precision tooltip; filled by its grad
     on ``scale`` (None: colouring off); drawn bold, class ``mgw-output-node``, when it is ``out`` (the
@@ -290,7 +292,7 @@ def _op_line(i: int, symbol: str, labels: dict[str, tuple[str, str]]) -> str:
     return _line(f"n{i}_op", label, {**DOT_STYLE["op"], "id": f"n{i}_op", "tooltip": tip}, "\t")
 
 
-def _fold_line(tape: Tape, f: Fold, count: int, big: int | None, scale: float | None, precision: int,
+def _fold_line(tape: Tape, f: Fold, count: int, big: int | None, scale: ColorScale | None, precision: int,
                rankdir: str) -> str:
     """A closed fold box, stacked across the flow: its title, its node count and its live numbers (its one
     output node's data and grad, or the largest |grad| among its members: ``big``, its ``box_max``), filled by
@@ -358,10 +360,17 @@ def _edges(tape: Tape, shown: Iterable[int], boxes: Iterable[tuple[str, int, lis
     return edges
 
 
-def _legend(scale: float, precision: int) -> str:
-    """An HTML-like label: one swatch per grad value -scale, -scale/4, 0, +scale/4, +scale."""
-    cells = "".join(
-        f'<TD BGCOLOR="{grad_color(v, scale)}">{format_number(v, precision)}</TD>'
-        for v in (0.0 - scale, 0.0 - scale / 4, 0.0, scale / 4, scale)
-    )
-    return f"<{LEGEND_TABLE}<TR><TD>grad</TD>{cells}</TR></TABLE>>"
+def color_scale_of(largest: float, options: dict[str, Any]) -> ColorScale:
+    """The colour scale of a picture whose ``grad_scale`` is ``largest``, drawn with ``options`` (precision and
+    color_scale, default relative)."""
+    return ColorScale(largest, options["precision"], options.get("color_scale") == "log")
+
+
+def _legend(scale: ColorScale) -> str:
+    """An HTML-like label: which scale is in force, then one swatch per mark (colors.legend_marks); or, when the
+    swatches would show nothing, what the grads are in words (colors.legend_words)."""
+    words = legend_words(scale)
+    if words is not None:
+        return f"<{LEGEND_TABLE}<TR><TD>{words}</TD></TR></TABLE>>"
+    cells = "".join(f'<TD BGCOLOR="{grad_color(v, scale)}">{text}</TD>' for v, text in legend_marks(scale))
+    return f"<{LEGEND_TABLE}<TR><TD>{scale_title(scale)}</TD>{cells}</TR></TABLE>>"

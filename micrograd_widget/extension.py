@@ -84,6 +84,7 @@ class MicrogradWidget(Configurable):
     rankdir = _trait("rankdir")
     node_budget = _trait("node_budget")
     color = _trait("color")
+    color_scale = _trait("color_scale")
     default_view = _trait("default_view")
 
     @validate(*OPTIONS)
@@ -96,7 +97,7 @@ class MicrogradWidget(Configurable):
         return _options.check_option(name, value)
 
     def drawing_options(self) -> dict[str, Any]:
-        """precision, rankdir, node_budget, color: the keyword arguments of every drawing function."""
+        """precision, rankdir, node_budget, color, color_scale: the keyword arguments of every drawing function."""
         return {name: getattr(self, name) for name in DRAWING_OPTIONS}
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import graphviz
 
-from .colors import ZERO_COLOR, grad_color, grad_scale
+from .colors import ZERO_COLOR, ColorScale, grad_color, grad_scale
 from .text import MAX_LABEL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number
 
 __all__ = ["LayerBox", "NeuronBox", "ModelBoxes", "model_boxes", "model_dot", "neuron_norms"]
@@ -184,7 +184,7 @@ def model_dot(layers: Sequence[LayerBox], boxes: Sequence[NeuronBox], nin: int, 
     known (an MLP's: every neuron to every neuron of the next layer, or one edge per pair of consecutive
     layers beyond ``EDGE_BUDGET``). Every user string goes through ``text.escape``; fills are ``colors.grad_color``."""
     nohtml = graphviz.nohtml
-    scale = grad_scale(norms)
+    scale = ColorScale(grad_scale(norms), precision)     # a norm shown as 0 is white
     g = graphviz.Digraph(
         name="model",
         graph_attr={"rankdir": "LR", "compound": "true", "bgcolor": "white", "fontname": "Helvetica",

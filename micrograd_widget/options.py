@@ -89,10 +89,16 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
            span=(MIN_NODE_BUDGET, MAX_NODE_BUDGET), none="None draws everything"),
     Option("color", True, "turns colouring by gradient on or off: ",
            "Colour nodes by gradient (blue negative, white zero, orange positive)"),
+    # colors.py SCALES spelled out here: this table imports nothing of the package when it loads.
+    Option("color_scale", "relative", "is how a grad becomes a colour: ",
+           "How a grad becomes a colour; 'log' shows vanishing gradients the digits round to 0",
+           choices=(("relative", "stronger for larger |grad|, full colour at the largest drawn"),
+                    ("log", "one step per power of ten, full colour at 1, white from 1e-12"))),
     Option("default_view", "widget", "must be ", "What a Value shows in a notebook",
            choices=(("static", "a picture"), ("widget", "the live widget"))),
 )}
-DRAWING_OPTIONS = ("precision", "rankdir", "node_budget", "color")    # the keyword arguments of graph_view
+# The keyword arguments of graph_view.
+DRAWING_OPTIONS = ("precision", "rankdir", "node_budget", "color", "color_scale")
 # The training view's own options, not drawing options (no %config: each watch() chooses its own).
 _TRAINING_ONLY: dict[str, Option] = {o.name: o for o in (
     Option("log_scale", False, "turns the training view's logarithmic loss axis on or off: ",
@@ -146,7 +152,7 @@ def unregister(shell: object) -> None:
 
 def current_options(shell: object = None) -> dict[str, Any]:
     """The options in force in ``shell`` (default: the running IPython): precision, rankdir, node_budget,
-    color and default_view; the defaults when the extension is not loaded there."""
+    color, color_scale and default_view; the defaults when the extension is not loaded there."""
     if shell is None:
         from IPython import get_ipython
         shell = get_ipython()

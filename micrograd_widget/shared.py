@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Any
 
-from . import colors, display, dot_style, fold, fold_tree, requests, tape, text
+from . import colors, display, dot_style, fold, fold_tree, options, requests, tape, text
 from .gradcheck import GRADCHECK_DEFAULTS
 
 __all__ = ["SHARED", "js_module"]
@@ -21,6 +21,9 @@ __all__ = ["SHARED", "js_module"]
 # (JS name, value, where Python defines it and what it is), in the order js/shared.js lists them.
 SHARED: tuple[tuple[str, Any, str], ...] = (
     ("PALETTE", colors.palette(), "colors.py palette(): the grad colours a view fills nodes with"),
+    ("LOG_DECADES", colors.LOG_DECADES, "colors.py: the log colour scale fades to white over this many powers of ten"),
+    ("COLOR_SCALES", dict(options.OPTIONS["color_scale"].choices),
+     "options.py color_scale: the colour scales, each with what it means (the toolbar's choice, the legend)"),
     ("FOLD_COLOR", colors.FOLD_COLOR, "colors.py FOLD_COLOR: a closed box with colouring off or no member counted"),
     ("MAX_LABEL_CHARS", text.MAX_LABEL_CHARS, "text.py: a label is cut to this many characters in a picture"),
     ("MAX_TOOLTIP_CHARS", text.MAX_TOOLTIP_CHARS, "text.py: a tooltip is cut to this many characters"),

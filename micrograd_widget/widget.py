@@ -82,6 +82,7 @@ class GraphWidget(_assets.AssetsWidget):
     rankdir = traitlets.Unicode("LR").tag(sync=True)
     node_budget = traitlets.Int(250, allow_none=True).tag(sync=True)
     color = traitlets.Bool(True).tag(sync=True)
+    color_scale = traitlets.Unicode("relative").tag(sync=True)
     error = traitlets.Unicode("").tag(sync=True)
     # The fold hierarchy (fold_tree.FoldTree.spec(), read by js/fold.js) and the keys of the boxes opened in it
     # (`opened`, not `open`: ipywidgets' Widget.open() is the method that opens the comm).

@@ -261,6 +261,12 @@ def saturated_neuron() -> Value:
     return lecture_neuron(w1=-1.0)["o"]
 
 
+def saturated_tanh() -> Value:
+    """The lecture's neuron with w1 = 1.3: n = 9.48, o = tanh(n) = 1 - 1.2e-8, every other grad 1e-8 to 5e-8, all
+    shown as 0.0000 at 4 decimals: the vanishing gradient."""
+    return lecture_neuron(w1=1.3)["o"]
+
+
 def hostile_graph() -> tuple[Value, list[str]]:
     cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a, symbol='<b onclick="x">|{c}')
     leaves = []

@@ -14,7 +14,7 @@ from builders import HOSTILE, hostile_graph, lecture_graph, moons_like_loss, sat
 from helpers import STOPPED_MESSAGE, SVG, DotRuns, Table, assert_no_markup, parse_svg, picture_in, svg_groups, texts
 
 from micrograd_widget import GraphWidget, Value, display
-from micrograd_widget.colors import POSITIVE_COLOR, grad_color
+from micrograd_widget.colors import POSITIVE_COLOR, ColorScale, grad_color
 from micrograd_widget.display import value_html, value_mimebundle
 from micrograd_widget.dot import graph_view
 from micrograd_widget.tape import Tape
@@ -173,7 +173,7 @@ def test_table_colours_leave_the_output_out_of_the_scale() -> None:
     styles = [attrs.get("style") for tag, attrs in Table(display.html_table(view)).tags
               if tag == "td" and (attrs.get("style") or "").startswith("background-color")]
     scale = max(abs(g) for g in tape.grad[:-1])
-    assert styles == [f"background-color:{grad_color(g, scale)}" for g in tape.grad]
+    assert styles == [f"background-color:{grad_color(g, ColorScale(scale, 4))}" for g in tape.grad]
     assert styles[tape.labels.index("x1*w1")] != "background-color:#ffffff"
     assert styles[-1] == f"background-color:{POSITIVE_COLOR}"
 

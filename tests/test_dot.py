@@ -16,14 +16,22 @@ import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
-from builders import hostile_graph, lecture_graph, lecture_L, moons_like_loss, nonfinite_grads, saturated_neuron
+from builders import (
+    hostile_graph,
+    lecture_graph,
+    lecture_L,
+    moons_like_loss,
+    nonfinite_grads,
+    saturated_neuron,
+    saturated_tanh,
+)
 from helpers import SVG, XLINK_TITLE, assert_no_markup, classes, render, svg_groups, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
 from micrograd_widget import dot as dot_module
-from micrograd_widget.colors import NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, grad_color
+from micrograd_widget.colors import NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
 from micrograd_widget.dot import graph_view
 from micrograd_widget.engine import scope
 from micrograd_widget.fold import Fold
@@ -115,7 +123,7 @@ def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
     assert texts(groups["n0"]) == ["x", "data inf", "grad 0.0000"]
     assert texts(groups["n2"])[1] == "data nan"
     fills = {el.get("fill") for el in groups["n2"].iter() if el.tag == f"{SVG}polygon"}
-    assert fills == {grad_color(1.0, 1.0)}
+    assert fills == {grad_color(1.0, ColorScale(1.0, 4))}
     z = Value(2.0, label="z")
     w = z * 1.0
     w.grad = math.nan
@@ -155,7 +163,7 @@ def test_a_fold_box_holding_a_non_finite_grad_shows_it_greyed_off_the_colour_sca
     assert view.scale == 3.0
     assert texts(groups["mgw-legend"])[1:] == ["-3.0000", "-0.7500", "0.0000", "0.7500", "3.0000"]
     assert fill(by_title["finite"]) == grad_color(tape.grad[dot_module.box_max(tape.grad, by_title["finite"].members,
-                                                                              tape.root)], 3.0)
+                                                                              tape.root)], ColorScale(3.0, 4))
 
 
 def test_rankdir_tb_keeps_three_fields(dot_program: str) -> None:
@@ -205,7 +213,7 @@ def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None
     def fill(group: ET.Element) -> str:
         return next(el for el in group.iter() if el.tag in (f"{SVG}polygon", f"{SVG}path")).get("fill")
     assert fill(groups["n0"]) == POSITIVE_COLOR            # a: grad 6.0, the largest
-    assert fill(groups["n1"]) == grad_color(-4.0, 6.0)     # b: grad -4.0
+    assert fill(groups["n1"]) == grad_color(-4.0, ColorScale(6.0, 4))     # b: grad -4.0
     assert any(el.tag == f"{SVG}path" for el in groups["n0"].iter())       # leaves are rounded (Mrecord)
     assert not any(el.tag == f"{SVG}path" for el in groups["n6"].iter())
     root_pen = next(el for el in groups["n6"].iter(f"{SVG}polygon")).get("stroke-width")
@@ -217,7 +225,7 @@ def test_colours_leaves_root_and_legend_in_the_picture(dot_program: str) -> None
     assert "mgw-legend" not in plain
     assert {fill(plain[f"n{i}"]).lower() for i in range(7)} == {ZERO_COLOR}
     assert graph_view(L).scale == 6.0 == max(abs(v.grad) for v in Tape.from_value(L).values[:-1])
-    assert fill(groups["n6"]) == grad_color(1.0, 6.0) != ZERO_COLOR      # L: d L / d L = 1, within the scale
+    assert fill(groups["n6"]) == grad_color(1.0, ColorScale(6.0, 4)) != ZERO_COLOR    # L: d L / d L = 1, in scale
 
 
 def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None:
@@ -234,13 +242,53 @@ def test_the_output_grad_does_not_wash_out_the_colours(dot_program: str) -> None
         assert by_label[label] != ZERO_COLOR, f"{label} looks white next to the output"
     assert by_label["w2"] == ZERO_COLOR                    # its grad is exactly 0 (x2 = 0)
     assert by_label["w1"] == POSITIVE_COLOR                # the largest |grad| but the output's
-    assert by_label["x1"] == grad_color(-0.5, 1.0)         # half of w1's grad, negative
+    assert by_label["x1"] == grad_color(-0.5, ColorScale(1.0, 4))         # half of w1's grad, negative
     assert by_label["o"] == POSITIVE_COLOR                 # the output: clamped to the strongest colour
     scale = max(others)
     assert graph_view(o).scale == scale
     legend = (-scale, -scale / 4, 0.0, scale / 4, scale)
     assert texts(groups["mgw-legend"]) == ["grad", *(format_number(v) for v in legend)]
     assert texts(groups["mgw-legend"])[-1] == "0.0005"
+
+
+def _fills(svg: str) -> dict[str, str]:
+    """Each value node's fill (lower case) by id, and the legend's texts under "mgw-legend"."""
+    groups = svg_groups(svg)
+    fills = {k: next(el for el in g.iter() if el.tag in (f"{SVG}polygon", f"{SVG}path")).get("fill", "").lower()
+             for k, g in groups.items() if re.fullmatch(r"n\d+", k)}
+    return {**fills, "mgw-legend": " ".join(texts(groups["mgw-legend"]))}
+
+
+def test_a_grad_shown_as_zero_is_painted_white_and_the_log_scale_tints_it(dot_program: str) -> None:
+    o = saturated_tanh()
+    tape = Tape.from_value(o)
+    others = [abs(g) for i, g in enumerate(tape.grad) if i != tape.root]
+    assert 1e-8 < max(others) < 1e-7 and all(format_number(g) in ("0.0000", "-0.0000") for g in others)
+    relative = _fills(render(graph_view(o)))
+    root = f"n{tape.root}"
+    assert relative[root] == POSITIVE_COLOR        # the output's own grad, 1.0000
+    assert {v for k, v in relative.items() if k not in (root, "mgw-legend")} == {ZERO_COLOR}
+    assert relative["mgw-legend"] == ("every gradient but the output's own shows as 0.0000: "
+                                      "the log colour scale tells them apart")
+    log = _fills(render(graph_view(o, color_scale="log")))
+    w1 = f"n{tape.labels.index('w1')}"
+    # w1's grad x1 * (1 - tanh(n)^2) = 2 * 2.3e-8: 7.34 of 12 decades below 1, t = 0.388; orange 240, 145, 58
+    # -> 249.2, 212.3, 178.6 -> f9 d4 b3 (computed from the grad here, checked against the colour by hand).
+    t = 1 + math.log10(tape.grad[tape.labels.index("w1")]) / 12
+    assert 0.38 < t < 0.40 and log[w1] == "#" + "".join(f"{round(255 + (c - 255) * t):02x}" for c in (240, 145, 58))
+    assert log[f"n{tape.labels.index('w2')}"] == ZERO_COLOR        # exactly 0 (x2 = 0)
+    assert log["mgw-legend"] == "grad, log scale -1 -1e-6 0 1e-6 1"
+    # More decimals show the grads: the relative scale paints them again.
+    assert _fills(render(graph_view(o, precision=8)))[w1] != ZERO_COLOR
+
+
+def test_the_legend_says_when_every_gradient_is_0(dot_program: str) -> None:
+    x, w = Value(-2.0, label="x"), Value(1.0, label="w")
+    out = (x * w).relu()                 # a dead ReLU, no backward yet: every grad 0, the output's too
+    fills = _fills(render(graph_view(out)))
+    assert fills.pop("mgw-legend") == "all gradients are 0"
+    assert set(fills.values()) == {ZERO_COLOR}
+    assert _fills(render(graph_view(out, color_scale="log")))["mgw-legend"] == "all gradients are 0"
 
 
 def test_colour_scale_falls_back_to_the_output_and_follows_output(dot_program: str) -> None:

@@ -118,13 +118,15 @@ def test_one_layout_per_display_while_loaded(ip: InteractiveShell, monkeypatch: 
 def test_config_magic_sets_options(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     assert current_options() == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
+                                 "color_scale": "relative",
                                  "default_view": "widget"}
     ip.run_line_magic("config", "MicrogradWidget.precision = 6")
     ip.run_line_magic("config", "MicrogradWidget.rankdir = 'tb'")
     ip.run_line_magic("config", "MicrogradWidget.color = False")
     ip.run_line_magic("config", "MicrogradWidget.node_budget = 40")
+    ip.run_line_magic("config", "MicrogradWidget.color_scale = 'LOG'")
     assert current_options() == {"precision": 6, "rankdir": "TB", "node_budget": 40, "color": False,
-                                 "default_view": "widget"}
+                                 "color_scale": "log", "default_view": "widget"}
     svg = parse_svg(last_value_bundle(ip)["image/svg+xml"])
     groups = svg_groups(svg)
     assert texts(groups["n0"]) == ["a", "data 2.000000", "grad -3.000000"]
@@ -218,6 +220,7 @@ def test_profile_settings_apply_and_bad_ones_say_where(tmp_path: Any, monkeypatc
 def test_current_options_without_the_extension(ip: InteractiveShell) -> None:
     assert current_options()["default_view"] == "widget"
     assert current_options(object()) == {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True,
+                                 "color_scale": "relative",
                                          "default_view": "widget"}
 
 
@@ -242,7 +245,8 @@ def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pyt
     data = last_value_bundle(ip)
     assert "application/vnd.jupyter.widget-view+json" in data
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
-    assert calls and calls[0][1] == {"precision": 3, "rankdir": "LR", "node_budget": 250, "color": True}
+    assert calls and calls[0][1] == {"precision": 3, "rankdir": "LR", "node_budget": 250, "color": True,
+                                                   "color_scale": "relative"}
     assert calls[0][0].data == -6.0
 
 

@@ -48,7 +48,7 @@ def test_the_box_colours_and_numbers_come_from_colors_and_text(model):
         node = re.search(rf"\bu{k} \[label=<(.*?)> .*fillcolor=\"([^\"]+)\"", w.dot)
         assert node, f"no box u{k}"
         assert text.format_number(norm, 3) in node.group(1)
-        assert node.group(2) == colors.grad_color(norm, scale)
+        assert node.group(2) == colors.grad_color(norm, colors.ColorScale(scale, 4))
 
 
 def test_hostile_names_are_escaped_by_dot_escape():

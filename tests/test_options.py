@@ -17,7 +17,8 @@ from micrograd_widget.extension import MicrogradWidget
 from micrograd_widget.options import check_option, current_drawing_options, current_options
 
 PACKAGE = Path(__file__).resolve().parent.parent / "micrograd_widget"
-DEFAULTS = {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True, "default_view": "widget"}
+DEFAULTS = {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True, "color_scale": "relative",
+            "default_view": "widget"}
 
 
 @pytest.mark.parametrize("name, value, message", [
@@ -33,7 +34,7 @@ DEFAULTS = {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True, 
     ("color", 1, "color turns colouring by gradient on or off: True or False; got 1"),
     ("color", None, "color turns colouring by gradient on or off: True or False; got None"),
     ("default_view", "movie", "default_view must be 'static' (a picture) or 'widget' (the live widget); got 'movie'"),
-    ("colour", True, "unknown option 'colour'; the options are precision, rankdir, node_budget, color"),
+    ("colour", True, "unknown option 'colour'; the options are precision, rankdir, node_budget, color, color_scale"),
 ])
 def test_bad_values_get_the_message_saying_what_is_allowed(name: str, value: object, message: str) -> None:
     with pytest.raises(ValueError) as caught:
@@ -90,7 +91,8 @@ def test_options_in_force_follow_registration() -> None:
     options.register(shell, config)
     try:
         assert current_options(shell) == {**DEFAULTS, "precision": 7, "default_view": "static"}
-        assert current_drawing_options(shell) == {"precision": 7, "rankdir": "LR", "node_budget": 250, "color": True}
+        assert current_drawing_options(shell) == {"precision": 7, "rankdir": "LR", "node_budget": 250, "color": True,
+                                                   "color_scale": "relative"}
         assert current_options(other) == DEFAULTS
         options.unregister(other)                  # not registered: changes nothing
         assert current_options(shell)["precision"] == 7

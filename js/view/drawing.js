@@ -91,7 +91,7 @@ export class Drawing {
     const { model, output, data } = this.view;
     return {
       precision: model.get("precision"), rankdir: model.get("rankdir"), color: model.get("color") !== false,
-      output, palette: PALETTE, data, grad,
+      color_scale: model.get("color_scale") || "relative", output, palette: PALETTE, data, grad,
     };
   }
 

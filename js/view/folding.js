@@ -259,6 +259,6 @@ function announce(early, key, ready) {
 }
 
 /** What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels). */
-function layoutKey(open, { precision, rankdir, color, output, palette }) {
-  return JSON.stringify([open, precision, rankdir, color, output, palette ?? null]);
+function layoutKey(open, { precision, rankdir, color, color_scale: kind, output, palette }) {
+  return JSON.stringify([open, precision, rankdir, color, kind, output, palette ?? null]);
 }

@@ -5,7 +5,7 @@
 // its size on screen (fit, zoom, pan) is view/zoom.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
-import { formatNumber, gradColor } from "../format.js";
+import { colorScale, formatNumber, gradColor, legendMarks, legendWords } from "../format.js";
 import { NOT_REACHED, boxFill, pictureScale } from "../fold-dot.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { h } from "../dom.js";
@@ -71,7 +71,9 @@ export class BoundPicture {
       dataCaption: new Array(m), gradCaption: new Array(m) };
     this.painted = { data: [], grad: [], fill: [], reached: [], legend: [] }; // what was last written
     this.forget();
-    this.legend = []; // the Text nodes of the colour legend's five marks
+    this.legend = []; // the Text nodes of the colour legend's five marks (none when it was written in words)
+    this.legendGroup = null; // the legend's g, hidden while the DOT's legend no longer fits the numbers
+    this.legendText = ""; // the words the DOT's legend was written with ("" when it has marks)
     this.targets = new Map(); // element -> { node } or { fold }: what a click or Enter on it picks
     // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id.
     this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [], edges: new Map() };
@@ -81,6 +83,8 @@ export class BoundPicture {
     const legend = byId.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
+      this.legendGroup = legend;
+      if (texts.length === 1) this.legendText = texts[0].textContent;
       for (let k = 1; k < texts.length && k <= 5; k++) this.legend.push(textNode(texts[k]));
     }
   }
@@ -150,22 +154,24 @@ export class BoundPicture {
       reached: new Array(m).fill(""), legend: new Array(5).fill(""),
       folds: new Array(this.folds ? this.folds.list.length * FOLD_SLOTS : 0).fill("") };
     // The floats behind the painted texts and fills: a number equal to last frame's (Object.is) is not formatted again.
-    this.seen = { valid: false, precision: null, colored: false, scale: NaN, data: new Float64Array(m), grad: new Float64Array(m) };
+    this.seen = { valid: false, precision: null, colored: false, log: false, scale: NaN, data: new Float64Array(m),
+      grad: new Float64Array(m) };
   }
 
   /**
    * Write the numbers and fills of one frame: `data`, `grad` (the stepper's partial grads while stepping,
    * with `reachedAt`/`step` telling which the backward pass has written), `output` (left out of the colour
-   * scale: d out / d out = 1), `precision`, `colored`. Boxes out of sight are written later (view/visible.js),
+   * scale: d out / d out = 1), `precision`, `colored`, `log` (the log colour scale). Boxes out of sight are written later (view/visible.js),
    * except the output's: the number the widget is about is always written in the frame (one box).
    */
-  paint({ data, grad, reachedAt, step, output, precision, colored }) {
+  paint({ data, grad, reachedAt, step, output, precision, colored, log = false }) {
     const { boxes, painted, shown, palette, folds, seen, lazy } = this;
     colored = colored && !!palette;
     if (folds.numbers) boxMaxima(folds.numbers, grad, output, folds.best, reachedAt, step);
     const scale = colored ? pictureScale(grad, shown, folds.numbers ? folds.best : [], output, reachedAt, step) : 0;
-    const valid = seen.valid && seen.precision === precision && seen.colored === colored;
+    const valid = seen.valid && seen.precision === precision && seen.colored === colored && seen.log === log;
     const sameScale = valid && Object.is(scale, seen.scale);
+    const colors = colorScale(scale, precision, log);
     for (let k = 0; k < shown.length; k++) {
       const i = shown[k];
       const x = data[i];
@@ -188,21 +194,31 @@ export class BoundPicture {
       const g = reached === "false" ? NOT_REACHED : formatNumber(gv, precision);
       if (g !== painted.grad[k]) lazy.write(boxes.grad[k], boxes.gradCaption[k] + (painted.grad[k] = g), i === output);
       if (colored && boxes.shape[k]) {
-        const fill = reached === "false" ? palette.zero : gradColor(gv, scale, palette);
+        const fill = reached === "false" ? palette.zero : gradColor(gv, colors, palette);
         if (fill !== painted.fill[k]) lazy.write(boxes.shape[k], (painted.fill[k] = fill), i === output);
       }
     }
-    const legend = colored && this.legend.length === 5 && !sameScale;
-    Object.assign(seen, { valid: true, precision, colored, scale });
-    if (folds.numbers) this.paintFolds(data, grad, reachedAt, step, precision, colored, scale);
-    if (legend) {
-      const marks = [-scale, -scale / 4, 0, scale / 4, scale];
-      for (let k = 0; k < 5; k++) {
-        const text = formatNumber(marks[k], precision);
-        if (text !== painted.legend[k]) this.legend[k].nodeValue = painted.legend[k] = text;
-      }
-    }
+    Object.assign(seen, { valid: true, precision, colored, log, scale });
+    if (folds.numbers) this.paintFolds(data, grad, reachedAt, step, precision, colored, colors);
+    if (colored && !sameScale) this.paintLegend(colors);
     lazy.endFrame();
+  }
+
+  /** The legend's marks for `colors`; while the numbers call for words the DOT's legend was not written with (or
+   * marks where it has words), it is hidden until the next layout writes it again. */
+  paintLegend(colors) {
+    if (!this.legendGroup) return;
+    const words = legendWords(colors);
+    const fits = words === null ? this.legend.length === 5 : words === this.legendText;
+    if (fits) this.legendGroup.removeAttribute("display");
+    else this.legendGroup.setAttribute("display", "none");
+    if (!fits || words !== null) return;
+    const marks = legendMarks(colors);
+    const painted = this.painted.legend;
+    for (let k = 0; k < 5; k++) {
+      const text = marks[k][1];
+      if (text !== painted[k]) this.legend[k].nodeValue = painted[k] = text;
+    }
   }
 
   /** Write every number still pending (out of sight) now: before the picture is read (exported). */
@@ -221,7 +237,7 @@ export class BoundPicture {
    * While stepping, as the value nodes: a box's one output not reached yet shows "grad ·" (greyed), and a box's
    * largest |grad| counts only the members reached (none yet: "max |grad| ·"); such a box is outlined mgw-unreached.
    */
-  paintFolds(data, grad, reachedAt, step, precision, colored, scale) {
+  paintFolds(data, grad, reachedAt, step, precision, colored, colors) {
     const { folds, palette, lazy } = this;
     const painted = this.painted.folds;
     const { single } = folds.numbers;
@@ -254,7 +270,7 @@ export class BoundPicture {
       write(fields["max-grad"], slot + 2, maxState === "false" ? NOT_REACHED
         : formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
       if (colored && folds.shape[k]) {
-        const fill = boxFill(grad, best, scale, palette, reachedAt !== null);
+        const fill = boxFill(grad, best, colors, palette, reachedAt !== null);
         if (fill !== painted[slot + 3]) lazy.write(folds.shape[k], (painted[slot + 3] = fill));
       }
     }

@@ -5,6 +5,7 @@
 
 import { h } from "../dom.js";
 import { swatch } from "../swatch.js";
+import { COLOR_SCALES, LOG_DECADES } from "../shared.js";
 
 const MAX_OUTPUT_OPTIONS = 300;
 
@@ -12,7 +13,7 @@ export class Toolbar {
   /**
    * `mode` ("browser" | "kernel" | "readonly") and `reason` (why the browser cannot replay) decide which
    * buttons work; `pictureControls` are the picture's (zoom, export: view/zoom.js, view/download.js);
-   * `actions` = { chooseOutput(i), reset(), toggleStepper(), openGradcheck() }.
+   * `actions` = { chooseOutput(i), reset(), toggleStepper(), openGradcheck(), chooseColorScale(name) }.
    */
   constructor(names, mode, reason, pictureControls, actions) {
     this.names = names;
@@ -44,9 +45,22 @@ export class Toolbar {
       gradcheck.title = `Nothing can replay this graph: ${reason}`;
     }
     this.status = h("span", { className: "mgw-status", "data-role": "status" });
+    this.colorSelect = h("select", {
+      className: "mgw-output", "data-role": "color-scale", "aria-label": "colour scale", "data-lm-suppress-shortcuts": "true",
+    }, ...Object.entries(COLOR_SCALES).map(([value, meaning]) => h("option", { value, text: value, title: meaning })));
+    this.colorSelect.title = "How a grad becomes a colour: relative to the largest drawn, or log, one step per power of ten "
+      + "(shows vanishing gradients the digits round to 0)";
+    this.colorSelect.addEventListener("change", () => actions.chooseColorScale(this.colorSelect.value));
+    this.colorField = h("label", { className: "mgw-field" }, h("span", { text: "Colour" }), this.colorSelect);
     this.el = h("div", { className: "mgw-toolbar" },
       h("label", { className: "mgw-field" }, h("span", { text: "Differentiate" }), this.outputSelect),
-      reset, this.stepButton, gradcheck, ...pictureControls, this.status);
+      reset, this.stepButton, gradcheck, this.colorField, ...pictureControls, this.status);
+  }
+
+  /** The colour scale in force is `name` ("relative" or "log"); `colored` false hides the choice. */
+  showColorScale(name, colored = true) {
+    this.colorSelect.value = name === "log" ? "log" : "relative";
+    this.colorField.hidden = !colored;
   }
 
   setStatus(text) {
@@ -81,13 +95,20 @@ export class Toolbar {
   }
 }
 
-/** The legend under the picture: what a box shows and, when colouring, what the fills mean. */
-export function fillLegend(legend, palette, colored) {
+/** The legend under the picture: what a box shows and, when colouring, what the fills mean on the colour scale
+ * `scale` ("relative" or "log") and which scale that is. */
+export function fillLegend(legend, palette, colored, scale = "relative") {
   const parts = [h("span", { text: "Each box: label, data (its value), grad (d output / d node). " })];
   if (colored) {
+    const log = scale === "log";
     parts.push(h("span", { text: "Fill: " }), swatch("mgw-swatch", palette.negative), h("span", { text: " grad < 0  " }),
-      swatch("mgw-swatch", palette.zero), h("span", { text: " 0  " }), swatch("mgw-swatch", palette.positive),
-      h("span", { text: " grad > 0, stronger for larger |grad|. " }));
+      swatch("mgw-swatch", palette.zero), h("span", { text: log ? " 0  " : " 0 (or shown as 0)  " }),
+      swatch("mgw-swatch", palette.positive), h("span", { text: " grad > 0, " }),
+      h("span", { "data-role": "color-scale-words", text: log
+        ? `on the log scale: full colour at |grad| 1 (or the next power of ten above the largest), one step lighter per `
+          + `power of ten, white ${LOG_DECADES} powers of ten below it; a box may be tinted though its grad shows as `
+          + "0 (hover for the exact number). "
+        : "on the relative scale: stronger for larger |grad|, full colour at the largest drawn. " }));
   }
   parts.push(h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves. " }),
     h("span", { text: "Drag to pan; Ctrl+wheel (or pinch) zooms." }));

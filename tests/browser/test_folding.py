@@ -19,7 +19,7 @@ from builders import (
     sum_of_squares,
 )
 
-from micrograd_widget.colors import FOLD_COLOR, grad_color, grad_scale
+from micrograd_widget.colors import FOLD_COLOR, ColorScale, grad_color, grad_scale
 from micrograd_widget.dot import box_max, graph_view
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
@@ -42,9 +42,9 @@ def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
     shown = view["shown"]
     others = [grad[i] for i in shown if i != output] + [grad[m] for m in best if m is not None]
     scale = grad_scale(others, grad[output] if output in shown else None)
-    fills = {f"n{i}": grad_color(grad[i], scale) for i in shown}
+    fills = {f"n{i}": grad_color(grad[i], ColorScale(scale, 4)) for i in shown}
     for k, fold in enumerate(view["folds"]):
-        fills[fold["id"]] = grad_color(grad[best[k]], scale) if best[k] is not None else FOLD_COLOR
+        fills[fold["id"]] = grad_color(grad[best[k]], ColorScale(scale, 4)) if best[k] is not None else FOLD_COLOR
     return fills
 
 

@@ -14,7 +14,7 @@ import pytest
 from builders import box_outputs, lecture_mlp_loss, picture_view, sum_of_squares
 from playwright.sync_api import expect
 
-from micrograd_widget.colors import grad_color, grad_scale
+from micrograd_widget.colors import ColorScale, grad_color, grad_scale
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
 from micrograd_widget.widget import GraphWidget
@@ -249,7 +249,8 @@ def expected_boxes(tape: Tape, view: dict, output: int, reached: dict[int, float
             away = not any(i in reached for i in members if i != output)
             largest = NOT_REACHED if away else format_number(abs(reached[best[k]]) if k in best else 0.0, 4)
             fields = {"max-grad": [largest, flag[not away]]}
-        fill = grad_color(reached[best[k]], scale) if k in best else grad_color(0.0, scale)
+        colors = ColorScale(scale, 4)
+        fill = grad_color(reached[best[k]], colors) if k in best else grad_color(0.0, colors)
         out[box["id"]] = {"fields": fields, "unreached": away, "fill": fill.lower()}
     return out
 

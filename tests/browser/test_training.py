@@ -13,7 +13,7 @@ import pytest
 from builders import train_step
 from playwright.sync_api import expect
 
-from micrograd_widget.colors import POSITIVE_COLOR, grad_color, grad_scale
+from micrograd_widget.colors import POSITIVE_COLOR, ColorScale, grad_color, grad_scale
 from micrograd_widget.model_picture import neuron_norms
 from micrograd_widget.nn import MLP, lecture_data
 from micrograd_widget.text import format_number
@@ -148,7 +148,7 @@ def test_the_curve_grows_and_the_boxes_change_in_place_when_the_kernel_pushes(sh
     scale = grad_scale(want.values())
     fills = root.evaluate("""r => Object.fromEntries([...r.querySelectorAll('[data-neuron]')]
         .map(e => [e.getAttribute('data-neuron'), e.querySelector('polygon').getAttribute('fill')]))""")
-    assert fills == {unit: grad_color(norm, scale) for unit, norm in want.items()}
+    assert fills == {unit: grad_color(norm, ColorScale(scale, 4)) for unit, norm in want.items()}
     assert fills["layers.0.neurons.3"] == POSITIVE_COLOR != fill_before
 
 

@@ -11,7 +11,7 @@ import pytest
 from builders import log_graph
 from playwright.sync_api import expect
 
-from micrograd_widget.colors import POSITIVE_COLOR, ZERO_COLOR, grad_color
+from micrograd_widget.colors import POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
 from micrograd_widget.dot import graph_view
 from micrograd_widget.tape import Tape
 from micrograd_widget.text import format_number
@@ -304,7 +304,7 @@ def test_colours_leave_the_differentiated_output_out_of_the_scale(show):
 
     def expected() -> dict[str, str]:
         scale = picture.scale
-        return {f"n{i}": grad_color(tape.grad[i], scale) for i in range(len(tape))}
+        return {f"n{i}": grad_color(tape.grad[i], ColorScale(scale, 4)) for i in range(len(tape))}
     want = expected()
     poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "the fills dot.py draws for w1 = -1")
     assert want[f"n{tape.index(nodes['x1*w1'])}"] != ZERO_COLOR and want[f"n{tape.root}"] == POSITIVE_COLOR
@@ -319,5 +319,5 @@ def test_colours_leave_the_differentiated_output_out_of_the_scale(show):
     picture = graph_view(tape, output=n)
     want = expected()
     poll(lambda: view.root.evaluate(_READ_FILLS), lambda fills: fills == want, "the fills with n differentiated")
-    assert picture.scale == 2.0 and want[f"n{n}"] == grad_color(1.0, 2.0)     # d n / d w1 = x1 = 2 sets the scale
+    assert picture.scale == 2.0 and want[f"n{n}"] == grad_color(1.0, ColorScale(2.0, 4))   # d n / d w1 = x1 = 2
     assert want[f"n{tape.root}"] == ZERO_COLOR

@@ -105,20 +105,37 @@ def nonfinite() -> Value:
     return builders.nonfinite_grads()
 
 
+def saturated() -> Value:
+    """A saturated tanh (builders.saturated_tanh): every grad but the output's ~1e-8, shown as 0.0000, so white on
+    the relative scale (and the legend says so in words) and tinted on the log scale (colors.py)."""
+    return builders.saturated_tanh()
+
+
+def all_zero() -> Value:
+    """An MLP's output before any backward: every grad 0, the legend says so in words."""
+    random.seed(7)
+    out = MLP(3, [4, 4, 1])([1.0, -2.0, 0.5])
+    assert isinstance(out, Value)
+    return out
+
+
 GRAPHS: dict[str, tuple[Callable[[], Value], int | None]] = {
     "lecture_L": (lecture_L, 10), "lecture_mlp": (lecture_mlp, 60), "long_sum": (long_sum, 60),
     "chain": (chain, 40), "moons": (moons, 60), "hostile": (hostile, 10), "nonfinite": (nonfinite, 10),
+    "saturated": (saturated, 10), "all_zero": (all_zero, 10),
     "lecture_mlp_whole": (lecture_mlp, None),   # node_budget=None: a hierarchy with no groups, the graph drawn whole
 }
 # Vectors of one action each, for a threshold the standard actions above never reach.
 EDGE_CAP = ("edge_cap", moons, 60)   # Expand all that fits with twice the room, from the default picture (below)
-OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False}]
+# The third: the log colour scale (colors.py), which tints grads the digits show as 0.
+OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False},
+           {"precision": 4, "rankdir": "LR", "color": True, "color_scale": "log"}]
 
 
 def options_for(tape: Tape) -> list[dict[str, Any]]:
     """``OPTIONS``, the second with a differentiated output other than the root (the node before it): the DOT
     marks that node (bold, mgw-output-node) and leaves it out of the colour scale, not the root."""
-    return [OPTIONS[0], {**OPTIONS[1], "output": len(tape) - 2}]
+    return [OPTIONS[0], {**OPTIONS[1], "output": len(tape) - 2}, OPTIONS[2]]
 
 
 def _numbers(values: Any) -> list[float | str]:
