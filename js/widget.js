@@ -35,7 +35,7 @@ import { Inspector } from "./view/inspector.js";
 import { PALETTE } from "./shared.js";
 import { Folding } from "./view/folding.js";
 import { Drawing } from "./view/drawing.js";
-import { Search } from "./view/search.js";
+import { Search, elementOf } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 import { Download } from "./view/download.js";
@@ -181,7 +181,8 @@ class GraphWidgetView {
    */
   async reveal(i) {
     if (!this.folding || !this.folding.reveal(i)) return false;
-    return this.drawing.layout();
+    const match = (bound) => elementOf(bound, i); // the match goes where the box holding it was, in sight
+    return this.drawing.layout({ before: match, after: match, reveal: true });
   }
 
   // ------------------------------------------------------------------ fold boxes (view/folding.js)

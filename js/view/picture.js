@@ -294,8 +294,11 @@ export class Picture {
   }
 
   /** Lay out `dot` (or take `text`, a Promise of its SVG text laid out early) and bind it; resolves true when
-   * this picture is now shown (false: a newer layout won). */
-  async layout(dot, view, text = null) {
+   * this picture is now shown (false: a newer layout won). `place` keeps the learner's place (view/zoom.js settle):
+   * `before(bound)` and `after(bound)` give the element that stands for what matters in the old and new picture
+   * (e.g. a closed box, then its opened cluster); the new one goes where the old one was on screen, moved the least
+   * to lie in sight; when the old one was out of sight, the new one is brought in sight only if `reveal`. */
+  async layout(dot, view, text = null, place = null) {
     const generation = this.replace();
     const signal = this.signal;
     clearTimeout(this.busyTimer); // the old picture stays until the new one is ready
@@ -312,13 +315,16 @@ export class Picture {
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
       this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (view/folding.js)
-      if (this.bound) this.bound.release();
+      const old = this.bound;
+      const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
+      if (old) old.release();
       this.bound = new BoundPicture(svg, view, this.names, this.el);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).
       this.zoom.show(svg);
       this.el.replaceChildren(svg);
+      if (place && (at || place.reveal)) this.zoom.settle(place.after(this.bound), at);
     } catch (err) {
       if (generation !== this.generation) return false;
       clearTimeout(this.busyTimer);
