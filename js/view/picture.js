@@ -2,7 +2,7 @@
 // The picture: Graphviz-WASM lays out the picture's DOT (js/fold.js) once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed
 // (boxes out of the graph box's sight a little later: view/visible.js);
-// its size on screen (fit, zoom, pan) is view/zoom.js's.
+// its size on screen (fit, zoom, pan) is view/zoom.js's, its overview map view/overview.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { formatNumber, gradColor } from "../format.js";
@@ -12,6 +12,7 @@ import { h } from "../dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
 import { boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
 import { LazyTexts } from "./visible.js";
+import { Overview } from "./overview.js";
 import { Zoom } from "./zoom.js";
 
 // Graphviz's dot layout recurses on the graph's depth: compiled to WebAssembly it overflows the browser's stack
@@ -290,6 +291,9 @@ export class Picture {
       event.preventDefault();
     });
     this.zoom = new Zoom(this.el);
+    this.overview = new Overview(this.el); // the map of a picture that does not fit
+    this.zoom.changed = () => this.overview.update();
+    this.frame = h("div", { className: "mgw-graph-frame" }, this.el, this.overview.el); // what the view places
     this.releaseWorker = holdLayoutWorker(); // one Graphviz worker per page, closed when no picture is left
   }
 
@@ -368,6 +372,7 @@ export class Picture {
     clearTimeout(this.busyTimer);
     clearTimeout(this.intentTimer);
     this.zoom.destroy();
+    this.overview.destroy();
     if (this.bound) this.bound.release();
     this.bound = null;
     this.releaseWorker();

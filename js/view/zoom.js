@@ -112,6 +112,7 @@ export class Zoom {
     this.natural = { width: 0, height: 0 };
     this.scale = 1;
     this.interest = null; // what an automatic fit keeps in sight (settle())
+    this.changed = () => {}; // told when the scale or the box's size changed (view/overview.js's map follows)
     this.chosen = false; // the user zoomed or fitted: no more automatic fitting
     this.drag = null;
     this.swallowClick = false;
@@ -145,7 +146,10 @@ export class Zoom {
     for (const [type, fn, options] of this.listeners) el.addEventListener(type, fn, options);
     this.resizeObserver = null;
     if (typeof ResizeObserver !== "undefined") {
-      this.resizeObserver = new ResizeObserver(() => this.autoFit());
+      this.resizeObserver = new ResizeObserver(() => {
+        this.autoFit();
+        this.changed();
+      });
       this.resizeObserver.observe(el);
     }
   }
@@ -273,6 +277,7 @@ export class Zoom {
       this.svg.style.height = `${this.natural.height * scale}px`;
       this.el.setAttribute("data-zoom", scale.toFixed(4));
     }
+    this.changed();
     return scale;
   }
 

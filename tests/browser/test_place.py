@@ -125,3 +125,38 @@ def test_the_exported_page_shows_the_output_and_keeps_the_place_on_expand_all(tm
     expect(view.root.locator('[data-role="graph"] g.cluster').first).to_be_attached()
     after = assert_output_in_sight(view, "the exported page after Expand all")
     assert after["zoom"] == pytest.approx(before["zoom"], abs=1e-3)
+
+
+_SCROLL = "r => { const b = r.querySelector('[data-role=graph]'); return [b.scrollLeft, b.scrollTop]; }"
+_MAP = """r => { const m = r.querySelector('[data-role=overview]'); if (m.hidden) return null;
+  const s = m.querySelector('.mgw-overview-sight').getBoundingClientRect();
+  const b = m.querySelector('svg').getBoundingClientRect();
+  return { map: [b.left, b.top, b.right, b.bottom], sight: [s.left, s.top, s.right, s.bottom] }; }"""
+
+
+def test_the_overview_map_of_a_picture_that_does_not_fit_moves_the_view_where_it_is_clicked(show, guarded):
+    from .mgw_browser.graphs import lecture_L
+
+    page = guarded.page
+    page.set_viewport_size({"width": 1000, "height": 900})
+    small = show(lecture_L()["L"])
+    assert small.root.evaluate(_MAP) is None, "a picture that fits whole needs no overview"
+    view = show(lecture_mlp_loss())
+    button(view, "expand-all").click()
+    expect(view.root.locator('[data-role="graph"] g.cluster').first).to_be_attached()
+    m = poll(lambda: view.root.evaluate(_MAP), lambda m: m is not None, "the overview of a picture that does not fit")
+    (left, top, right, bottom), sight0 = m["map"], m["sight"]
+    # the part in sight (the output, top right after Expand all) is outlined inside the map
+    assert left - 1 <= sight0[0] < sight0[2] <= right + 1 and top - 1 <= sight0[1] < sight0[3] <= bottom + 1, m
+    before = view.root.evaluate(_SCROLL)
+    x, y = left + 0.1 * (right - left), top + 0.9 * (bottom - top)  # near its bottom-left corner
+    page.mouse.click(x, y)
+    after = poll(lambda: view.root.evaluate(_SCROLL), lambda s: s != before, "a click on the map to scroll the box")
+    assert after[0] < before[0] and after[1] > before[1], f"the view went the wrong way: {before} -> {after}"
+    # the outline follows, centred on the point clicked (unless the picture's edge holds it back)
+    s = poll(lambda: view.root.evaluate(_MAP)["sight"], lambda s: s != sight0, "the outline to follow")
+    assert s[0] - 1 <= x <= s[2] + 1 and s[1] - 1 <= y <= s[3] + 1, f"the point clicked {x, y} is not in sight: {s}"
+    # keyboard: the arrow keys pan from the map
+    view.root.locator('[data-role="overview"]').focus()
+    page.keyboard.press("ArrowRight")
+    poll(lambda: view.root.evaluate(_SCROLL), lambda now: now[0] > after[0], "ArrowRight on the map to pan right")
