@@ -2,7 +2,8 @@
 
 Opens a chain graph (default node budget: at most 250 boxes) in the fake-model page in headless Chromium and times
 slider frames (set the value, dispatch 'input', wait two animation frames: the frame is painted) at 100%,
-zoomed in (~300%) and fitted (the whole picture in the box), 60 frames each in 4 interleaved rounds, and
+zoomed in (~300%, the overview map shown), zoomed in with the map taken out, and fitted (the whole picture in the
+box), 60 frames each in 4 interleaved rounds, and
 prints the medians, each as a ratio to 100% in the same run (the levels are reached in the zoom buttons' 1.25x
 steps from the fitted scale, so they are near 100% and 300%, as printed).
 Run: ``.venv/bin/python benchmarks/bench_zoom.py [nodes ...]`` (default 250 and 1000 graph nodes)."""
@@ -37,6 +38,11 @@ _SET = """([scale]) => {
   for (let k = 0; k < Math.abs(steps); k++) button.click();
   return zoom.getAttribute('data-zoom');
 }"""
+# The overview map (view/overview.js) out of the page, as if the view had none; and whether it is shown.
+_NO_MAP = "() => { document.querySelector('[data-role=overview]').style.display = 'none'; }"
+_MAP_BACK = "() => { document.querySelector('[data-role=overview]').style.display = ''; }"
+_MAP_SHOWN = """() => { const m = document.querySelector('[data-role=overview]');
+  return !m.hidden && m.style.display !== 'none'; }"""
 _FRAMES = """async (n) => {
   const el = document.querySelector('input[type=range]');
   const lo = Number(el.min), hi = Number(el.max), times = [];
@@ -60,20 +66,28 @@ def measure(page, server, nodes: int) -> None:
         "100%": lambda: page.evaluate(_SET, [1]),
         "zoomed in": lambda: page.evaluate(_SET, [STEP_IN]),
         "fitted": lambda: view.root.locator('button[data-action="fit"]').click(),
+        # zoomed in with the overview map taken out: what the map costs a slider frame (issue 19)
+        "no map": lambda: (page.evaluate(_SET, [STEP_IN]), page.evaluate(_NO_MAP)),
     }
     times: dict[str, list[float]] = {name: [] for name in states}
     levels: dict[str, str] = {}
+    shown: dict[str, bool] = {}
     for _ in range(ROUNDS):  # interleaved, so that a busy machine slows every state alike
         for name, enter in states.items():
+            page.evaluate(_MAP_BACK)  # after "no map"
             enter()
             levels[name] = view.root.locator('[data-role="zoom-level"]').text_content() or "?"
             times[name] += page.evaluate(_FRAMES, FRAMES // ROUNDS)
+            shown[name] = page.evaluate(_MAP_SHOWN)
     assert zoom.count() == 1
     base = statistics.median(times["100%"])
     for name, values in times.items():
         median = statistics.median(values)
         print(f"chain of {nodes} nodes, {boxes} boxes drawn, {name:9s} ({levels[name]:>5s}): slider frame median "
               f"{median:6.1f} ms = {median / base:4.2f}x 100%")
+    mapped, bare = statistics.median(times["zoomed in"]), statistics.median(times["no map"])
+    print(f"chain of {nodes} nodes, zoomed in: the overview map {'shown' if shown['zoomed in'] else 'NOT shown'}, "
+          f"slider frame with it / without it = {mapped / bare:4.2f}x")
 
 
 def main(sizes: list[int] | None = None) -> None:

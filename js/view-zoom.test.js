@@ -3,7 +3,8 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { MAX_SCALE, MIN_SCALE, anchoredScroll, clampScale, fitScale, shouldFit, svgWidthPx } from "./view/zoom.js";
+import { MAX_SCALE, MIN_SCALE, READABLE, anchoredScroll, clampScale, fitScale, openingScale, scrollToPlace, svgWidthPx }
+  from "./view/zoom.js";
 
 test("fit: the whole picture in the box, never above 100%", () => {
   assert.equal(fitScale(1400, 300, 700, 600), 0.5, "width decides");
@@ -39,11 +40,26 @@ test("the picture's width in CSS pixels: points are 4/3 px, else the viewBox", (
   assert.equal(svgWidthPx("100%", "junk"), 0);
 });
 
-test("fit to the width only a picture wider than its box, and not below half size", () => {
-  assert.equal(shouldFit(1500, 1350), true);
-  assert.equal(shouldFit(1350, 1350), false, "as wide as the box: nothing to fit");
-  assert.equal(shouldFit(800, 1350), false, "narrower: never enlarged by default");
-  assert.equal(shouldFit(3000, 1350), false, "fitting would shrink the text below half size: scroll instead");
-  assert.equal(shouldFit(2700, 1350), true);
-  assert.equal(shouldFit(1500, 0), false, "a box not laid out yet decides nothing");
+test("a picture opens fitted to the width only when wider, and never below the readable 60%", () => {
+  assert.equal(READABLE, 0.6, "issue 19: the default font at 60% or more is readable");
+  assert.equal(openingScale(1500, 1350), 0.9);
+  assert.equal(openingScale(1350, 1350), 1, "as wide as the box: nothing to fit");
+  assert.equal(openingScale(800, 1350), 1, "narrower: never enlarged by default");
+  assert.equal(openingScale(3000, 1350), 0.6, "fitting would make the text unreadable: 60%, the box scrolls");
+  assert.equal(openingScale(2250, 1350), 0.6);
+  assert.equal(openingScale(1500, 0), 1, "a box not laid out yet decides nothing");
+});
+
+test("a place in sight: the centre where it was, then moved the least to lie inside the margins", () => {
+  // A 100 px box at 1000..1100 in the content, a 500 px visible area, 16 px margins.
+  assert.equal(scrollToPlace(1000, 1100, 500, 250, 0), 800, "its centre 250 px into the visible area");
+  assert.equal(scrollToPlace(1000, 1100, 500, 10, 0), 984, "a centre too near the edge: moved in to the margin");
+  assert.equal(scrollToPlace(1000, 1100, 500, null, 0), 616, "no place: the least scroll from 0 that shows it");
+  assert.equal(scrollToPlace(1000, 1100, 500, null, 900), 900, "in sight already: not moved");
+  // Longer than the visible area: it fills it, its centre kept where it can be.
+  assert.equal(scrollToPlace(0, 3000, 500, 250, 0), 1250);
+  assert.equal(scrollToPlace(0, 3000, 500, null, 0), 0, "already filling the area: not moved");
+  assert.equal(scrollToPlace(1000, 4000, 500, null, 0), 1000, "its start brought to the area's start");
+  // Nearly as long as the area: the margins shrink, it is centred.
+  assert.equal(scrollToPlace(1000, 1480, 500, null, 0), 990);
 });

@@ -9,7 +9,8 @@
 // The parts, one job each:
 //   view/drawing.js    what the picture draws (js/fold.js's DOT, folded or whole), laid out once per picture; fold actions
 //   view/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place
-//   view/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout)
+//   view/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout); the learner's place
+//   view/overview.js   the small map of a picture that does not fit: click or drag to go there
 //   view/download.js   export the picture as shown: SVG, PNG (2x, less when too large), DOT
 //   view/leaves.js     slider rows, exact values, slider ranges, settling (debounced write-back)
 //   view/inspector.js  one node, a fold box, or the gradient check (gradcheck.js)
@@ -35,7 +36,7 @@ import { Inspector } from "./view/inspector.js";
 import { PALETTE } from "./shared.js";
 import { Folding } from "./view/folding.js";
 import { Drawing } from "./view/drawing.js";
-import { Search } from "./view/search.js";
+import { Search, elementOf } from "./view/search.js";
 import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 import { Download } from "./view/download.js";
@@ -118,7 +119,7 @@ class GraphWidgetView {
     this.stepperSlot = h("div", { className: "mgw-stepper-slot" });
     this.legend = h("div", { className: "mgw-legend", "data-role": "legend" });
     this.fillLegend();
-    this.root.append(this.toolbar.el, this.stepperSlot, this.errors.el, this.picture.el,
+    this.root.append(this.toolbar.el, this.stepperSlot, this.errors.el, this.picture.frame,
       h("div", { className: "mgw-panels" }, this.leaves.el, this.inspector.el), this.legend);
     this.toolbar.fillOutputOptions([], this.tape.root, this.output);
     if (readonly) this.errors.showError("readonly", `Sliders are off: ${this.tape.reason}.`);
@@ -189,7 +190,8 @@ class GraphWidgetView {
    */
   async reveal(i) {
     if (!this.folding || !this.folding.reveal(i)) return false;
-    return this.drawing.layout();
+    const match = (bound) => elementOf(bound, i); // the match goes where the box holding it was, in sight
+    return this.drawing.layout({ before: match, after: match, reveal: true });
   }
 
   // ------------------------------------------------------------------ fold boxes (view/folding.js)

@@ -9,9 +9,16 @@ import { errorText } from "../errors.js";
 import { compileFolds } from "../fold.js";
 import { PALETTE } from "../shared.js";
 import { SPECULATE_NODES, drawPicture } from "./folding.js";
+import { elementOf } from "./search.js";
 
 // A fold box selected this long (its Expand button showing) has its expanded picture laid out early (worker only).
 const PREFETCH_MS = 150;
+
+/** The element that stands for fold group `key` in `bound`: its opened cluster, or its closed box (null: neither). */
+function foldElement(bound, key) {
+  const k = bound.folds.list.findIndex((f) => f.key === key);
+  return bound.clusters.get(key) || (k >= 0 ? bound.outline.foldGroups[k] : null) || null;
+}
 
 export class Drawing {
   /**
@@ -43,7 +50,9 @@ export class Drawing {
       else if (errors.has("layout") && (await this.layout())) errors.clearFailure("layout");
       return false;
     }
-    if (!(await this.layout())) return false;
+    // The learner's place: the box acted on (Expand, Collapse) goes where it was, else the output (view/zoom.js settle).
+    const place = key === null ? this.outputPlace(true) : { before: (b) => foldElement(b, key), after: (b) => foldElement(b, key), reveal: true };
+    if (!(await this.layout(place))) return false;
     errors.clearFailure("layout"); // also when the user went back to the picture shown (nothing laid out)
     const bound = picture.bound;
     if (action === "expand" && bound.clusters.has(key)) {
@@ -117,12 +126,20 @@ export class Drawing {
     });
   }
 
+  /** The place a new picture keeps by default (view/picture.js layout): the output where it was on screen; out of
+   * sight, it is brought in sight when `reveal` (the first picture, Expand all, Collapse all). */
+  outputPlace(reveal) {
+    const output = (bound) => elementOf(bound, this.view.output);
+    return { before: output, after: output, reveal };
+  }
+
   /**
    * Lay out and show the picture; resolves true when it is shown (false: a newer layout won, or it failed). A layout
    * of the same DOT already running is not started again but answered by it: a second layout would replace the
-   * first (twice the Graphviz time, and Expand's focus move lost).
+   * first (twice the Graphviz time, and Expand's focus move lost). `place`: what to keep in sight (outputPlace's
+   * by default).
    */
-  layout() {
+  layout(place = this.outputPlace(!this.view.picture.bound)) {
     let drawn;
     try {
       drawn = this.drawing();
@@ -131,7 +148,7 @@ export class Drawing {
       return Promise.resolve(false);
     }
     if (this.laying && this.laying.dot === drawn.dot) return this.laying.done;
-    const done = this.showDrawing(drawn);
+    const done = this.showDrawing(drawn, place);
     const laying = { dot: drawn.dot, done };
     this.laying = laying;
     const over = () => { if (this.laying === laying) this.laying = null; };
@@ -140,7 +157,7 @@ export class Drawing {
   }
 
   /** layout()'s work once the picture is drawn (js/fold.js's { dot, view, text }). */
-  async showDrawing({ dot, view, text }) {
+  async showDrawing({ dot, view, text }, place) {
     const { folding, picture } = this.view;
     const open = folding ? folding.open : null; // the open set this picture draws
     try {
@@ -151,7 +168,7 @@ export class Drawing {
         if (folding) folding.drawn = open;
         return true;
       }
-      if (!(await picture.layout(dot, view, text))) return false;
+      if (!(await picture.layout(dot, view, text, place))) return false;
       if (folding) folding.drawn = open;
       this.view.pictureShown(view);
       this.view.errors.clearFailure("layout");

@@ -2,7 +2,7 @@
 // The picture: Graphviz-WASM lays out the picture's DOT (js/fold.js) once; the SVG is bound once (element references per
 // drawn node, fold box and edge); every frame paints numbers and fills in place, touching only what changed
 // (boxes out of the graph box's sight a little later: view/visible.js);
-// its size on screen (fit, zoom, pan) is view/zoom.js's.
+// its size on screen (fit, zoom, pan) is view/zoom.js's, its overview map view/overview.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
 import { colorScale, formatNumber, gradColor, legendMarks, legendWords } from "../format.js";
@@ -12,6 +12,7 @@ import { h } from "../dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../layout-worker.js";
 import { boxesById, layoutPicture, makeFocusable, textNode } from "../svg.js";
 import { LazyTexts } from "./visible.js";
+import { Overview } from "./overview.js";
 import { Zoom } from "./zoom.js";
 
 // Graphviz's dot layout recurses on the graph's depth: compiled to WebAssembly it overflows the browser's stack
@@ -306,12 +307,18 @@ export class Picture {
       event.preventDefault();
     });
     this.zoom = new Zoom(this.el);
+    this.overview = new Overview(this.el); // the map of a picture that does not fit
+    this.zoom.changed = () => this.overview.update();
+    this.frame = h("div", { className: "mgw-graph-frame" }, this.el, this.overview.el); // what the view places
     this.releaseWorker = holdLayoutWorker(); // one Graphviz worker per page, closed when no picture is left
   }
 
   /** Lay out `dot` (or take `text`, a Promise of its SVG text laid out early) and bind it; resolves true when
-   * this picture is now shown (false: a newer layout won). */
-  async layout(dot, view, text = null) {
+   * this picture is now shown (false: a newer layout won). `place` keeps the learner's place (view/zoom.js settle):
+   * `before(bound)` and `after(bound)` give the element that stands for what matters in the old and new picture
+   * (e.g. a closed box, then its opened cluster); the new one goes where the old one was on screen, moved the least
+   * to lie in sight; when the old one was out of sight, the new one is brought in sight only if `reveal`. */
+  async layout(dot, view, text = null, place = null) {
     const generation = this.replace();
     const signal = this.signal;
     clearTimeout(this.busyTimer); // the old picture stays until the new one is ready
@@ -328,13 +335,16 @@ export class Picture {
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
       this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (view/folding.js)
-      if (this.bound) this.bound.release();
+      const old = this.bound;
+      const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
+      if (old) old.release();
       this.bound = new BoundPicture(svg, view, this.names, this.el);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).
       this.zoom.show(svg);
       this.el.replaceChildren(svg);
+      if (place && (at || place.reveal)) this.zoom.settle(place.after(this.bound), at);
     } catch (err) {
       if (generation !== this.generation) return false;
       clearTimeout(this.busyTimer);
@@ -378,6 +388,7 @@ export class Picture {
     clearTimeout(this.busyTimer);
     clearTimeout(this.intentTimer);
     this.zoom.destroy();
+    this.overview.destroy();
     if (this.bound) this.bound.release();
     this.bound = null;
     this.releaseWorker();

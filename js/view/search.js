@@ -173,7 +173,10 @@ export class Search {
     } else {
       this.say(`${prefix}: ${name}${where} is not drawn in this picture.`);
     }
-    if (el) el.scrollIntoView({ block: "nearest", inline: "nearest" });
+    if (el) { // the match in sight in the graph box (a reveal's layout put it there already), the box in the page
+      this.view.picture.zoom.settle(el);
+      this.view.picture.el.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
     this.view.inspect(i);
   }
 

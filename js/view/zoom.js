@@ -9,15 +9,19 @@
 // fingers pinch-zoom the picture around their midpoint (touch-action: pan-x pan-y keeps the page's own zoom out). With the focus on the picture's box or on a box in it: `]`
 // zooms in, `[` zooms out, `0` fits the whole picture (+ and - on a fold box open and close it: view/picture.js). The toolbar's buttons: zoom-in, zoom-out, fit.
 //
-// Until the user zooms, a picture wider than its box is fitted to the width when that keeps it at least
-// MIN_AUTO_FIT of its size; otherwise it stays at 100% and the box scrolls (pannable, never cut off).
+// The first picture opens fitted to the box's width when that keeps it readable (READABLE of its size or more),
+// else at READABLE and scrolled to the region of interest (the output): never on blank space. Every later picture
+// (Expand, Collapse, Expand all, Collapse all, a search's reveal) keeps the zoom shown, and `settle` puts what
+// changed where the box that was acted on was on screen, moved the least to lie in sight (the part of the picture
+// that did not change stays put). The overview map of a picture that does not fit: view/overview.js.
 
 import { h } from "../dom.js";
 
 export const MIN_SCALE = 0.05;
 export const MAX_SCALE = 8;
 export const STEP = 1.25;
-export const MIN_AUTO_FIT = 0.5;
+export const READABLE = 0.6; // the default font at 60% or more is readable (issue 19)
+const SIGHT_MARGIN = 16; // px kept between what is put in sight and the box's edges
 const DRAG_PX = 4; // a press that moves less than this is a click, not a pan
 
 /** A length attribute in CSS pixels ("620pt" -> 826.7, "321px"/"321" -> 321), else NaN. */
@@ -50,9 +54,11 @@ export function svgSizePx(svg) {
   };
 }
 
-/** Whether a picture `natural` px wide is fitted to a box `box` px wide: only when wider, and not below `minScale`. */
-export function shouldFit(natural, box, minScale = MIN_AUTO_FIT) {
-  return box > 0 && natural > box && box >= natural * minScale;
+/** The scale a picture `natural` px wide opens at in a box `box` px wide: 100% when it fits, else fitted to the
+ * width, but never below `readable` (the box then scrolls to what matters). */
+export function openingScale(natural, box, readable = READABLE) {
+  if (!(box > 0) || !(natural > box)) return 1;
+  return Math.max(readable, box / natural);
 }
 
 export function clampScale(scale) {
@@ -80,6 +86,19 @@ export function anchoredScroll(scroll, pointer, offset, before, after) {
   return offset + u * after - pointer;
 }
 
+/**
+ * Where to scroll along one axis so that an element spanning [lo, hi] (content px: its place in the scrolled
+ * content) is in sight in a visible area `size` px long: its centre at `place` px into the visible area (null: from
+ * the scroll `scroll` it has now), then moved the least to lie within `margin` of the edges, or, when it is longer
+ * than that, to fill the visible area.
+ */
+export function scrollToPlace(lo, hi, size, place, scroll, margin = SIGHT_MARGIN) {
+  margin = Math.max(0, Math.min(margin, (size - (hi - lo)) / 2));
+  const s = place === null ? scroll : (lo + hi) / 2 - place;
+  const [low, high] = hi - lo <= size - 2 * margin ? [hi + margin - size, lo - margin] : [lo, hi - size];
+  return Math.min(Math.max(s, low), high);
+}
+
 /** True when keys pressed on `target` are text typed into it (a field, a list, an editable element). */
 function isTyping(target) {
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
@@ -92,6 +111,8 @@ export class Zoom {
     this.svg = null;
     this.natural = { width: 0, height: 0 };
     this.scale = 1;
+    this.interest = null; // what an automatic fit keeps in sight (settle())
+    this.changed = () => {}; // told when the scale or the box's size changed (view/overview.js's map follows)
     this.chosen = false; // the user zoomed or fitted: no more automatic fitting
     this.drag = null;
     this.swallowClick = false;
@@ -125,21 +146,67 @@ export class Zoom {
     for (const [type, fn, options] of this.listeners) el.addEventListener(type, fn, options);
     this.resizeObserver = null;
     if (typeof ResizeObserver !== "undefined") {
-      this.resizeObserver = new ResizeObserver(() => this.autoFit());
+      this.resizeObserver = new ResizeObserver(() => {
+        this.autoFit();
+        this.changed();
+      });
       this.resizeObserver.observe(el);
     }
   }
 
-  /** A new picture for the box: keep the user's zoom, or fit it automatically. Call it before the picture goes
-   * in (the box is measured as it is), so that the browser lays the new picture out once, at its size. */
+  /** A new picture for the box: the first opens at openingScale (until the user zooms), a later one keeps the zoom
+   * shown (the learner's place: view/picture.js then settle()s it). Call it before the picture goes in (the box is
+   * measured as it is), so that the browser lays the new picture out once, at its size. */
   show(svg) {
+    // A picture replacing one the learner has seen keeps its zoom: no automatic fit after it (the box growing with
+    // the new picture would otherwise fit it again, away from what was opened).
+    if (this.svg && this.el.clientWidth > 0) this.chosen = true;
     this.svg = svg;
     this.natural = svgSizePx(svg);
+    this.interest = null;
     if (this.chosen) this.apply(this.scale);
     else {
       this.scale = 0; // force apply() to size the new picture
       this.autoFit();
     }
+  }
+
+  /** Where element `el` is in sight now: the centre of its part inside the box's visible area, in px from that area's
+   * top-left corner; null when it is out of sight (or absent). */
+  placeOf(el) {
+    if (!el || !this.el.contains(el)) return null;
+    const r = el.getBoundingClientRect();
+    const v = this.visibleRect();
+    const left = Math.max(r.left, v.left), right = Math.min(r.right, v.right);
+    const top = Math.max(r.top, v.top), bottom = Math.min(r.bottom, v.bottom);
+    if (right <= left || bottom <= top) return null;
+    return { x: (left + right) / 2 - v.left, y: (top + bottom) / 2 - v.top };
+  }
+
+  /** The box's visible area (inside its borders and scrollbars), in client px. */
+  visibleRect() {
+    const r = this.el.getBoundingClientRect();
+    const left = r.left + this.el.clientLeft, top = r.top + this.el.clientTop;
+    return { left, top, right: left + this.el.clientWidth, bottom: top + this.el.clientHeight };
+  }
+
+  /**
+   * Scroll so that element `el` of the picture is in sight: its centre where `place` says (placeOf() of what stood
+   * for it in the picture before, so what did not change stays put), moved the least to lie in sight; with no place,
+   * moved the least from where the box is scrolled now. `el` is also what an automatic fit keeps in sight.
+   */
+  settle(el, place = null) {
+    if (!el || !this.el.contains(el)) return;
+    this.interest = el;
+    const r = el.getBoundingClientRect();
+    const v = this.visibleRect();
+    const { scrollLeft, scrollTop } = this.el;
+    const x = scrollToPlace(r.left - v.left + scrollLeft, r.right - v.left + scrollLeft, v.right - v.left,
+      place && place.x, scrollLeft);
+    const y = scrollToPlace(r.top - v.top + scrollTop, r.bottom - v.top + scrollTop, v.bottom - v.top,
+      place && place.y, scrollTop);
+    this.el.scrollLeft = x;
+    this.el.scrollTop = y;
   }
 
   act(action) {
@@ -168,12 +235,13 @@ export class Zoom {
     this.el.scrollTop = 0;
   }
 
-  /** Until the user zooms: fit a picture wider than the box to the width if that keeps it readable. */
+  /** Until the user zooms: the opening scale for the box's width (openingScale), the region of interest kept in sight. */
   autoFit() {
     if (this.chosen || !this.svg) return;
-    const width = this.boxSize().width;
-    const scale = shouldFit(this.natural.width, width) ? width / this.natural.width : 1;
-    if (Math.abs(scale - this.scale) > 1e-3) this.apply(scale);
+    const scale = openingScale(this.natural.width, this.boxSize().width);
+    if (Math.abs(scale - this.scale) <= 1e-3) return;
+    this.apply(scale);
+    if (this.interest) this.settle(this.interest);
   }
 
   /** Zoom by `factor` around the client point (x, y), or around the middle of the visible box. */
@@ -209,6 +277,7 @@ export class Zoom {
       this.svg.style.height = `${this.natural.height * scale}px`;
       this.el.setAttribute("data-zoom", scale.toFixed(4));
     }
+    this.changed();
     return scale;
   }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from builders import lecture_L  # noqa: F401  (the browser tests import the shared builder from here)
 
-from micrograd_widget.demo import lecture_neuron  # noqa: F401  (the tests import it from here)
+from micrograd_widget.demo import lecture_neuron  # the tests import it from here too
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
 
@@ -104,3 +104,15 @@ def lecture_mlp() -> Value:
     loss = sum((model(x) - y) ** 2 for x, y in zip(xs, [1.0, -1.0, -1.0, 1.0]))
     loss.backward()
     return loss
+
+
+def lecture_neuron_spelled_out() -> Value:
+    """The lecture's neuron with its tanh spelled out, ``o = (e - 1) / (e + 1)`` with ``e = exp(2n)``: a picture
+    ~3,300 px wide, its output at the far right."""
+    nodes = lecture_neuron()
+    e = (2 * nodes["n"]).exp()
+    e.label = "e"
+    o = (e - 1) / (e + 1)
+    o.label = "o"
+    o.backward()
+    return o
