@@ -10,6 +10,7 @@ import random
 from collections.abc import Sequence
 
 from .engine import Value, scope
+from .params import mark_parameters
 
 __all__ = ["Module", "Neuron", "Layer", "MLP"]
 
@@ -46,6 +47,7 @@ class Neuron(Module):
             raise ValueError(f"Neuron(act=...) must be one of {', '.join(_NONLINEARITIES)}; got {act!r}")
         self.w = [Value(random.uniform(-1, 1), label=f"w{i}") for i in range(nin)]
         self.b = Value(0.0, label="b")
+        mark_parameters(self.parameters())  # the leaf list's rule (params.py): these are the graph's parameters
         self.nonlin = nonlin
         self.act = act
 

@@ -205,15 +205,33 @@ LECTURE_YS = [1.0, -1.0, -1.0, 1.0]
 def lecture_mlp_loss() -> Value:
     """The lecture's MLP(3, [4, 4, 1]) (tanh, under ``random.seed(1)``) on its four examples: the squared-error loss
     (398 nodes), backpropagated."""
-    import random
+    return lecture_mlp_and_loss()[1]
 
-    from micrograd_widget.nn import MLP
 
+def lecture_mlp_and_loss() -> tuple[MLP, Value]:
+    """``lecture_mlp_loss()`` with the model it was computed by."""
     random.seed(1)
     model = MLP(3, [4, 4, 1], act="tanh", output_nonlin=True)
     loss = sum((model(x) - y) ** 2 for x, y in zip(LECTURE_XS, LECTURE_YS, strict=True))
+    assert isinstance(loss, Value)
     loss.backward()
-    return loss
+    return model, loss
+
+
+def tanh_spelled_out() -> dict[str, Value]:
+    """The lecture's neuron with tanh written out, ``o = (e - 1) / (e + 1)``, ``e = exp(2n)``, backpropagated:
+    its labelled nodes by label; the 2, 1 and 1 are unlabelled constants."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    n = x1 * w1 + x2 * w2 + b
+    n.label = "n"
+    e = (2 * n).exp()
+    e.label = "e"
+    o = (e - 1) / (e + 1)
+    o.label = "o"
+    o.backward()
+    return {v.label: v for v in (x1, x2, w1, w2, b, n, e, o)}
 
 
 # ---- pictures' graphs: the lecture's, moons-like losses, chains, hostile labels
