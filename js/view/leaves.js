@@ -233,9 +233,9 @@ export class Leaves {
     const editor = h("div", { className: "mgw-leaf-range", "data-role": "range-editor", hidden: true },
       h("label", {}, "slider from ", min), h("label", {}, " to ", max));
     const toggle = h("button", { type: "button", className: "mgw-button mgw-range-toggle", "data-role": "range-toggle",
-      "aria-expanded": "false", "aria-label": `edit the slider range of ${full}`, title: `the slider's range for ${full}` });
+      "aria-expanded": "false", title: `edit the slider's range for ${full}` });
     const row = h("div", { className: "mgw-leaf-row", "data-leaf-row": key }, title, range, exact, toggle, editor);
-    const entry = { j, range, exact, min, max, toggle };
+    const entry = { j, range, exact, min, max, toggle, full };
     this.rows.set(j, entry);
     this.syncRow(entry);
 
@@ -283,7 +283,7 @@ export class Leaves {
 
   /** Show leaf j's value and range in its row (but not in the input `except` the user is moving). */
   syncRow(entry, except = null) {
-    const { j, range, exact, min, max, toggle } = entry;
+    const { j, range, exact, min, max, toggle, full } = entry;
     const v = String(this.values[j]);
     const lo = String(this.range.lo[j]);
     const hi = String(this.range.hi[j]);
@@ -300,6 +300,7 @@ export class Leaves {
     put(min, "value", lo);
     put(max, "value", hi);
     put(toggle, "textContent", `${lo}\u2026${hi}`);
+    put(toggle, "ariaLabel", `${lo}\u2026${hi}: edit the slider range of ${full}`); // the visible text first
   }
 
   /** The user set leaf j to `v` with the input `source` ("slider" | "exact"). */

@@ -6,6 +6,8 @@ Expected numbers come from the Python engine or are worked out by hand, never fr
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from builders import lecture_mlp_and_loss, tanh_spelled_out
 from playwright.sync_api import expect
@@ -145,7 +147,7 @@ def _set_bound(view: WidgetDom, leaf: str, which: str, value: str) -> None:
     box = _bound(view, leaf, which)
     if not box.is_visible():  # the range sits behind the row's small range button
         toggle = view.root.locator(f'[data-leaf-row="{leaf}"] button[data-role="range-toggle"]')
-        expect(toggle).to_have_attribute("aria-label", f"edit the slider range of {leaf}")
+        expect(toggle).to_have_attribute("aria-label", re.compile(f"edit the slider range of {leaf}$"))
         toggle.click()
     box.fill(value)
     box.dispatch_event("change")
@@ -249,3 +251,18 @@ def test_opening_the_inspector_keeps_the_slider_width_and_values_show_whole(show
     assert fits, "the value box cuts the number"
     for label in (box.get_attribute("aria-label"), box.get_attribute("title"), view.slider("a").get_attribute("title")):
         assert label and "a" in label
+
+
+def test_the_exported_page_keeps_the_parameters_first(tmp_path, guarded, widget_bundle):
+    from micrograd_widget import save_html
+
+    model, loss = lecture_mlp_and_loss()
+    tape = Tape.from_value(loss)
+    first = model.layers[0].neurons[0]
+    out = save_html(loss, tmp_path / "page.html", params=first.parameters())
+    guarded.page.goto(out.as_uri())
+    view = WidgetDom(guarded.page)
+    view.wait_ready()
+    rows = view.root.evaluate(_ROWS_IN, "param-rows")
+    assert sorted(r["key"] for r in rows) == sorted(str(tape.index(p)) for p in first.parameters())
+    expect(view.root.locator('[data-role="leaf-rule"]')).to_contain_text("the Values given as params= (4 of ")
