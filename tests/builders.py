@@ -219,7 +219,7 @@ def lecture_mlp_and_loss() -> tuple[MLP, Value]:
 
 
 def tanh_spelled_out() -> dict[str, Value]:
-    """The lecture's neuron with tanh written out, ``o = (e - 1) / (e + 1)``, ``e = exp(2n)``, backpropagated:
+    """The lecture's neuron with tanh written out, ``o = (e - 1) / (e + 1)``, ``e = exp(2n)`` (not backpropagated):
     its labelled nodes by label; the 2, 1 and 1 are unlabelled constants."""
     x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
     w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
@@ -227,11 +227,9 @@ def tanh_spelled_out() -> dict[str, Value]:
     n = x1 * w1 + x2 * w2 + b
     n.label = "n"
     e = (2 * n).exp()
-    e.label = "e"
     o = (e - 1) / (e + 1)
     o.label = "o"
-    o.backward()
-    return {v.label: v for v in (x1, x2, w1, w2, b, n, e, o)}
+    return {v.label: v for v in (x1, x2, w1, w2, b, n, o)}
 
 
 # ---- pictures' graphs: the lecture's, moons-like losses, chains, hostile labels
