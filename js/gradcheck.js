@@ -29,7 +29,8 @@ export function kernelChunk(n) {
 
 export class GradcheckPanel {
   /**
-   * `host` is the view: `tape`, `names` (nodeName(i), keys), `leaves.values`, `output`, `mode` ("browser" |
+   * `host` is the view: `tape`, `names` (nodeName(i), keys), `leaves.values` and `leaves.params` (the positions
+   * checked: the leaf list's parameters, params.py), `output`, `mode` ("browser" |
    * "kernel"), `send(msg)`, `precision()`; the panel is `el`, shown in the inspector.
    */
   constructor(host) {
@@ -56,7 +57,7 @@ export class GradcheckPanel {
       this.summary, this.tableBox, this.pager);
   }
 
-  /** Check every leaf for the view's current leaf values and output. */
+  /** Check every parameter (what the leaf list lists first) for the view's current leaf values and output. */
   run() {
     const host = this.host;
     const token = ++this.generation;
@@ -84,7 +85,7 @@ export class GradcheckPanel {
 
   runHere(token) {
     const { tape } = this.host;
-    const leaves = tape.leaves;
+    const checked = this.host.leaves.params;
     const vals = Float64Array.from(this.host.leaves.values);
     const output = this.host.output;
     const { eps, rtol, atol } = GRADCHECK_DEFAULTS;
@@ -99,16 +100,16 @@ export class GradcheckPanel {
     const work = () => {
       if (token !== this.generation) return;
       const start = performance.now();
-      while (j < leaves.length && performance.now() - start < SLICE_MS) {
-        const i = leaves[j];
-        const { numeric, failure: bad } = numericGrad(tape, vals, j, output, eps, scratch);
+      while (j < checked.length && performance.now() - start < SLICE_MS) {
+        const i = tape.leaves[checked[j]];
+        const { numeric, failure: bad } = numericGrad(tape, vals, checked[j], output, eps, scratch);
         const verdict = gradcheckVerdict(grad[i], numeric, rtol, atol);
         rows.push({ node: i, data: data[i], analytic: grad[i], numeric, ...verdict,
           ok: bad < 0 && verdict.ok, note: bad >= 0 ? `f(x\u00b1\u03b5) failed at ${this.host.names.nodeName(bad)}` : "" });
         j += 1;
       }
-      if (j < leaves.length) {
-        this.summary.textContent = `Checking ${j.toLocaleString("en-US")} of ${leaves.length.toLocaleString("en-US")} leaves\u2026`;
+      if (j < checked.length) {
+        this.summary.textContent = `Checking ${j.toLocaleString("en-US")} of ${checked.length.toLocaleString("en-US")} leaves\u2026`;
         this.timer = setTimeout(work, 0);
       } else {
         this.timer = null;
@@ -120,7 +121,7 @@ export class GradcheckPanel {
 
   async runInKernel(token) {
     const host = this.host;
-    const leaves = Array.from(host.tape.leaves);
+    const leaves = Array.from(host.leaves.params, (j) => host.tape.leaves[j]);
     const chunk = kernelChunk(host.tape.n);
     const leafValues = encodeList(host.leaves.values);
     const rows = [];
@@ -185,7 +186,7 @@ export class GradcheckPanel {
     const failed = rows.filter((r) => !r.ok);
     const total = rows.length;
     this.summary.classList.toggle("mgw-fail", failed.length > 0);
-    if (total === 0) this.summary.textContent = "This graph has no leaves to check.";
+    if (total === 0) this.summary.textContent = "No parameters to check: the leaf list lists none (see the line above it).";
     else if (failed.length === 0) this.summary.textContent = total === 1 ? "The leaf passes." : `All ${total.toLocaleString("en-US")} leaves pass.`;
     else {
       const names = failed.slice(0, 5).map((r) => this.host.names.nodeName(r.node)).join(", ");

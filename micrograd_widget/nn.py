@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from .engine import Value, scope
+from .params import mark_parameters
 
 __all__ = ["Module", "Neuron", "Layer", "MLP", "lecture_mlp", "lecture_data", "squared_error"]
 
@@ -48,6 +49,7 @@ class Neuron(Module):
             raise ValueError(f"Neuron(act=...) must be one of {', '.join(_NONLINEARITIES)}; got {act!r}")
         self.w = [Value(random.uniform(-1, 1), label=f"w{i}") for i in range(nin)]
         self.b = Value(0.0, label="b")
+        mark_parameters(self.parameters())  # the leaf list's rule (params.py): these are the graph's parameters
         self.nonlin = nonlin
         self.act = act
 

@@ -13,12 +13,13 @@ graph follow each other (links.py): a change one writes reaches every other live
 
 Traits (all synced): ``spec`` (Tape.spec(): per-node arrays as binary buffers), ``folds`` (the fold hierarchy,
 fold_tree.FoldTree.spec(); no groups when nothing folds) and ``opened`` (the boxes opened in it), ``leaf_values``
-(in ``spec["leaves"]`` order), ``output`` (the node differentiated), ``data``/``grad`` (the kernel's numbers as
-Float64 buffers, only for graphs the browser cannot replay: empty otherwise, so a settled slider does not ship
-every node twice), ``precision``, ``rankdir``, ``node_budget``, ``color``, and ``error`` (why the kernel refused
-the last change). The browser writes every live picture from ``folds``, ``opened`` and the options (js/fold.js);
-no DOT is synced. The kernel plans a picture (dot.graph_view) only for the static outputs, when asked: the
-fallback of ``_repr_mimebundle_``, ``save_svg`` and save_html's ``<noscript>``.
+(in ``spec["leaves"]`` order), ``leaf_roles`` (which leaves are parameters: params.py), ``output`` (the node
+differentiated), ``data``/``grad`` (the kernel's numbers as Float64 buffers, only for graphs the browser cannot
+replay: empty otherwise, so a settled slider does not ship every node twice), ``precision``, ``rankdir``,
+``node_budget``, ``color``, and ``error`` (why the kernel refused the last change). The browser writes every live
+picture from ``folds``, ``opened`` and the options (js/fold.js); no DOT is synced. The kernel plans a picture
+(dot.graph_view) only for the static outputs, when asked: the fallback of ``_repr_mimebundle_``, ``save_svg`` and
+save_html's ``<noscript>``.
 
 Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened`` and the view options
 (view_state.py checks them; updates of any other trait are refused, logged and the kernel's value pushed back); a
@@ -51,6 +52,7 @@ from .engine import Value
 from .files import writable_path
 from .front_ends import LastChanges, answer_update
 from .options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
+from .params import leaf_roles
 from .requests import answer, error_text
 from .spec import encode_number, to_buffer
 from .tape import Tape
@@ -66,7 +68,8 @@ _log = logging.getLogger(__name__)
 class GraphWidget(_assets.AssetsWidget):
     """A live picture of ``root``'s graph: drag a leaf's slider and every node's data and grad follow.
 
-    ``GraphWidget(root, precision=4, rankdir="LR", node_budget=250, color=True, output=None)``;
+    ``GraphWidget(root, precision=4, rankdir="LR", node_budget=250, color=True, output=None, params=None)``;
+    ``params`` (Values, e.g. ``model.parameters()``) names the leaves listed as parameters (params.py's rule else);
     ``set_leaf(leaf, value)`` and ``refresh()`` push Python-side changes to the view.
     """
 
@@ -88,8 +91,11 @@ class GraphWidget(_assets.AssetsWidget):
     # (`opened`, not `open`: ipywidgets' Widget.open() is the method that opens the comm).
     folds = traitlets.Dict().tag(sync=True)
     opened: traitlets.List[str] = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    # Which leaves are parameters and the rule that says so (params.py LeafRoles.trait(); js/spec-contract.md).
+    leaf_roles = traitlets.Dict().tag(sync=True)
 
-    def __init__(self, root: Value, *, output: Value | int | None = None, **options: Any) -> None:
+    def __init__(self, root: Value, *, output: Value | int | None = None, params: Any = None,
+                 **options: Any) -> None:
         if not isinstance(root, Value):
             raise TypeError(f"GraphWidget() takes a Value (the root of a graph), got {type(root).__name__}")
         unknown = set(options) - set(DRAWING_OPTIONS)
@@ -100,6 +106,7 @@ class GraphWidget(_assets.AssetsWidget):
         settings.update(options)
         settings = {name: check_option(name, settings[name]) for name in DRAWING_OPTIONS}
         tape = Tape.from_value(root)
+        roles = leaf_roles(tape, params)
         self._tape: Tape | None = tape
         self._writing = False                       # inside _kernel_writes()
         self._front_end: dict[str, Any] = {}        # _kernel_writes(): what the sending front end has
@@ -122,6 +129,7 @@ class GraphWidget(_assets.AssetsWidget):
             super().__init__(
                 spec=spec,
                 folds=view_state.fold_spec(self._tree),
+                leaf_roles=roles.trait(),
                 leaf_values=[encode_number(x) for x in leaves],
                 output=out,
                 data=self._numbers(tape.data),
@@ -454,6 +462,7 @@ class GraphWidget(_assets.AssetsWidget):
         return {**view_mimebundle(self._drawing(), self._plan), **data}, metadata
 
 
-def explore(root: Value, **options: Any) -> GraphWidget:
-    """A live widget for ``root``'s graph (see GraphWidget for the options)."""
-    return GraphWidget(root, **options)
+def explore(root: Value, *, params: Any = None, **options: Any) -> GraphWidget:
+    """A live widget for ``root``'s graph (see GraphWidget for the options); ``params`` (a list of Values, e.g.
+    ``model.parameters()``) overrides which leaves the list shows first as parameters (params.py's rule)."""
+    return GraphWidget(root, params=params, **options)

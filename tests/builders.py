@@ -204,9 +204,29 @@ LECTURE_XS, LECTURE_YS = lecture_data()   # the lecture's four examples and thei
 def lecture_mlp_loss() -> Value:
     """The lecture's network (``nn.lecture_mlp``, weights drawn under seed 1) on its four examples: the squared-error
     loss (398 nodes), backpropagated."""
-    loss = squared_error(lecture_mlp(seed=1), LECTURE_XS, LECTURE_YS)
+    return lecture_mlp_and_loss()[1]
+
+
+def lecture_mlp_and_loss() -> tuple[MLP, Value]:
+    """``lecture_mlp_loss()`` with the model it was computed by."""
+    model = lecture_mlp(seed=1)
+    loss = squared_error(model, LECTURE_XS, LECTURE_YS)
     loss.backward()
-    return loss
+    return model, loss
+
+
+def tanh_spelled_out() -> dict[str, Value]:
+    """The lecture's neuron with tanh written out, ``o = (e - 1) / (e + 1)``, ``e = exp(2n)`` (not backpropagated):
+    its labelled nodes by label; the 2, 1 and 1 are unlabelled constants."""
+    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
+    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    b = Value(6.8813735870195432, label="b")
+    n = x1 * w1 + x2 * w2 + b
+    n.label = "n"
+    e = (2 * n).exp()
+    o = (e - 1) / (e + 1)
+    o.label = "o"
+    return {v.label: v for v in (x1, x2, w1, w2, b, n, o)}
 
 
 # ---- pictures' graphs: the lecture's, moons-like losses, chains, hostile labels

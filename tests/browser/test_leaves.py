@@ -1,11 +1,15 @@
-"""The leaves panel in Chromium with a fake model: settling (the exact values sent, one update per burst of
-slider moves, at once on release), the leaf filter of a graph with many leaves, and the editable slider range.
+"""The leaves panel in Chromium with a fake model: parameters first (params.py), constants collapsed and named by
+the op they feed, the inspector never narrowing the sliders; settling (the exact values sent, one update per burst
+of slider moves, at once on release), the leaf filter of a graph with many leaves, and the editable slider range.
 
 Expected numbers come from the Python engine or are worked out by hand, never from the view."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from builders import lecture_mlp_and_loss, tanh_spelled_out
 from playwright.sync_api import expect
 
 from micrograd_widget.spec import encode_number
@@ -141,6 +145,10 @@ def _bound(view: WidgetDom, leaf: str, which: str):
 
 def _set_bound(view: WidgetDom, leaf: str, which: str, value: str) -> None:
     box = _bound(view, leaf, which)
+    if not box.is_visible():  # the range sits behind the row's small range button
+        toggle = view.root.locator(f'[data-leaf-row="{leaf}"] button[data-role="range-toggle"]')
+        expect(toggle).to_have_attribute("aria-label", re.compile(f"edit the slider range of {leaf}$"))
+        toggle.click()
     box.fill(value)
     box.dispatch_event("change")
 
@@ -173,3 +181,89 @@ def test_slider_ranges_start_as_documented_and_can_be_edited(show):
     poll(lambda: view.slider_range("c")[:2], lambda r: r == (-1.0, 251.0), "slider c to widen to 251")
     assert float(view.number_box("c").input_value()) == 250.5, "the exact box keeps the typed value"
     view.expect_numbers(expected_numbers(lecture_L(a=x, c=250.5)))
+
+
+# ---- parameters first: the leaf list that teaches (params.py's rule) ----
+
+_ROWS_IN = """(r, role) => [...r.querySelectorAll(`[data-role="${role}"] [data-leaf-row]`)].map(e => ({
+  key: e.getAttribute('data-leaf-row'), name: e.querySelector('.mgw-leaf-name').textContent}))"""
+
+
+def _slider_width(view: WidgetDom, leaf: str) -> float:
+    return view.slider(leaf).bounding_box()["width"]
+
+
+def test_the_lecture_mlp_loss_lists_its_parameters_first_and_its_constants_collapsed(show, guarded):
+    guarded.page.set_viewport_size({"width": 1000, "height": 900})
+    model, loss = lecture_mlp_and_loss()
+    tape = Tape.from_value(loss)
+    params = {tape.index(p) for p in model.parameters()}
+    others = len(tape.leaves) - len(params)
+    view = show(loss)
+    rows = view.root.evaluate(_ROWS_IN, "param-rows")
+    assert rows, "no parameter rows"
+    keys = {str(i): i for i in params}
+    assert rows[0]["key"] in keys, f"the first row {rows[0]} is no parameter of the model"
+    assert all(r["key"] in keys for r in rows), "a constant is listed among the parameters"
+    assert rows[0]["name"] == tape.labels[keys[rows[0]["key"]]], "a row under its module's heading shows its label"
+    group = view.root.locator('[data-role="leaf-group"]').first
+    expect(group).to_have_text(tape.scopes[keys[rows[0]["key"]]])
+    expect(view.root.locator(".mgw-panel-title").first).to_have_text("Parameters (41)")
+    expect(view.root.locator('[data-role="leaf-rule"]')).to_have_text(
+        f"Parameters: the weights and biases of nn's neurons (41 of {len(tape.leaves)} leaves); "
+        f"the other {others} are inputs and constants.")
+    constants = view.root.locator('[data-role="leaf-constants"]')
+    expect(constants.locator("summary")).to_have_text(f"Inputs and constants ({others} leaves)")
+    assert constants.get_attribute("open") is None, "the inputs and constants start collapsed"
+    assert view.root.evaluate(_ROWS_IN, "constant-rows") == []
+
+
+def test_the_tanh_spelled_out_neuron_names_its_constants_by_the_op_they_feed(show):
+    nodes = tanh_spelled_out()
+    view = show(nodes["o"])
+    rows = view.root.evaluate(_ROWS_IN, "param-rows")
+    assert [r["name"] for r in rows] == ["x1", "w1", "x2", "w2", "b"]
+    view.root.locator('[data-role="leaf-constants"] summary').click()
+    names = poll(lambda: [r["name"] for r in view.root.evaluate(_ROWS_IN, "constant-rows")], lambda n: len(n) == 3,
+                 "the three constants listed")
+    assert names == ["constant 2.0 (from 2.0 * n)", "constant 1.0 (from \u2026 - 1.0)",
+                     "constant 1.0 (from \u2026 + 1.0)"]
+    # The gradient check lists what the list lists first: the five parameters, not the constants.
+    view.root.locator('button[data-role="gradcheck"]').click()
+    checked = poll(lambda: view.root.evaluate(
+        "r => [...r.querySelectorAll('[data-role=gradcheck-table] tr[data-leaf]')].map(t => t.dataset.leaf)"),
+        lambda t: len(t) > 0, "the gradcheck table")
+    assert sorted(checked) == sorted(["x1", "x2", "w1", "w2", "b"])
+
+
+def test_opening_the_inspector_keeps_the_slider_width_and_values_show_whole(show, guarded):
+    guarded.page.set_viewport_size({"width": 1000, "height": 900})  # the issue's learner's window
+    whole = -0.26830320342117463
+    nodes = lecture_L(a=whole)
+    view = show(nodes["L"])
+    before = _slider_width(view, "a")
+    assert before > 400, f"the slider is only {before:.0f} px wide in a 1000 px window"
+    view.root.locator('[data-node="e"][data-field="data"]').first.click()
+    expect(view.root.locator('[data-role="inspector"]')).to_be_visible()
+    assert _slider_width(view, "a") == pytest.approx(before, abs=1), "opening the inspector squeezed the sliders"
+    box = view.number_box("a")
+    assert float(box.input_value()) == whole
+    fits = box.evaluate("b => b.scrollWidth <= b.clientWidth")
+    assert fits, "the value box cuts the number"
+    for label in (box.get_attribute("aria-label"), box.get_attribute("title"), view.slider("a").get_attribute("title")):
+        assert label and "a" in label
+
+
+def test_the_exported_page_keeps_the_parameters_first(tmp_path, guarded, widget_bundle):
+    from micrograd_widget import save_html
+
+    model, loss = lecture_mlp_and_loss()
+    tape = Tape.from_value(loss)
+    first = model.layers[0].neurons[0]
+    out = save_html(loss, tmp_path / "page.html", params=first.parameters())
+    guarded.page.goto(out.as_uri())
+    view = WidgetDom(guarded.page)
+    view.wait_ready()
+    rows = view.root.evaluate(_ROWS_IN, "param-rows")
+    assert sorted(r["key"] for r in rows) == sorted(str(tape.index(p)) for p in first.parameters())
+    expect(view.root.locator('[data-role="leaf-rule"]')).to_contain_text("the Values given as params= (4 of ")

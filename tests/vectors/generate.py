@@ -85,14 +85,8 @@ def lecture_L() -> Graph:
 
 def lecture_neuron() -> Graph:
     """The lecture's neuron, tanh written out with exp: o = (e - 1) / (e + 1), e = exp(2n)."""
-    x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
-    b = Value(6.8813735870195432, label="b")
-    n = x1 * w1 + x2 * w2 + b
-    n.label = "n"
-    e = (2 * n).exp()
-    root = (e - 1) / (e + 1)
-    root.label = "o"
+    nodes = builders.tanh_spelled_out()
+    root, n = nodes["o"], nodes["n"]
     return root, [({}, None), ({"x2": 1.0, "w2": -0.5}, None), ({"b": 5.0}, n)]
 
 
