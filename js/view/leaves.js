@@ -8,6 +8,7 @@
 
 import { h } from "../dom.js";
 import { decodeList, encodeList, sameValues } from "../codec.js";
+import { plural, thousands } from "../format.js";
 import { indexOf, matchRank, parseQuery } from "../search.js";
 import { cleanText } from "../text.js";
 import { MAX_NAME_CHARS } from "./names.js";
@@ -110,8 +111,8 @@ export class Leaves {
       const matching = order.length;
       order = order.slice(0, MAX_LEAF_ROWS);
       this.filterNote.textContent = matching > order.length
-        ? `Showing ${order.length} of ${matching} matching leaves (of ${total}); type to narrow the list.`
-        : `${matching} of ${total} leaves match.`;
+        ? `Showing ${thousands(order.length)} of ${plural(matching, "matching leaf")} (of ${thousands(total)}); type to narrow the list.`
+        : `${thousands(matching)} of ${plural(total, "leaf")} match.`;
     }
     this.rows.clear();
     this.rowsBox.replaceChildren(...order.map((j) => this.row(j)));
