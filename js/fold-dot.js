@@ -10,13 +10,14 @@
 // `reachedAt` + `step` (the stepper's) write a grad the stepped pass has not reached yet as the picture paints it
 // (view/picture.js): "grad ·", white, dashed, class mgw-unreached; a closed box's numbers leave those nodes out the
 // same way (its one output not reached: "grad ·"; its largest |grad| among the members reached, "·" while none is).
+// `message: false` leaves the folding sentence out of the picture: the live view says it once, in its status line.
 // Without them the DOT is dot.py's, byte for byte.
-//   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n)
+//   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n) (format.js's)
 //   boxMax(grad, members, out, reachedAt, step) -> node | null   the member whose |grad| a closed box shows and is coloured by
 //   pictureScale(grad, shown, best, out, reachedAt, step) -> scale  the colour scale of a picture (the DOT's and the live one's)
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
-import { colorScale, formatNumber, gradColor, gradScale, legendMarks, legendWords, pyRepr, scaleTitle } from "./format.js";
+import { colorScale, formatNumber, gradColor, gradScale, legendMarks, legendWords, plural, pyRepr, scaleTitle, thousands } from "./format.js";
 import { DOT_STYLE, FOLD_COLOR, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "./shared.js";
 import { cleanText } from "./text.js";
 
@@ -24,7 +25,7 @@ import { cleanText } from "./text.js";
 /** @import { Tape } from "./spec.js" */
 /** @import { DotOptions, FoldTree, Picture, PictureBox } from "./fold.js" */
 
-export { cleanText };
+export { cleanText, thousands };
 /** What a grad the stepped backward pass has not reached yet shows (view/picture.js paints the same mark). */
 export const NOT_REACHED = "\u00b7";
 
@@ -47,15 +48,6 @@ export function escape(text, target = "record") {
   let out = "";
   for (const ch of cleanText(text)) out += table[ch] ?? ch;
   return out;
-}
-
-/**
- * `n` with thousands separators, as Python's f"{n:,}".
- * @param {number} n
- * @returns {string}
- */
-export function thousands(n) {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 const ID = /^([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$/;
@@ -246,7 +238,7 @@ function entry(map, key) {
  * (Float64Arrays, every node's numbers), palette = PALETTE, reachedAt = null, step = 0 }. While stepping,
  * `grad` holds the stepper's partial grads and `reachedAt`/`step` its steps.reachedAt and k: a node with
  * reachedAt[i] > step is written as not reached yet (NOT_REACHED, left out of the colour scale and of the closed
- * boxes' largest |grad|, as the picture).
+ * boxes' largest |grad|, as the picture). `message = true`: false leaves the folding sentence (the graph's label) out.
  * @param {Tape} tape
  * @param {FoldTree} tree
  * @param {Picture} pic
@@ -255,7 +247,7 @@ function entry(map, key) {
  */
 export function writeDot(tape, tree, pic, options) {
   const { precision = 4, rankdir = "LR", color = true, palette = PALETTE, data, grad, reachedAt = null, step = 0,
-    color_scale: kind = "relative" } = options;
+    color_scale: kind = "relative", message = true } = options;
   const output = options.output ?? tape.root;
   /** @type {(i: number) => boolean} */
   const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
@@ -267,7 +259,7 @@ export function writeDot(tape, tree, pic, options) {
   const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}) };
   const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`, `\tnode [${attrList(DOT_STYLE.node)}]\n`,
     `\tedge [${attrList(DOT_STYLE.edge)}]\n`];
-  if (pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} ${attrList(DOT_STYLE.message)}\n`);
+  if (message && pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} ${attrList(DOT_STYLE.message)}\n`);
   /** @type {Map<number, string[]>} */
   const held = new Map([[-1, []]]);
   /** @type {Map<number, number[]>} */
@@ -296,9 +288,9 @@ export function writeDot(tape, tree, pic, options) {
     const numbers = b.output !== null
       ? [`data ${formatNumber(data[b.output], precision)}`, `grad ${away ? NOT_REACHED : formatNumber(grad[b.output], precision)}`]
       : [`max |grad| ${away ? NOT_REACHED : formatNumber(big !== null ? Math.abs(grad[big]) : 0, precision)}`];
-    const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), `${thousands(b.count)} nodes`,
+    const label = record([escape(cleanText(b.title, MAX_LABEL_CHARS)), plural(b.count, "node"),
       ...numbers.map((x) => escape(x) + end)], rankdir, true);
-    const tip = b.note || `${b.title}: ${thousands(b.count)} nodes folded`;
+    const tip = b.note || `${b.title}: ${plural(b.count, "node")} folded`;
     const fill = boxFill(grad, big, scale, palette, reachedAt !== null);
     entry(held, groups[b.group].parent).push(nodeLine(b.id, label, { ...DOT_STYLE.fold,
       class: DOT_STYLE.fold.class + (away ? " mgw-unreached" : ""), fillcolor: fill, id: b.id,
@@ -313,7 +305,7 @@ export function writeDot(tape, tree, pic, options) {
     for (const g of entry(children, container)) {
       const G = groups[g];
       const attrs = { ...DOT_STYLE.cluster, id: entry(clusterId, g), label: escape(cleanText(G.title, MAX_LABEL_CHARS), "dot"),
-        tooltip: escape(cleanText(`${G.title}: ${thousands(G.count)} nodes, opened`, MAX_TOOLTIP_CHARS), "dot") };
+        tooltip: escape(cleanText(`${G.title}: ${plural(G.count, "node")}, opened`, MAX_TOOLTIP_CHARS), "dot") };
       lines.push(`${indent}\tsubgraph cluster_${entry(clusterId, g)} {\n`, `${indent}\t\tgraph [${attrList(attrs)}]\n`);
       emit(g, indent + "\t");
       lines.push(`${indent}\t}\n`);

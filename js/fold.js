@@ -21,7 +21,8 @@
 //   unitsFor(tree, open) -> number           how many units (nodes + boxes) the open set draws
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
-import { thousands, writeDot } from "./fold-dot.js";
+import { writeDot } from "./fold-dot.js";
+import { plural, thousands } from "./format.js";
 import { EDGES_PER_BOX, FOLD_SPEC_VERSION } from "./shared.js";
 
 // Writing the DOT (and its text helpers, boxMax) is js/fold-dot.js's; re-exported as part of this API.
@@ -98,6 +99,7 @@ export { boxMax, cleanText, escape, quote, thousands } from "./fold-dot.js";
  * @property {string} key
  * @property {FoldKind} kind
  * @property {string} title
+ * @property {string} note what it holds (the fold rules' words)
  * @property {number} count
  * @property {number} group
  * @property {number} parent
@@ -130,6 +132,7 @@ export { boxMax, cleanText, escape, quote, thousands } from "./fold-dot.js";
  * @property {Picture} [picture] pictureFor's result, if already made
  * @property {ArrayLike<number> | null} [reachedAt] the stepper's steps.reachedAt
  * @property {number} [step] the stepper's k
+ * @property {boolean} [message] true: the picture's folding sentence as the graph's label (false: left out)
  */
 
 // ---------------------------------------------------------------- the hierarchy
@@ -292,9 +295,9 @@ export function pictureFor(tape, tree, open) {
       total: G.total >= 0 ? G.total : null, members: members[k], output: outputs[k] >= 0 ? outputs[k] : null };
   });
   const clusters = clusterGroups.map((g, k) => ({ id: `open${k}`, key: groups[g].key, kind: groups[g].kind,
-    title: groups[g].title, count: groups[g].count, group: g, parent: groups[g].parent }));
+    title: groups[g].title, note: groups[g].note, count: groups[g].count, group: g, parent: groups[g].parent }));
   const message = clusters.length === 0 ? tree.message
-    : `showing ${thousands(shown.length)} of ${thousands(n)} nodes; ${thousands(boxes.length)} ${boxes.length === 1 ? "box" : "boxes"} folded, ${thousands(clusters.length)} opened`;
+    : `showing ${thousands(shown.length)} of ${plural(n, "node")}; ${plural(boxes.length, "box")} folded, ${thousands(clusters.length)} opened`;
   const name = (/** @type {number} */ u) => (u < n ? `n${u}` : `fold${boxOf[u - n]}`);
   /** @type {Map<number, string>} */
   const totals = new Map();

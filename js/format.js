@@ -1,10 +1,11 @@
 // @ts-check
 // Numbers as Python prints them, so the widget, the static picture and the kernel show the same text:
 // formatFixed(x, p) is f"{x:.{p}f}" and formatExp(x, p) f"{x:.{p}e}" (round half to even), formatNumber
-// is micrograd_widget.dot.format_number, pyRepr(x) is repr(x) (shortest round trip). The grad colours (gradScale,
-// colorScale, gradColor, legendMarks, legendWords) are micrograd_widget/colors.py's rules.
+// is micrograd_widget.dot.format_number, pyRepr(x) is repr(x) (shortest round trip), thousands(n) is f"{n:,}" and
+// plural(n, noun) is text.py's plural ("1 node", "99,754 leaves"): every count the user reads goes through it. The
+// grad colours (gradScale, colorScale, gradColor, legendMarks, legendWords) are micrograd_widget/colors.py's rules.
 
-import { LOG_DECADES } from "./shared.js";
+import { LOG_DECADES, PLURALS } from "./shared.js";
 
 /**
  * A grad palette ("#rrggbb" fills, colors.py's): `zero` at 0, towards `positive` or `negative`, `nonfinite`
@@ -94,6 +95,30 @@ export function formatExp(x, p) {
  */
 export function formatNumber(x, p) {
   return Math.abs(x) >= 1e6 ? formatExp(x, p) : formatFixed(x, p);
+}
+
+/**
+ * `n` with thousands separators, as Python's f"{n:,}".
+ * @param {number} n
+ * @returns {string}
+ */
+export function thousands(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/**
+ * `n` and `noun` as a sentence says them, as text.py's plural: "1 node", "2 nodes", "99,754 leaves" (the plural from
+ * PLURALS or the noun + "s"; a noun of several words pluralises its last).
+ * @param {number} n
+ * @param {string} noun
+ * @returns {string}
+ */
+export function plural(n, noun) {
+  if (n === 1) return `1 ${noun}`;
+  const cut = noun.lastIndexOf(" ");
+  const last = noun.slice(cut + 1);
+  const many = Object.hasOwn(PLURALS, last) ? PLURALS[/** @type {keyof typeof PLURALS} */ (last)] : last + "s";
+  return `${thousands(n)} ${noun.slice(0, cut + 1)}${many}`;
 }
 
 /**

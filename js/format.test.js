@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { colorScale, formatExp, formatFixed, formatNumber, gradColor, gradScale, legendMarks, legendWords, pyRepr, scaleTitle,
-  shownAsZero } from "./format.js";
+import { colorScale, formatExp, formatFixed, formatNumber, gradColor, gradScale, legendMarks, legendWords, plural, pyRepr,
+  scaleTitle, shownAsZero, thousands } from "./format.js";
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -147,4 +147,13 @@ test("gradScale leaves out the output and falls back to it, as colors.grad_scale
     assert.fail(`the Python reference (micrograd_widget.colors via ${python}) could not run: ${err.message}`);
   }
   cases.forEach(([gs, o], i) => assert.equal(gradScale(gs, o), expected[i], `grads ${gs}, output ${o}`));
+});
+
+test("plural: a count with its noun, as text.py's plural (issue 19: '99,754 leaf' before)", () => {
+  const cases = [[1, "node", "1 node"], [0, "node", "0 nodes"], [2, "node", "2 nodes"], [1, "leaf", "1 leaf"],
+    [99_754, "leaf", "99,754 leaves"], [1, "box", "1 box"], [9, "box", "9 boxes"], [1_000_000, "term", "1,000,000 terms"],
+    [2, "long sum", "2 long sums"], [1, "other node", "1 other node"], [3, "partial sum", "3 partial sums"],
+    [2, "constructor", "2 constructors"]];
+  for (const [n, noun, said] of cases) assert.equal(plural(n, noun), said, `${n} ${noun}`);
+  assert.equal(thousands(1234567), "1,234,567");
 });

@@ -5,7 +5,7 @@
 // (numericGrad, gradcheckVerdict) closes the file.
 
 import { h } from "./dom.js";
-import { formatExp, formatNumber, pyRepr } from "./format.js";
+import { formatExp, formatNumber, plural, pyRepr, thousands } from "./format.js";
 import { encodeList } from "./codec.js";
 import { GRADCHECK_DEFAULTS, MAX_KERNEL_LEAVES } from "./shared.js";
 import { decodeNumber } from "./spec.js";
@@ -109,7 +109,7 @@ export class GradcheckPanel {
         j += 1;
       }
       if (j < checked.length) {
-        this.summary.textContent = `Checking ${j.toLocaleString("en-US")} of ${checked.length.toLocaleString("en-US")} leaves\u2026`;
+        this.summary.textContent = `Checking ${thousands(j)} of ${plural(checked.length, "leaf")}\u2026`;
         this.timer = setTimeout(work, 0);
       } else {
         this.timer = null;
@@ -126,7 +126,7 @@ export class GradcheckPanel {
     const leafValues = encodeList(host.leaves.values);
     const rows = [];
     for (let start = 0; start < leaves.length; start += chunk) {
-      if (start > 0) this.summary.textContent = `The kernel checked ${start.toLocaleString("en-US")} of ${leaves.length.toLocaleString("en-US")} leaves\u2026`;
+      if (start > 0) this.summary.textContent = `The kernel checked ${thousands(start)} of ${plural(leaves.length, "leaf")}\u2026`;
       const reply = await this.ask({ ...GRADCHECK_DEFAULTS, leaf_values: leafValues, output: host.output, leaves: leaves.slice(start, start + chunk) });
       if (token !== this.generation) return;
       if (!reply) {
@@ -187,10 +187,10 @@ export class GradcheckPanel {
     const total = rows.length;
     this.summary.classList.toggle("mgw-fail", failed.length > 0);
     if (total === 0) this.summary.textContent = "No parameters to check: the leaf list lists none (see the line above it).";
-    else if (failed.length === 0) this.summary.textContent = total === 1 ? "The leaf passes." : `All ${total.toLocaleString("en-US")} leaves pass.`;
+    else if (failed.length === 0) this.summary.textContent = total === 1 ? "The leaf passes." : `All ${plural(total, "leaf")} pass.`;
     else {
       const names = failed.slice(0, 5).map((r) => this.host.names.nodeName(r.node)).join(", ");
-      this.summary.textContent = `${failed.length.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} leaves FAIL: ${names}`
+      this.summary.textContent = `${thousands(failed.length)} of ${plural(total, "leaf")} FAIL: ${names}`
         + `${failed.length > 5 ? ", \u2026" : ""}. A wrong local derivative (e.g. in a user-defined op) shows up here.`;
     }
     this.renderPage();

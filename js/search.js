@@ -5,6 +5,7 @@
 // symbol or op name ("tanh", "*", "mul"), or by "#id". The index holds every node's strings lowercased once,
 // so a keystroke is one pass of `includes` over the graph (65,818 nodes: a few ms; see search.bench.mjs).
 
+import { plural } from "./format.js";
 import { cleanText } from "./text.js";
 
 /** How much of what was typed the status line quotes (a 100,000-character paste is cut to this, with "…"). */
@@ -143,5 +144,5 @@ export function findStatus(typed, n) {
   const text = String(typed ?? "").trim();
   if (!text) return "";
   if (n === 0) return `No node matches \u201c${cleanText(text, QUOTED_CHARS)}\u201d.`;
-  return `${n.toLocaleString("en-US")} ${n === 1 ? "node matches" : "nodes match"}: press Enter to show ${n === 1 ? "it" : "the first"}.`;
+  return `${plural(n, "node")} ${n === 1 ? "matches" : "match"}: press Enter to show ${n === 1 ? "it" : "the first"}.`;
 }

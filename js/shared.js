@@ -23,6 +23,9 @@ export const MAX_TOOLTIP_CHARS = 300;
 /** text.py: an op symbol is cut to this many characters. */
 export const MAX_SYMBOL_CHARS = 24;
 
+/** text.py: the nouns whose plural is not the noun + 's' (plural()). */
+export const PLURALS = Object.freeze({"leaf": "leaves", "box": "boxes", "match": "matches"});
+
 /** fold.py: a picture keeps at most max(this x budget, edges now) edges. */
 export const EDGES_PER_BOX = 3;
 

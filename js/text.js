@@ -28,3 +28,12 @@ export function cleanText(text, maxChars = null) {
   }
   return s;
 }
+
+/**
+ * `text` with its first letter upper case: a note or message starting a sentence ("neuron layers.0..." -> "Neuron ...").
+ * @param {string} text
+ * @returns {string}
+ */
+export function capitalize(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}

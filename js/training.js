@@ -15,7 +15,7 @@ import { ModelListeners } from "./listen.js";
 import { boxesById, layoutPicture, makeFocusable, svgElement as s, textNode } from "./svg.js";
 import { swatch } from "./swatch.js";
 import { decodeNumber } from "./spec.js";
-import { colorScale, formatNumber, gradColor, gradScale, pyRepr } from "./format.js";
+import { colorScale, formatNumber, gradColor, gradScale, plural, pyRepr } from "./format.js";
 
 import { TICKS, curvePath, drawable, logTicks, lossDomain, niceTicks, shortNumber } from "./curve.js";
 
@@ -236,7 +236,7 @@ class TrainingView {
     const nonfinite = Number.isInteger(curve.nonfinite) ? curve.nonfinite : 0;
     const hidden = logScale ? bad.length - losses.filter((x) => !Number.isFinite(x)).length : 0;
     const notes = [];
-    if (nonfinite) notes.push(`${nonfinite} step${nonfinite > 1 ? "s" : ""} had a non-finite loss (nan or inf), marked in red where the line breaks.`);
+    if (nonfinite) notes.push(`${plural(nonfinite, "step")} had a non-finite loss (nan or inf), marked in red where the line breaks.`);
     if (hidden > 0) notes.push("Losses \u2264 0 cannot be drawn on a log scale: the line breaks there.");
     this.note.textContent = notes.join(" ");
     this.note.hidden = notes.length === 0;

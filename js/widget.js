@@ -26,6 +26,7 @@
 import { compileTape, initialData, kernelNumbers } from "./spec.js";
 import { backward, forward } from "./tape.js";
 import { h } from "./dom.js";
+import { capitalize } from "./text.js";
 import { ErrorBox } from "./errors.js";
 import { ModelListeners } from "./listen.js";
 import { Stepper, StepMarks, describeStep } from "./stepper.js";
@@ -41,10 +42,6 @@ import { KernelReplay } from "./view/kernel.js";
 import { Toolbar, fillLegend } from "./view/toolbar.js";
 import { Download } from "./view/download.js";
 import { markOutput } from "./view/output-mark.js";
-
-function capitalize(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : text;
-}
 
 class GraphWidgetView {
   constructor(model, host) {

@@ -28,7 +28,7 @@ from .files import replace_file, writable_path
 from .fold_tree import FoldTree
 from .options import DEFAULT_OPTIONS, current_drawing_options
 from .tape import Tape
-from .text import MAX_LABEL_CHARS, clean_text, escape, format_number
+from .text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
            "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES", "DOT_TIME_LIMIT"]
@@ -204,7 +204,7 @@ def html_table(view: GraphView, note: str = "") -> str:
         title = escape(clean_text(f.title, MAX_LABEL_CHARS * 3), "html")
         rows.append((min(f.members), (
             f'<tr style="font-style:italic"><td>{f.id}</td><td>{title}'
-            f'</td><td>folded</td><td colspan="2">{len(f.members):,} nodes</td></tr>'
+            f'</td><td>folded</td><td colspan="2">{plural(len(f.members), "node")}</td></tr>'
         )))
     rows.sort(key=lambda r: r[0])
     parts = ['<div class="mgw-table">']

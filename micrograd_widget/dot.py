@@ -26,7 +26,7 @@ from .fold import Fold
 from .fold_tree import FoldTree, Picture, build_tree, picture
 from .options import check_option
 from .tape import Tape
-from .text import MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number
+from .text import MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, clean_text, escape, format_number, plural
 
 __all__ = ["trace", "draw_dot", "graph_view", "GraphView"]
 
@@ -235,7 +235,8 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
         lines.extend(indent + s for s in held[container])
         for g in children[container]:
             title = escape(clean_text(groups[g].title, MAX_LABEL_CHARS), "dot")
-            tip = escape(clean_text(f"{groups[g].title}: {groups[g].count:,} nodes, opened", MAX_TOOLTIP_CHARS), "dot")
+            tip = escape(clean_text(f"{groups[g].title}: {plural(groups[g].count, 'node')}, opened", MAX_TOOLTIP_CHARS),
+                         "dot")
             attrs = {**DOT_STYLE["cluster"], "id": cluster_id[g], "label": title, "tooltip": tip}
             lines.append(f"{indent}\tsubgraph cluster_{cluster_id[g]} {{\n")
             lines.append(f"{indent}\t\tgraph [{_attr_list(attrs)}]\n")
@@ -305,9 +306,9 @@ def _fold_line(tape: Tape, f: Fold, count: int, big: int | None, scale: ColorSca
                    f"grad {format_number(grad[f.output], precision)}"]
     else:
         numbers = [f"max |grad| {format_number(abs(grad[big]) if big is not None else 0.0, precision)}"]
-    label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), f"{count:,} nodes",
+    label = _record((escape(clean_text(f.title, MAX_LABEL_CHARS)), plural(count, "node"),
                      *(escape(x) + end for x in numbers)), rankdir, True)
-    tip = f.note or f"{f.title}: {count:,} nodes folded"
+    tip = f.note or f"{f.title}: {plural(count, 'node')} folded"
     fill = grad_color(grad[big], scale) if scale is not None and big is not None else FOLD_COLOR
     return _line(f.id, label, {**DOT_STYLE["fold"], "fillcolor": fill, "id": f.id,
                                "tooltip": escape(clean_text(tip, MAX_TOOLTIP_CHARS), "dot")}, "\t")

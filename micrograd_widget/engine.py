@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
 from .ops import OPS_BY_NAME, Op, op_symbol
-from .text import short
+from .text import plural, short
 
 __all__ = ["Value", "topological_order", "scope", "current_scope"]
 
@@ -422,7 +422,7 @@ def _refuse_grads(topo: list[Value], grads: Sequence[object]) -> NoReturn:
     i = bad[0] if bad else 0
     v = topo[i]
     name = f"node {short(v.label)}" if v.label else (f"a {short(v._op)} node" if v._op else "an unlabelled leaf")
-    more = f" ({len(bad) - 1:,} other nodes too)" if len(bad) > 1 else ""
+    more = f" ({plural(len(bad) - 1, 'other node')} too)" if len(bad) > 1 else ""
     raise TypeError(f"backward(): {name} (node {i} of {len(topo):,} in topological order, data "
                     f"{short(v.data)}) has grad {short(grads[i])} ({type(grads[i]).__name__}){more}, "
                     "not a real number a float can hold; no grad was changed: set it to a number "

@@ -22,7 +22,7 @@ from .display import svg_html, view_mimebundle
 from .engine import Value
 from .files import replace_file, writable_path
 from .tape import Tape
-from .text import escape
+from .text import escape, plural
 from .widget import GraphWidget
 
 __all__ = ["save_html"]
@@ -144,7 +144,7 @@ def _static(widget: GraphWidget) -> str:
 
 def _note(tape: Tape) -> str:
     """The line above the widget: what the page can do with this graph without a kernel, and its size."""
-    size = f"{len(tape):,} nodes, {len(tape.leaves):,} leaves."
+    size = f"{plural(len(tape), 'node')}, {plural(len(tape.leaves), 'leaf')}."
     if tape.opaque:
         return ("Numbers as saved: this graph has a node built by hand outside the op table, so it cannot be "
                 f"replayed. {size}")

@@ -21,7 +21,7 @@ loss), and a message (``Plan.message``) saying what was folded. The root is alwa
   whole layers (``layers.0``); failing that, the deepest depth within ``EDGES_PER_BOX * node_budget``
   edges (a few thousand edges make Graphviz's layout take minutes).
 - When the nodes outside modules are still too many, or there are no scopes, the units nearest the
-  root (breadth first over inputs) are kept and the rest go into one box "farther from the output".
+  root (breadth first over inputs) are kept and the rest, computed earlier, go into one box "earlier steps".
 - Spare budget buys detail: when the folds above leave boxes unused, the terms of each long sum
   (largest terms box first) are drawn in full, nearest the output first (breadth first from the
   total through its partial sums; a node shared by two terms goes with the nearer one), as many as
@@ -55,6 +55,7 @@ from .fold_rules import (
     units_of,
 )
 from .tape import Tape
+from .text import plural
 
 __all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX"]
 
@@ -282,28 +283,26 @@ def _what_was_folded(boxes: list[Box], rest: int) -> str:
     def of(kind: str) -> list[Box]:
         return [b for b in boxes if b.kind == kind]
 
-    def count(k: int, one: str, many: str) -> str:
-        return f"{k:,} {one if k == 1 else many}"
     parts = []
     if modules := of("scope"):
         folded = sum(len(b.members) for b in modules)
-        parts.append(f"{folded:,} folded by module into {count(len(modules), 'box', 'boxes')}")
+        parts.append(f"{folded:,} folded into {plural(len(modules), 'box')}, one per module")
     if sums := of("sum"):
         sizes = [f"{b.terms:,}" for b in sums]
         more = ", \u2026" if len(sizes) > 3 else ""
         listed = " and ".join(sizes) if len(sizes) <= 2 else ", ".join(sizes[:3]) + more
         drawn_as = "a \u03a3 box" if len(sums) == 1 else "\u03a3 boxes"
-        parts.append(f"{count(len(sums), 'long sum', 'long sums')} ({listed} terms) drawn as {drawn_as}")
+        parts.append(f"{plural(len(sums), 'long sum')} ({listed} terms) drawn as {drawn_as}")
         their = "their" if len(sums) > 1 else "its"
         if shown := sum(b.shown_terms for b in sums):
-            parts.append(f"{shown:,} of {their} terms (those nearest the output) drawn in full")
+            parts.append(f"{shown:,} of {their} terms drawn in full")
         if terms := of("terms"):
-            parts.append(f"{'the other' if shown else their} terms ({sum(len(b.members) for b in terms):,} nodes) "
-                         f"folded into {count(len(terms), 'box', 'boxes')}")
+            nodes = plural(sum(len(b.members) for b in terms), "node")
+            parts.append(f"{'the other' if shown else their} terms ({nodes}) folded into {plural(len(terms), 'box')}")
     if leaves := of("leaves"):
-        parts.append(f"{sum(len(b.members) for b in leaves):,} leaves folded into {count(len(leaves), 'box', 'boxes')}")
+        parts.append(f"{plural(sum(len(b.members) for b in leaves), 'leaf')} folded into {plural(len(leaves), 'box')}")
     if rest:
-        parts.append(f"the {rest:,} farthest from the output folded into one box")
+        parts.append(f"the {plural(rest, 'node')} computed earliest folded into one box ('{distance_title()}')")
     return ", ".join(parts)
 
 

@@ -1,6 +1,6 @@
 """What a fold box of the hierarchy opens into: its units, nearest its output first. The boxes inside it are the
 fold rules' (fold_rules.py: its sub-modules, then long sums, their terms and leaves feeding the same units), applied
-to its members alone; fold_tree.py numbers them and folds what a box cannot show into "farther" boxes.
+to its members alone; fold_tree.py numbers them and folds what a box cannot show into "earlier steps" boxes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def child_units(facts: TapeFacts, members: list[int], depth: int, cap: int) -> l
     output first: its sub-modules, long sums, their terms and leaves boxes (``fold_rules.fold_boxes`` on its
     members, a use outside them counting as one unit), then single nodes. A grouping that would hold every member
     is no grouping: its nodes are used. Single nodes only, and at most ``cap`` of them (the units a group shows),
-    come in any order: the order decides only which units a "farther" group takes, and the numbering of child
+    come in any order: the order decides only which units an "earlier steps" group takes, and the numbering of child
     groups (most groups of a large graph are such, e.g. the moons loss's Σ and terms boxes of one neuron)."""
     modules = sub_modules(facts, members, depth)
     if not modules and _no_sums_or_leaf_groups(facts, members, cap):

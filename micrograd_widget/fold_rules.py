@@ -20,10 +20,11 @@ from typing import Literal, NamedTuple
 
 from .ops import OPS_BY_NAME
 from .tape import Tape
+from .text import plural
 
 __all__ = ["Box", "FoldKind", "Level", "SumTree", "TapeFacts", "MIN_SUM_TERMS", "MIN_LEAF_GROUP", "scope_levels",
            "sub_modules", "module_box", "fold_boxes", "units_of", "edge_owners", "edge_count", "terms_title_and_note",
-           "distance_title", "distance_note"]
+           "distance_title", "distance_note", "module_name"]
 
 MIN_SUM_TERMS = 8          # beyond the budget, a sum of this many terms or more is drawn as one Σ box
 MIN_LEAF_GROUP = 8         # beyond the budget, this many leaves feeding the same boxes are drawn as one box
@@ -102,47 +103,63 @@ class TapeFacts:
 
 def module_box(scope: str, members: list[int]) -> Box:
     """A module's box: the nodes made inside ``scope``."""
-    return Box(scope, members, "scope", f"{scope}: {len(members):,} nodes made inside this module, folded", key=scope,
-               depth=scope.count(".") + 1)
+    return Box(scope, members, "scope", f"{module_name(scope)}: {plural(len(members), 'node')} made inside it",
+               key=scope, depth=scope.count(".") + 1)
+
+
+def module_name(scope: str) -> str:
+    """What a learner calls the module of ``scope``: 'neuron layers.0.neurons.3' and 'layer layers.1' (an
+    item of a list attribute, ``neurons.3``, is named by that list's noun), else 'module encoder'."""
+    parts = scope.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        if parts[k].isdigit() and not parts[k - 1].isdigit():
+            noun = parts[k - 1]
+            if k == len(parts) - 1 and len(noun) > 1 and noun.endswith("s") and noun[:-1].isalpha():
+                return f"{noun[:-1]} {scope}"
+            break
+    return f"module {scope}"
 
 
 def sum_title(terms: int) -> str:
     """A Σ box's title. A no-break space: Graphviz 2.43's record parser drops a space after a non-ASCII first
     character."""
-    return f"\u03a3\u00a0sum of {terms:,} terms"
+    return f"\u03a3\u00a0sum of {plural(terms, 'term')}"
 
 
 def sum_note(terms: int, partial_sums: int) -> str:
     """What a Σ box holds (its tooltip)."""
-    return (f"\u03a3: a sum of {terms:,} terms built by {partial_sums + 1:,} '+' nodes; its {partial_sums:,} "
-            "partial sums are folded here, the total is the next box")
+    return (f"\u03a3: the {plural(partial_sums, 'partial sum')} (running totals) of a sum of {plural(terms, 'term')}, "
+            "added one '+' at a time; the sum's total is drawn next to this box")
 
 
 def terms_title_and_note(tape: Tape, direct: list[int], terms: int, nodes: int, drawn: int = 0) -> tuple[str, str]:
     """A terms box's title and note: ``direct`` its terms, of a sum of ``terms`` terms, ``nodes`` the nodes it holds;
     ``drawn``: how many of the sum's terms (those nearest the output) the planner draws in full beside it."""
+    held = f"and the nodes that feed only them: {plural(nodes, 'node')}"
     if not drawn:
-        return (f"{len(direct):,} terms: {kinds_of(tape, direct)}",
-                f"the {len(direct):,} terms of a sum of {terms:,} terms and the nodes only they use: {nodes:,} "
-                "nodes, folded")
-    return (f"{len(direct):,} more terms: {kinds_of(tape, direct)}",
-            f"the {len(direct):,} terms farthest from the output of a sum of {terms:,} terms and the nodes only "
-            f"they use: {nodes:,} nodes, folded ({drawn:,} terms are drawn in full)")
+        return (f"{plural(len(direct), 'term')}: {kinds_of(tape, direct)}",
+                f"the {plural(len(direct), 'term')} of a sum of {plural(terms, 'term')}, {held}")
+    more, rest = (("term", "the other term") if len(direct) == 1 else ("terms", f"the other {len(direct):,} terms"))
+    return (f"{len(direct):,} more {more}: {kinds_of(tape, direct)}",
+            f"{rest} of a sum of {plural(terms, 'term')} ({drawn:,} {'is' if drawn == 1 else 'are'} drawn in full), "
+            f"{held}")
 
 
 def leaves_note(leaves: int, units: int) -> str:
     """What a leaves box holds: ``leaves`` leaves feeding the same ``units`` units."""
-    fed = "box or node" if units == 1 else f"{units:,} boxes and nodes"
-    return f"{leaves:,} leaves (inputs or constants) that all feed the same {fed}, folded"
+    fed = "node or box" if units == 1 else f"{units:,} nodes and boxes"
+    return f"{plural(leaves, 'leaf')} (inputs or constants) that all feed the same {fed}"
 
 
 def distance_title() -> str:
-    return "farther from the output"
+    """The title of the box of what a picture has no room for: the nodes computed before those it draws."""
+    return "earlier steps"
 
 
 def distance_note(nodes: int) -> str:
-    """What a "farther from the output" box holds: the ``nodes`` left once the nearest units are drawn."""
-    return f"{nodes:,} nodes farther from the output, folded"
+    """What an "earlier steps" box holds: the ``nodes`` left once the last steps before the output are drawn."""
+    return (f"{plural(nodes, 'node')} computed earlier: the picture draws the last steps before the output in full "
+            "and puts the earlier ones in this box")
 
 
 def kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
@@ -152,7 +169,8 @@ def kinds_of(tape: Tape, nodes: Iterable[int]) -> str:
         kind = tape.symbols[i] or ("leaf" if not tape.inputs[i] else "node")
         counts[kind] = counts.get(kind, 0) + 1
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
-    text = ", ".join(f"{c:,} {k}" if k[:1].isalnum() else f"{c:,} '{k}'" for k, c in ranked[:3])
+    text = ", ".join(plural(c, k) if k in ("leaf", "node") else f"{c:,} {k}" if k[:1].isalnum() else f"{c:,} '{k}'"
+                     for k, c in ranked[:3])
     return text + (", \u2026" if len(ranked) > 3 else "")
 
 

@@ -4,7 +4,7 @@ fold.py's planner decides the default picture (what is drawn with nothing opened
 boxes into a tree of groups: each box's members are grouped again by the same rules (fold_rules.py) applied to
 those members alone (fold_children.py: sub-modules, long sums as Σ boxes, the nodes only their terms use, leaves
 feeding the same units), and a group with more than ``child_cap(budget)`` units keeps the units nearest its
-output and folds the rest into a "farther from the output" group (so a neuron of 3,317 nodes opens into a few
+output and folds the rest, computed earlier, into an "earlier steps" group (so a neuron of 3,317 nodes opens into a few
 boxes, and a chain of 1,000,000 nodes into nested groups). Each group has a stable key (the scope path for
 modules, ``"<kind>:<its largest node id>"`` otherwise), a kind, a title, a note, a parent, and, for a Σ box, the
 node holding its total; each node has its innermost group (``group_of``, -1 for none).
@@ -31,7 +31,7 @@ from .fold_fit import FitBase, OpenSetFit
 from .fold_rules import Box, FoldKind, TapeFacts, distance_note, distance_title, module_box
 from .spec import json_safe, to_buffer
 from .tape import Tape
-from .text import short
+from .text import plural, short
 
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
@@ -173,7 +173,7 @@ def _add(tree: FoldTree, spec: Box, parent: int) -> int:
 def _fill(tree: FoldTree, g: int, units: list[int | Box], start: int, cap: int, queue: deque[_Pending],
           tails: dict[int, tuple[list[int | Box], list[int], list[int]]], facts: TapeFacts) -> None:
     """Give group ``g`` the units ``units[start:]`` (nearest the output first): at most ``cap`` of them, the
-    rest folded into a "farther from the output" group that holds them in the same order. A child group that
+    rest folded into an "earlier steps" group that holds them in the same order. A child group that
     opens into its own nodes only (``nodes_only``: most groups of a large graph) is filled at once; the others
     wait in ``queue`` for their units. Either way it is numbered here, so the numbering is breadth first."""
     end = len(units) if len(units) - start <= cap else start + cap - 1
@@ -253,8 +253,8 @@ def picture(tape: Tape, tree: FoldTree, open_keys: Iterable[str] = ()) -> Pictur
     if not clusters:
         message = tree.message
     else:
-        message = (f"showing {len(shown):,} of {n:,} nodes; {len(boxes):,} "
-                   f"{'box' if len(boxes) == 1 else 'boxes'} folded, {len(clusters):,} opened")
+        message = (f"showing {len(shown):,} of {plural(n, 'node')}; {plural(len(boxes), 'box')} folded, "
+                   f"{len(clusters):,} opened")
     return Picture(unit, shown, boxes, clusters, message)
 
 

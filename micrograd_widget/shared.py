@@ -28,6 +28,7 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("MAX_LABEL_CHARS", text.MAX_LABEL_CHARS, "text.py: a label is cut to this many characters in a picture"),
     ("MAX_TOOLTIP_CHARS", text.MAX_TOOLTIP_CHARS, "text.py: a tooltip is cut to this many characters"),
     ("MAX_SYMBOL_CHARS", text.MAX_SYMBOL_CHARS, "text.py: an op symbol is cut to this many characters"),
+    ("PLURALS", text.PLURALS, "text.py: the nouns whose plural is not the noun + 's' (plural())"),
     ("EDGES_PER_BOX", fold.EDGES_PER_BOX, "fold.py: a picture keeps at most max(this x budget, edges now) edges"),
     ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),
     ("FOLD_SPEC_VERSION", fold_tree.FOLD_SPEC_VERSION, "fold_tree.py: the fold spec version (trait `folds`)"),

@@ -1,7 +1,7 @@
 """User strings and numbers as a picture shows them: ``clean_text``, THE one escaping function ``escape``,
-and ``format_number``. Everything drawn (dot.py's DOT, display.py's tables, model_picture.py, the exported
-page) goes through them, so a picture and a table agree; js/text.js (cleanText), js/fold-dot.js
-(escape) and js/format.js (formatNumber) are the same code in the browser.
+``format_number`` and ``plural`` (a count and its noun). Everything drawn (dot.py's DOT, display.py's tables,
+model_picture.py, the exported page) goes through them, so a picture and a table agree; js/text.js (cleanText),
+js/fold-dot.js (escape) and js/format.js (formatNumber, plural) are the same code in the browser.
 ``short`` cuts what an error message quotes.
 """
 
@@ -13,11 +13,14 @@ import re
 import reprlib
 from typing import Literal
 
-__all__ = ["clean_text", "escape", "format_number", "short", "MAX_LABEL_CHARS", "MAX_TOOLTIP_CHARS", "MAX_SYMBOL_CHARS"]
+__all__ = ["clean_text", "escape", "format_number", "plural", "short", "PLURALS", "MAX_LABEL_CHARS",
+           "MAX_TOOLTIP_CHARS", "MAX_SYMBOL_CHARS"]
 
 MAX_LABEL_CHARS = 40      # longer labels are shortened with '…' in the picture (full text in the tooltip)
 MAX_TOOLTIP_CHARS = 300
 MAX_SYMBOL_CHARS = 24
+# The nouns a count is printed with whose plural is not the noun + "s" (js/shared.js carries it to js/format.js).
+PLURALS = {"leaf": "leaves", "box": "boxes", "match": "matches"}
 
 _SHORT = reprlib.Repr()
 _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 6, 4, 2
@@ -73,6 +76,17 @@ def format_number(x: float, precision: int = 4) -> str:
     if abs(x) >= 1e6:
         return f"{x:.{precision}e}"
     return f"{x:.{precision}f}"
+
+
+def plural(count: int, noun: str) -> str:
+    """``count`` and ``noun`` as a sentence says them: '1 node', '2 nodes', '99,754 leaves' (thousands
+    separated, the plural from ``PLURALS`` or the noun + 's'; a noun of several words pluralises its last).
+    js/format.js's ``plural`` is the same function."""
+    if count == 1:
+        return f"{count:,} {noun}"
+    head, _, last = noun.rpartition(" ")
+    many = PLURALS.get(last, last + "s")
+    return f"{count:,} {head + ' ' if head else ''}{many}"
 
 
 def short(value: object) -> str:

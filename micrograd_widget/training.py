@@ -51,6 +51,7 @@ from .colors import palette
 from .model_picture import NeuronBox, model_boxes, model_dot, neuron_norms
 from .options import TRAINING_OPTIONS, check_option, check_trait
 from .spec import encode_number
+from .text import plural
 from .training_log import (
     DEFAULT_EVERY,
     MIN_EVERY,
@@ -377,7 +378,7 @@ class TrainingWidget(_assets.AssetsWidget):
         r = self._log
         n = len(r.losses)
         last = f", last loss {r.losses[-1]!r} at step {r.steps[-1]}" if n else ""
-        return f"TrainingWidget({len(self._params)} parameters, {n} step{'s' * (n != 1)} logged{last})"
+        return f"TrainingWidget({plural(len(self._params), 'parameter')}, {plural(n, 'step')} logged{last})"
 
 
 def watch(model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,

@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape as _xml_escape
 import graphviz
 
 from .spec import decode_number
-from .text import format_number
+from .text import format_number, plural
 
 __all__ = ["training_svg", "curve_svg"]
 
@@ -48,7 +48,8 @@ def curve_svg(curve: dict[str, Any], precision: int = 4, log_scale: bool = False
         return "".join(parts)
     last = _number(curve.get("loss"))
     state = "finished" if finished else "running"
-    title = f"loss {format_number(last, precision)} at step {curve.get('step')} ({count:,} steps logged, {state})"
+    logged = plural(count, "step")
+    title = f"loss {format_number(last, precision)} at step {curve.get('step')} ({logged} logged, {state})"
     nonfinite = int(curve.get("nonfinite") or 0)
     if nonfinite:
         title += f"; {nonfinite:,} non-finite"

@@ -142,7 +142,7 @@ def test_folded_display_says_what_it_folded(monkeypatch: pytest.MonkeyPatch, tmp
     svg = parse_svg(value_mimebundle(root, node_budget=100)["image/svg+xml"])
     graph_label = "".join(t for el in svg.find(f"{SVG}g") if el.tag == f"{SVG}text" for t in el.itertext())
     assert graph_label.startswith("showing ") and f"of {total:,} nodes;" in graph_label
-    assert "folded by module" in graph_label
+    assert "one per module" in graph_label
     groups = svg_groups(svg)
     assert len(groups) < 2 * 100 + 1
     folds = [g for g in groups.values() if "mgw-fold" in (g.get("class") or "")]

@@ -496,3 +496,20 @@ def test_an_interrupt_from_a_user_ops_derivative_puts_every_grad_back() -> None:
     with pytest.raises(KeyboardInterrupt):
         top.backward()
     assert {name: v.grad for name, v in nodes.items()} == LECTURE_GRADS
+
+
+def test_the_error_counts_the_other_corrupted_grads_in_words() -> None:
+    """Issue 19: one other bad grad reads '1 other node too' (it read '1 other nodes too')."""
+    a = Value(2.0, label="a")
+    b = a * 3.0
+    y = b.tanh()
+    a.grad = "oops"  # type: ignore[assignment]  # the corruption under test
+    b.grad = "bad"  # type: ignore[assignment]
+    with pytest.raises(TypeError, match=r"\(1 other node too\)"):
+        y.backward()
+    b.grad = 0.0
+    y2 = (a * 2.0) + (a * 4.0)
+    for v in y2._prev:
+        v.grad = "bad"  # type: ignore[assignment]
+    with pytest.raises(TypeError, match=r"\(2 other nodes too\)"):
+        y2.backward()

@@ -222,6 +222,7 @@ def test_the_note_says_what_the_page_can_do_without_a_kernel(tmp_path: Path) -> 
 
     assert note(graph()) == ("Drag a slider: every value and gradient is recomputed in this page (no kernel). "
                              "4 nodes, 2 leaves.")
+    assert note(Value(1.0)).endswith(" 1 node, 1 leaf."), "a count of one is singular (issue 19)"
     cube = define_op("cube", lambda x: x ** 3, lambda x, out: 3 * x * x)
     assert note(Value.apply(cube, Value(1.5))).startswith("Numbers as saved: this graph uses an op defined in Python")
     a, b = Value(2.0), Value(3.0)

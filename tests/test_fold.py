@@ -88,9 +88,9 @@ def test_folding_by_distance_without_scopes() -> None:
             dist[c] = min(dist.get(c, math.inf), dist[i] + 1)
     assert max(dist[i] for i in view.shown) <= min(dist[i] for i in view.folds[0].members)
     assert view.message == f"showing {len(view.shown)} of {len(tape)} nodes; the {len(view.folds[0].members)} " \
-        "farthest from the output folded into one box"
+        "nodes computed earliest folded into one box ('earlier steps')"
     groups = svg_groups(render(view))
-    assert texts(groups["fold0"]) == ["farther from the output", f"{len(view.folds[0].members):,} nodes",
+    assert texts(groups["fold0"]) == ["earlier steps", f"{len(view.folds[0].members):,} nodes",
                                       *live_fields(view, view.folds[0])]
     assert "mgw-fold" in classes(groups["fold0"])
     label = "".join(t for el in render(view).find(f"{SVG}g") if el.tag == f"{SVG}text" for t in el.itertext())
@@ -111,7 +111,7 @@ def test_folding_by_module() -> None:
     assert sorted(f.title for f in view.folds) == sorted(f"layers.{i}.neurons.{j}" for i, n in ((0, 8), (1, 8), (2, 1))
                                                          for j in range(n))
     assert all(tape.scopes[i].startswith(f.title) for f in view.folds for i in f.members)
-    assert "folded by module into 17 boxes" in view.message
+    assert "folded into 17 boxes, one per module" in view.message
     groups = svg_groups(render(view))
     box = view.folds[9]
     assert texts(groups[box.id]) == [box.title, f"{len(box.members)} nodes", *live_fields(view, box)]
@@ -153,13 +153,16 @@ def test_folding_the_moons_training_loss(moons_tape: Tape) -> None:
     assert sorted(f.title.replace("\u00a0", " ") for f in by_kind["sum"]) == ["\u03a3 sum of 101 terms",
                                                                               "\u03a3 sum of 338 terms"]
     assert sorted(f.title for f in by_kind["terms"]) == ["101 terms: 100 ReLU, 1 leaf", "338 terms: 337 '*', 1 leaf"]
+    layers = sorted(by_kind["scope"], key=lambda f: f.title)
+    assert [f.note for f in layers] == [f"layer layers.{k}: {len(f.members):,} nodes made inside it"
+                                        for k, f in enumerate(layers)]
     assert [(f.title, len(f.members)) for f in by_kind["leaves"]] == [("leaves", 200)]
     assert by_kind["distance"] == []
     assert len(view.shown) + len(view.folds) <= 20
     assert len(edges_of(view)) <= 30
     assert view.message == (
         f"showing {len(view.shown)} of {len(tape):,} nodes; "
-        f"{sum(len(f.members) for f in by_kind['scope']):,} folded by module into 3 boxes, "
+        f"{sum(len(f.members) for f in by_kind['scope']):,} folded into 3 boxes, one per module, "
         "2 long sums (101 and 338 terms) drawn as \u03a3 boxes, "
         f"their terms ({sum(len(f.members) for f in by_kind['terms']):,} nodes) folded into 2 boxes, "
         "200 leaves folded into 1 box")
@@ -222,7 +225,7 @@ def test_long_sums_fold_only_above_the_budget() -> None:
     assert len(view.shown) == 1 + 4 * 11 and len(view.shown) + len(view.folds) <= 50
     assert len(unit_edges(view)) <= 50
     assert view.message == f"showing {1 + 4 * 11} of {n} nodes; 1 long sum (60 terms) drawn as a \u03a3 box, " \
-        f"11 of its terms (those nearest the output) drawn in full, the other terms ({4 * 49} nodes) folded into 1 box"
+        f"11 of its terms drawn in full, the other terms ({4 * 49} nodes) folded into 1 box"
     svg = render(view)
     groups = svg_groups(svg)
     # The total keeps its live numbers; the Σ box stands in for its '+'.
@@ -275,9 +278,10 @@ def test_a_long_sum_spends_the_spare_budget_on_its_terms() -> None:
     assert by_kind["terms"].title == f"{left} more terms: {left - 1} tanh, 1 leaf"
     assert view.message == (
         f"showing {len(view.shown)} of {n} nodes; 1 long sum (250 terms) drawn as a \u03a3 box, "
-        f"{len(drawn)} of its terms (those nearest the output) drawn in full, "
+        f"{len(drawn)} of its terms drawn in full, "
         f"the other terms ({len(by_kind['terms'].members)} nodes) folded into 1 box")
-    assert f"({len(drawn)} terms are drawn in full)" in by_kind["terms"].note
+    assert by_kind["terms"].note == (f"the other {left} terms of a sum of 250 terms ({len(drawn)} are drawn in full), "
+                                     f"and the nodes that feed only them: {len(by_kind['terms'].members)} nodes")
     svg = render(view)
     assert fold_counts_in_svg(svg) == (len(view.shown), n - len(view.shown))
     assert graph_view(tape, node_budget=250).dot == view.dot, "deterministic"
@@ -293,7 +297,7 @@ def test_terms_that_all_fit_are_all_drawn() -> None:
     assert [f.kind for f in view.folds] == ["sum"]
     assert sorted(view.shown) == sorted([tape.index(x) for x in leaves] + [tape.root])
     assert view.message == "showing 61 of 119 nodes; 1 long sum (60 terms) drawn as a \u03a3 box, " \
-        "60 of its terms (those nearest the output) drawn in full"
+        "60 of its terms drawn in full"
 
 
 def test_short_sums_and_sums_inside_modules_are_not_sum_boxes() -> None:

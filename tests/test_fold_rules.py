@@ -8,7 +8,22 @@ import itertools
 from builders import small_moons
 
 from micrograd_widget.engine import Value, scope
-from micrograd_widget.fold_rules import MIN_LEAF_GROUP, Box, TapeFacts, edge_count, fold_boxes, scope_levels
+from micrograd_widget.fold_rules import (
+    MIN_LEAF_GROUP,
+    Box,
+    TapeFacts,
+    distance_note,
+    distance_title,
+    edge_count,
+    fold_boxes,
+    kinds_of,
+    leaves_note,
+    module_box,
+    module_name,
+    scope_levels,
+    sum_note,
+    terms_title_and_note,
+)
 from micrograd_widget.fold_tree import build_tree, picture
 from micrograd_widget.tape import Tape
 
@@ -110,3 +125,31 @@ def test_a_sums_total_stays_a_node_beside_its_box_at_every_level() -> None:
         assert sums, "the graph has long sums"
         for g in sums:
             assert tree.group_of[g.total] == g.parent, f"the total of {g.title!r} is drawn beside it"
+
+
+def test_each_box_says_what_it_holds_in_a_learners_words() -> None:
+    """Issue 19: the notes the picture's tooltips and the inspector read, worked out by hand; a count of one is
+    singular and leaves are leaves ("99,754 leaf" before), and no note says "farther from the output"."""
+    members = list(range(44))
+    assert module_box("layers.0.neurons.0", members).note == "neuron layers.0.neurons.0: 44 nodes made inside it"
+    assert module_box("layers.1", members[:2]).note == "layer layers.1: 2 nodes made inside it"
+    assert [module_name(s) for s in ("encoder", "blocks.2.attn", "heads.10", "x.0.1")] == [
+        "module encoder", "module blocks.2.attn", "head heads.10", "module x.0.1"]
+    assert sum_note(100, 98) == ("\u03a3: the 98 partial sums (running totals) of a sum of 100 terms, added one '+' at "
+                                 "a time; the sum's total is drawn next to this box")
+    assert leaves_note(1_200, 1) == "1,200 leaves (inputs or constants) that all feed the same node or box"
+    assert leaves_note(8, 3) == "8 leaves (inputs or constants) that all feed the same 3 nodes and boxes"
+    assert distance_title() == "earlier steps"
+    assert distance_note(1) == ("1 node computed earlier: the picture draws the last steps before the output in full "
+                                "and puts the earlier ones in this box")
+    xs = [Value(float(k)) for k in range(12)]
+    tape = Tape.from_value(sum(xs[1:], xs[0]) * 2.0)
+    leaves = [i for i in range(len(tape)) if not tape.inputs[i]]
+    assert kinds_of(tape, leaves) == "13 leaves"              # the 12 xs and the constant 2.0
+    assert kinds_of(tape, leaves[:1]) == "1 leaf"
+    title, note = terms_title_and_note(tape, leaves[:9], 9, 9)
+    assert (title, note) == ("9 terms: 9 leaves",
+                             "the 9 terms of a sum of 9 terms, and the nodes that feed only them: 9 nodes")
+    title, note = terms_title_and_note(tape, leaves[:1], 9, 1, drawn=8)
+    assert (title, note) == ("1 more term: 1 leaf", "the other term of a sum of 9 terms (8 are drawn in full), and "
+                                                    "the nodes that feed only them: 1 node")

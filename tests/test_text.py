@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from micrograd_widget.text import clean_text, escape, format_number
+from micrograd_widget.text import clean_text, escape, format_number, plural
 
 
 def test_format_number() -> None:
@@ -26,3 +26,14 @@ def test_escape_targets() -> None:
     assert clean_text("a\u202eb\u2066c\u200fd\u061ce") == "a\ufffdb\ufffdc\ufffdd\ufffde"
     with pytest.raises(ValueError, match="'record', 'dot' or 'html'"):
         escape("x", "js")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("count", "noun", "said"), [
+    (1, "node", "1 node"), (0, "node", "0 nodes"), (2, "node", "2 nodes"), (1, "leaf", "1 leaf"),
+    (99_754, "leaf", "99,754 leaves"), (1, "box", "1 box"), (9, "box", "9 boxes"),
+    (1_000_000, "term", "1,000,000 terms"),
+    (2, "long sum", "2 long sums"), (1, "other node", "1 other node"), (3, "partial sum", "3 partial sums"),
+])
+def test_plural_says_a_count_with_its_noun(count: int, noun: str, said: str) -> None:
+    """Issue 19: every count printed to the user goes through plural (it read "99,754 leaf", "1 other nodes")."""
+    assert plural(count, noun) == said

@@ -33,3 +33,14 @@ def test_without_dot_the_static_picture_is_the_curve_with_a_hint(model, clock, t
     lecture_run(w, model, 3)
     words = svg_texts(w._repr_mimebundle_()[0]["image/svg+xml"])
     assert words[0].endswith("(3 steps logged, running)") and any("install" in t for t in words)
+
+
+@pytest.mark.usefixtures("dot_program")
+def test_one_step_logged_is_one_step(model, clock):
+    """Issue 19: a count of one is singular in the static picture's title ("1 steps logged" before)."""
+    w = watch(model, clock=clock)
+    lecture_run(w, model, 1)
+    data, _ = w._repr_mimebundle_()
+    title = svg_texts(data["image/svg+xml"])[0]
+    assert title == f"loss {text.format_number(w.losses[-1], 4)} at step 0 (1 step logged, running)"
+    assert "1 step logged" in repr(w)

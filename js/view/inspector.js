@@ -3,9 +3,39 @@
 // node"), a fold box (what it holds), or the numerical gradient check (gradcheck.js's GradcheckPanel).
 
 import { h } from "../dom.js";
-import { pyRepr } from "../format.js";
+import { plural, pyRepr } from "../format.js";
 import { GradcheckPanel } from "../gradcheck.js";
 import { inputsOf, opOf } from "../spec.js";
+import { capitalize } from "../text.js";
+
+/**
+ * What the inspector says of an opened fold box (a cluster): what it holds, and where it is drawn.
+ * @param {{ title: string, note?: string, count: number }} cluster
+ * @returns {string[]}
+ */
+export function openedWords(cluster) {
+  return [capitalize(cluster.note || `${cluster.title}: ${plural(cluster.count, "node")}`) + ".",
+    "Opened: what it holds is drawn inside the dashed frame; Collapse closes it again."];
+}
+
+/**
+ * What the inspector says of a closed fold box, a sentence each: what it holds (its note from the fold rules,
+ * micrograd_widget/fold_rules.py: "Neuron layers.0.neurons.0: 44 nodes made inside it."), why it is folded, and how to
+ * open it. `nodes`: the graph's node count; `budget`: the node budget (null: unknown); `canOpen`: the view can open
+ * the box (else only a larger node_budget draws it).
+ * @param {{ title: string, note?: string, count: number }} fold
+ * @param {{ nodes: number, budget: number | null, canOpen: boolean }} graph
+ * @returns {string[]}
+ */
+export function foldWords(fold, { nodes, budget, canOpen }) {
+  const what = capitalize(fold.note || `${fold.title}: ${plural(fold.count, "node")}`) + ".";
+  const limit = budget ? ` and the picture draws at most ${plural(budget, "box")} (node_budget)` : "";
+  const why = `Folded to keep the picture readable: the graph has ${plural(nodes, "node")}${limit}, so parts of it are `
+    + "drawn as one box each.";
+  const how = canOpen ? "Click Expand (or double-click the box) to open it in place; Collapse closes it again."
+    : "Raise node_budget to draw more of it.";
+  return [what, why, how];
+}
 
 export class Inspector {
   /** `view` is the widget view: `names`, `data`, `grad`, `stepper`, `output`, `mode`, `folding`, `picture`,
@@ -113,10 +143,10 @@ export class Inspector {
     this.dropGradcheck();
     this.node = null;
     this.box = { key: fold.key || null, id: fold.id };
-    const what = fold.note || (fold.kind === "scope" ? `the nodes made inside module ${fold.title}` : "the nodes farthest from the output");
     const folding = this.view.folding;
-    const count = `${fold.count.toLocaleString("en-US")} nodes folded: ${what}.`;
-    const parts = [this.head(fold.title), h("p", { text: folding && fold.key ? count : `${count} Raise node_budget to draw more of them.` })];
+    const words = foldWords(fold, { nodes: this.view.names.tape.n, budget: folding ? folding.budget() : null,
+      canOpen: Boolean(folding && fold.key) });
+    const parts = [this.head(fold.title), ...words.map((text, k) => h("p", { "data-role": `fold-${["what", "why", "how"][k]}`, text }))];
     if (folding && fold.key) {
       const actions = h("div", { className: "mgw-actions" }, this.foldButton("expand", "Expand", fold.key),
         this.foldButton("expand-all", "Expand all that fits", null));
@@ -138,7 +168,7 @@ export class Inspector {
     this.box = { key: cluster.key, id: cluster.id };
     const actions = h("div", { className: "mgw-actions" }, this.foldButton("collapse", "Collapse", cluster.key),
       this.foldButton("expand-all", "Expand all that fits", null));
-    this.el.replaceChildren(this.head(cluster.title), h("p", { text: "An opened fold box: what it holds is drawn inside the dashed frame." }), actions);
+    this.el.replaceChildren(this.head(cluster.title), ...openedWords(cluster).map((text) => h("p", { text })), actions);
     this.el.removeAttribute("data-node");
     this.el.setAttribute("data-fold", cluster.key);
     this.el.hidden = false;

@@ -10,7 +10,7 @@
 
 import { h } from "../dom.js";
 import { decodeList, encodeList, sameValues } from "../codec.js";
-import { pyRepr } from "../format.js";
+import { plural, pyRepr, thousands } from "../format.js";
 import { indexOf, matchRank, parseQuery } from "../search.js";
 import { inputsOf, readBuffer } from "../spec.js";
 import { cleanText } from "../text.js";
@@ -166,13 +166,12 @@ export class Leaves {
     if (this.filter) {
       // Counted in parameters when the list has inputs and constants besides (listed, collapsed, below).
       const all = this.params.length === total;
-      const [matching, of, noun] = all ? [params.length, total, "leaves"] : [params.length, this.params.length, "parameters"];
+      const [matching, of, noun] = all ? [params.length, total, "leaf"] : [params.length, this.params.length, "parameter"];
       this.filterNote.textContent = params.length > listed.length
-        ? `Showing ${listed.length} of ${matching} matching ${noun} (of ${of}); type to narrow the list.`
-        : `${matching} of ${of} ${noun} match.`;
+        ? `Showing ${thousands(listed.length)} of ${plural(matching, `matching ${noun}`)} (of ${thousands(of)}); type to narrow the list.`
+        : `${thousands(matching)} of ${plural(of, noun)} match.`;
     }
-    const noun = others.length === 1 ? "leaf" : "leaves";
-    this.constantsCount.textContent = `(${others.length.toLocaleString("en-US")} ${noun}${this.filter && this.filter.value.trim() ? " matching" : ""})`;
+    this.constantsCount.textContent = `(${plural(others.length, "leaf")}${this.filter && this.filter.value.trim() ? " matching" : ""})`;
     this.rows.clear();
     this.rowsBox.replaceChildren(...this.rowsOf(listed, true));
     this.constantsBox.replaceChildren(...(this.constants.open ? this.rowsOf(others.slice(0, MAX_LEAF_ROWS), false) : []));

@@ -5,7 +5,7 @@
 // its size on screen (fit, zoom, pan) is view/zoom.js's, its overview map view/overview.js's.
 // Every box is focusable (Tab) and Enter (or a click) picks it. The ids and classes bound here: js/svg-contract.md.
 
-import { colorScale, formatNumber, gradColor, legendMarks, legendWords } from "../format.js";
+import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural, thousands } from "../format.js";
 import { NOT_REACHED, boxFill, pictureScale } from "../fold-dot.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { h } from "../dom.js";
@@ -31,8 +31,8 @@ const FOCUS_INTENT_MS = 300;
 export function layoutRefusal(view) {
   const boxes = (view.shown || []).length + (view.folds || []).length;
   if (boxes <= MAX_LAYOUT_BOXES) return "";
-  return `the picture has ${boxes.toLocaleString("en-US")} boxes and the browser lays out at most `
-    + `${MAX_LAYOUT_BOXES.toLocaleString("en-US")} (Graphviz's layout recurses on the graph's depth and would `
+  return `the picture has ${plural(boxes, "box")} and the browser lays out at most `
+    + `${thousands(MAX_LAYOUT_BOXES)} (Graphviz's layout recurses on the graph's depth and would `
     + "overflow the browser's stack); draw fewer with a node budget (explore(root, node_budget=250)) or save the "
     + "full picture from Python with save_svg";
 }
@@ -135,7 +135,7 @@ export class BoundPicture {
       }
       this.lazy.watch(g, [...Object.values(this.folds.fields[k]).map((f) => f.node), this.folds.shape[k]].filter(Boolean));
       const expandable = fold.key ? "; press Enter to inspect, + to open it" : ": press Enter to inspect";
-      makeFocusable(g, `${fold.title}, ${fold.count} nodes folded${expandable}`);
+      makeFocusable(g, `${fold.title}, ${plural(fold.count, "node")} folded${expandable}`);
     });
     this.clusters = new Map(); // key -> the cluster's g
     for (const cluster of view.clusters || []) {

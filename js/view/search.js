@@ -10,6 +10,7 @@
 // `inspect(i)`.
 
 import { h } from "../dom.js";
+import { plural, thousands } from "../format.js";
 import { findStatus, indexOf, parseQuery, search } from "../search.js";
 import { inputsTrace, pathToOutput } from "../trace.js";
 
@@ -145,7 +146,7 @@ export class Search {
     const n = this.results.length;
     if (n === 0) return;
     this.at = this.at < 0 ? (direction > 0 ? 0 : n - 1) : (this.at + direction + n) % n;
-    await this.show(this.results[this.at], `Match ${(this.at + 1).toLocaleString("en-US")} of ${n.toLocaleString("en-US")}`);
+    await this.show(this.results[this.at], `Match ${thousands(this.at + 1)} of ${thousands(n)}`);
   }
 
   /** Mark node i (revealing it first when the view can open the boxes holding it) and scroll it into view. */
@@ -191,13 +192,13 @@ export class Search {
     const drawn = bound ? nodes.filter((j) => bound.outline.groupOf.has(j)).length : 0;
     const hidden = nodes.length - drawn;
     const boxes = bound ? new Set(Array.from(nodes, (j) => bound.outline.foldOf[j]).filter((k) => k >= 0)).size : 0;
-    const folded = hidden ? ` (${drawn.toLocaleString("en-US")} drawn, ${hidden.toLocaleString("en-US")} inside ${boxes} marked fold ${boxes === 1 ? "box" : "boxes"})` : "";
-    const count = nodes.length.toLocaleString("en-US");
+    const folded = hidden ? ` (${thousands(drawn)} drawn, ${thousands(hidden)} inside ${plural(boxes, "marked fold box")})` : "";
+    const count = plural(nodes.length, "node");
     if (direction === "up") {
-      this.say(nodes.length ? `${names.describe(i)} depends on ${count} ${nodes.length === 1 ? "node" : "nodes"}${folded}. Esc clears.`
+      this.say(nodes.length ? `${names.describe(i)} depends on ${count}${folded}. Esc clears.`
         : `${names.describe(i)} is a leaf: it depends on nothing.`);
     } else {
-      this.say(nodes.length ? `The gradient of ${names.describe(output)} reaches ${names.describe(i)} through ${count} ${nodes.length === 1 ? "node" : "nodes"}${folded}. Esc clears.`
+      this.say(nodes.length ? `The gradient of ${names.describe(output)} reaches ${names.describe(i)} through ${count}${folded}. Esc clears.`
         : `${names.describe(output)} does not depend on ${names.describe(i)}: no gradient flows to it (its grad is 0).`);
     }
   }
