@@ -80,12 +80,12 @@ else
     stamp "venv-$extras" "$(venv_fingerprint)"
 fi
 
-# 3. JavaScript: the widget bundle is built from js/ and committed in micrograd_widget/static/ (with js/ops.js and
-#    js/shared.js, generated from ops.py and shared.py). The build is byte-reproducible, so the files as found and as
+# 3. JavaScript: the widget bundle is built from js/ and committed in micrograd_widget/static/ (with js/core/ops.js and
+#    js/core/shared.js, generated from ops.py and shared.py). The build is byte-reproducible, so the files as found and as
 #    built are fingerprinted: the test command fails when they differ (the committed bundle was stale), in a clean
 #    clone or not.
 bundle_fingerprint() {  # a missing file is no error here: it shows as a difference
-    { find micrograd_widget/static js/ops.js js/shared.js -type f -print0 2>/dev/null || true; } | LC_ALL=C sort -z \
+    { find micrograd_widget/static js/core/ops.js js/core/shared.js -type f -print0 2>/dev/null || true; } | LC_ALL=C sort -z \
         | xargs -0 -r sha256sum
 }
 command -v npm >/dev/null 2>&1 || die "node and npm are needed to build the widget from js/ (install Node.js 18+)"
@@ -102,8 +102,8 @@ else
     npm --prefix js ci --no-audit --no-fund --loglevel=error >/dev/null
     stamp js-modules "$(modules_fingerprint)"
 fi
-# The build reads js/ (its sources and node_modules' tree) and micrograd_widget/*.py (the generators of js/ops.js and
-# js/shared.js, run by .venv's Python) and writes micrograd_widget/static/, js/ops.js and js/shared.js. The test
+# The build reads js/ (its sources and node_modules' tree) and micrograd_widget/*.py (the generators of js/core/ops.js and
+# js/core/shared.js, run by .venv's Python) and writes micrograd_widget/static/, js/core/ops.js and js/core/shared.js. The test
 # command always builds: it checks the committed bundle against a fresh build.
 build_fingerprint() {
     { modules_fingerprint; cat "$stamps/venv-$extras"; fingerprint js micrograd_widget; } | sha256sum | cut -d' ' -f1

@@ -16,9 +16,9 @@ import random
 
 from common import ms, summary, time_runs, traced_bytes
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, topological_order
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape
 
 SEED = 1337
 N_POINTS = 100

@@ -27,8 +27,8 @@ from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa
 from browser.mgw_browser.http import StaticServer  # noqa: E402
 from builders import lecture_L  # noqa: E402
 
-from micrograd_widget.demo import neuron  # noqa: E402
-from micrograd_widget.export import save_html  # noqa: E402
+from micrograd_widget.host.demo import neuron  # noqa: E402
+from micrograd_widget.host.export import save_html  # noqa: E402
 
 RUNS = 5
 _STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">\n(.*?)\n</script>', re.S)

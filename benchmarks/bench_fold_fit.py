@@ -17,9 +17,9 @@ if str(ROOT / "tests") not in sys.path:
 from browser.mgw_browser.graphs import moons_loss  # noqa: E402
 from common import ms, summary, time_runs  # noqa: E402
 
+from micrograd_widget.core.tape import Tape  # noqa: E402
 from micrograd_widget.engine import Value  # noqa: E402
-from micrograd_widget.fold_tree import build_tree, expand, expand_all_that_fits  # noqa: E402
-from micrograd_widget.tape import Tape  # noqa: E402
+from micrograd_widget.picture.fold_tree import build_tree, expand, expand_all_that_fits  # noqa: E402
 
 ROUNDS, REPEATS = 3, 3
 

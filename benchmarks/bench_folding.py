@@ -11,11 +11,11 @@
    same page (target <= 1.5x) and against the same page's frame with the default 8-box picture (what the replay
    of 65,818 nodes costs by itself); timed as benchmarks/bench_widget.py times slider frames (until the watched
    number, in sight, shows the move); also the time until every number in the picture is current (the graph's
-   data-numbers="current": boxes out of sight are written lazily, js/view/visible.js). The same for the
+   data-numbers="current": boxes out of sight are written lazily, js/graph/visible.js). The same for the
    lecture's MLP loss (398 nodes) after Expand all that fits, where the replay costs next to nothing.
 4. Expand all that fits on the moons loss (5 boxes opened, ~230 units in dense clusters): click -> painted, once.
 Row 1 is timed for each way to open a box: after the box was selected (its inspector open, the view's early layout
-in the worker done: js/view/folding.js prefetch), from the Expand click; '+' at once after the page was left alone
+in the worker done: js/graph/folding.js prefetch), from the Expand click; '+' at once after the page was left alone
 1.5 s (the view lays the largest box out early by itself once idle); and as the page is ready (the worst case, the
 view's own early layout just starting): a double-click (its first press starts the early layout), from the
 dblclick; '+' on a box that kept the focus 0.5 s (which starts it too); '+' at once on a box just focused. All but
@@ -46,10 +46,10 @@ from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa
 from browser.mgw_browser.http import StaticServer  # noqa: E402
 from builders import lecture_mlp_loss  # noqa: E402
 
+from micrograd_widget.core.tape import Tape  # noqa: E402
 from micrograd_widget.engine import Value  # noqa: E402
-from micrograd_widget.export import save_html  # noqa: E402
+from micrograd_widget.host.export import save_html  # noqa: E402
 from micrograd_widget.nn import MLP  # noqa: E402
-from micrograd_widget.tape import Tape  # noqa: E402
 
 RUNS = 5
 SLIDER_FRAMES = 40
@@ -165,7 +165,7 @@ def _traced(browser, page, script: str, arg: dict, trace: Path) -> tuple[dict, f
     return result, cpu / 1000
 
 
-# Slider input -> every number in the picture current (js/view/visible.js writes the numbers of boxes out of the
+# Slider input -> every number in the picture current (js/graph/visible.js writes the numbers of boxes out of the
 # graph box's sight in idle time: the graph says data-numbers="current" again) and that frame painted, in ms each.
 _ALL_CURRENT = """async ({leaf, n}) => {
   const root = document.querySelector('.mgw-root');
@@ -202,7 +202,7 @@ _ALL_CURRENT = """async ({leaf, n}) => {
 def _frames(page, leaf: str, watch: str) -> tuple[float, float]:
     """Median slider input -> painted frame, and the floor of one unrelated text change, on this page (ms). The
     watched node's box is scrolled into the graph box's sight first: out of sight, its number is written lazily
-    (js/view/visible.js), and the user watching it sees it."""
+    (js/graph/visible.js), and the user watching it sees it."""
     page.evaluate("""watch => {
       const g = document.querySelector(`.mgw-root [data-role="graph"] g[data-node="${watch}"]`);
       if (!g) throw new Error(`no box for ${watch}`);
@@ -237,7 +237,7 @@ def _largest_box(page, select: bool = True) -> str:
 
 
 def _prefetched(page, key: str) -> float:
-    """Wait until the selected box's expanded picture was laid out early (js/view/folding.js prefetch); the ms
+    """Wait until the selected box's expanded picture was laid out early (js/graph/folding.js prefetch); the ms
     from the selection's inspector to then (None when the view lays nothing out early: no worker)."""
     return page.evaluate("""async key => {
       const graph = document.querySelector('.mgw-root [data-role="graph"]');

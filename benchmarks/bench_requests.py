@@ -17,11 +17,11 @@ from typing import Any
 from bench_display import moons_loss
 from common import ms, summary, time_runs
 
+from micrograd_widget.core.gradcheck import gradcheck
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.gradcheck import gradcheck
-from micrograd_widget.requests import MAX_GRADCHECK_WORK
-from micrograd_widget.tape import Tape
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.requests import MAX_GRADCHECK_WORK
+from micrograd_widget.graph.widget import GraphWidget
 
 LEAVES = 256
 ROUNDS = 2     # alternating blocks of the request and the baseline

@@ -1,6 +1,6 @@
 """A search keystroke over micrograd's moons loss (issue 9's target: at most 30 ms of JS over 65,818 nodes).
 
-Writes the loss's tape spec (binary arrays as base64) to a temporary file and runs js/search.bench.mjs on it with
+Writes the loss's tape spec (binary arrays as base64) to a temporary file and runs js/core/search.bench.mjs on it with
 node: the index build once, then every prefix of a few typed names, 20 runs each. Run:
 ``.venv/bin/python benchmarks/bench_search.py``."""
 
@@ -16,9 +16,9 @@ from pathlib import Path
 
 from bench_engine import SEED, loss, make_moons
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape
 
 REPO = Path(__file__).resolve().parents[1]
 BUFFERS = ("op", "input_start", "inputs", "k", "leaves", "leaf_data")
@@ -47,7 +47,7 @@ def main(typed: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "moons.json"
         path.write_text(json.dumps(moons_spec()))
-        out = subprocess.run(["node", str(REPO / "js" / "search.bench.mjs"), str(path), *(typed or [])],
+        out = subprocess.run(["node", str(REPO / "js" / "core" / "search.bench.mjs"), str(path), *(typed or [])],
                              check=True, capture_output=True, text=True).stdout
     result = json.loads(out)
     worst = result["worst"]

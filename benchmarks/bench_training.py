@@ -25,8 +25,8 @@ from common import ms
 
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import TrainingWidget, watch
-from micrograd_widget.training_log import DEFAULT_EVERY, MIN_EVERY
+from micrograd_widget.training.log import DEFAULT_EVERY, MIN_EVERY
+from micrograd_widget.training.widget import TrainingWidget, watch
 
 ROUNDS = 12
 STEPS_PER_BLOCK = 3

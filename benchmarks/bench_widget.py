@@ -51,11 +51,11 @@ from chain_scale import measure, row  # noqa: E402
 from common import ms, summary, time_runs, traced_bytes  # noqa: E402
 from ipywidgets.widgets.widget import _remove_buffers  # noqa: E402
 
+from micrograd_widget.core.tape import Tape  # noqa: E402
 from micrograd_widget.engine import Value  # noqa: E402
-from micrograd_widget.fold_tree import build_tree, check_open  # noqa: E402
-from micrograd_widget.fold_tree import expand as fold_expand  # noqa: E402
-from micrograd_widget.tape import Tape  # noqa: E402
-from micrograd_widget.widget import GraphWidget  # noqa: E402
+from micrograd_widget.graph.widget import GraphWidget  # noqa: E402
+from micrograd_widget.picture.fold_tree import build_tree, check_open  # noqa: E402
+from micrograd_widget.picture.fold_tree import expand as fold_expand  # noqa: E402
 
 SLIDER_FRAMES = 40
 RERENDERS = 5
@@ -68,7 +68,7 @@ CONSTRUCTION_REPEATS = 3     # runs per block
 # dispatched at the start of a frame (in a requestAnimationFrame callback); a message-channel task posted
 # there runs once that frame's style, layout and paint are done. An update deferred to a later frame is
 # waited for (MutationObserver, then the next painted frame). The floor starts once the page is quiet: the
-# numbers the slider frames left pending out of sight (js/view/visible.js) are written in idle chunks that
+# numbers the slider frames left pending out of sight (js/graph/visible.js) are written in idle chunks that
 # would otherwise land in the floor's frames and inflate it.
 _SLIDER_FRAMES = """async ({leaf, watch, n}) => {
   // leaf === null: the floor, a one-text-node change outside the widget timed the same way.

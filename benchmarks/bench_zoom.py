@@ -38,7 +38,7 @@ _SET = """([scale]) => {
   for (let k = 0; k < Math.abs(steps); k++) button.click();
   return zoom.getAttribute('data-zoom');
 }"""
-# The overview map (view/overview.js) out of the page, as if the view had none; and whether it is shown.
+# The overview map (graph/overview.js) out of the page, as if the view had none; and whether it is shown.
 _NO_MAP = "() => { document.querySelector('[data-role=overview]').style.display = 'none'; }"
 _MAP_BACK = "() => { document.querySelector('[data-role=overview]').style.display = ''; }"
 _MAP_SHOWN = """() => { const m = document.querySelector('[data-role=overview]');

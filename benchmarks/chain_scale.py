@@ -40,7 +40,7 @@ def _rss_mb() -> float:
 
 def measure_here(part: str, n_ops: int) -> dict[str, Any]:
     """One part, measured in this process."""
-    from micrograd_widget.tape import Tape
+    from micrograd_widget.core.tape import Tape
 
     root = chain(n_ops)
     gc.collect()
@@ -62,7 +62,7 @@ def measure_here(part: str, n_ops: int) -> dict[str, Any]:
     elif part == "widget":
         from ipywidgets.widgets.widget import _remove_buffers
 
-        from micrograd_widget.widget import GraphWidget
+        from micrograd_widget.graph.widget import GraphWidget
 
         widget = GraphWidget(root)
         out["seconds"] = time.perf_counter() - start
@@ -74,7 +74,7 @@ def measure_here(part: str, n_ops: int) -> dict[str, Any]:
         widget._repr_mimebundle_()
         out["fallback_s"] = time.perf_counter() - start
     elif part == "export":
-        from micrograd_widget.export import save_html
+        from micrograd_widget.host.export import save_html
 
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "chain.html"

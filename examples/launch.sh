@@ -13,7 +13,7 @@ if [ "${1:-}" = "--html" ]; then
     [ "$#" -le 2 ] || die "--html takes one PATH (the page to write); also got: ${*:3}"
     out="${2:-micrograd-widget-demo.html}"
     cd "$caller_dir"
-    exec "$MGW_ROOT/.venv/bin/python" -m micrograd_widget.demo "$out"
+    exec "$MGW_ROOT/.venv/bin/python" -m micrograd_widget.host.demo "$out"
 fi
 
 # my-notebooks/: each example is copied in when missing, and copied again when the example has changed and the copy

@@ -1,11 +1,11 @@
 // Reproducible build of the browser side into micrograd_widget/static/ (same bytes on every rebuild):
-// 1. js/ops.js regenerated from the Python op table (`python -m micrograd_widget.ops`), js/shared.js from the facts
-//    both languages share (`python -m micrograd_widget.shared`);
+// 1. js/core/ops.js regenerated from the Python op table (`python -m micrograd_widget.core.ops`), js/core/shared.js from the facts
+//    both languages share (`python -m micrograd_widget.core.shared`);
 // 2. views.js: both views (widget.js, training.js) in one bundle, with @viz-js/viz's inlined WebAssembly
-//    cut out (its findWasmBinary() asks js/graphviz-wasm.js, which js/loader.js feeds);
-// 3. graphviz.wasm.gz: that WebAssembly, once, gzip'd, and views.css, both views' CSS (micrograd_widget/assets.py
+//    cut out (its findWasmBinary() asks js/host/graphviz-wasm.js, which js/host/loader.js feeds);
+// 3. graphviz.wasm.gz: that WebAssembly, once, gzip'd, and views.css, both views' CSS (micrograd_widget/host/assets.py
 //    ships the three in the shared assets model); loader.js: each widget's small `_esm`;
-// 4. host.js: the exported page's own widget host (micrograd_widget/export.py inlines it).
+// 4. host.js: the exported page's own widget host (micrograd_widget/host/export.py inlines it).
 
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -29,7 +29,7 @@ function writeIfChanged(path, text) {
   writeFileSync(path, text);
 }
 
-for (const [module, file] of [["micrograd_widget.ops", "ops.js"], ["micrograd_widget.shared", "shared.js"]]) {
+for (const [module, file] of [["micrograd_widget.core.ops", "core/ops.js"], ["micrograd_widget.core.shared", "core/shared.js"]]) {
   const generated = execFileSync(python(), ["-W", "ignore::RuntimeWarning", "-m", module], {
     cwd: ROOT,
     encoding: "utf8",
@@ -47,10 +47,10 @@ function writeBytesIfChanged(path, bytes) {
 
 // @viz-js/viz embeds Graphviz's WebAssembly as a string of raw bytes decoded by findWasmBinary(). The views
 // bundle must not carry it (it travels once, as a binary buffer): the plugin cuts the string out, keeps the
-// bytes for graphviz.wasm.gz, and makes findWasmBinary() return what js/graphviz-wasm.js was given.
+// bytes for graphviz.wasm.gz, and makes findWasmBinary() return what js/host/graphviz-wasm.js was given.
 const WASM_START = "function findWasmBinary(){return binaryDecode(";
 const WASM_END = ")}function getBinarySync(file){return file}";
-const WASM_SOURCE = join(JS, "graphviz-wasm.js");
+const WASM_SOURCE = join(JS, "host", "graphviz-wasm.js");
 let wasm = null;
 const externalWasm = {
   name: "external-wasm",
@@ -77,17 +77,17 @@ const externalWasm = {
 const OPTIONS = { bundle: true, format: "esm", target: "es2020", minify: true, legalComments: "eof", charset: "utf8", logLevel: "warning" };
 
 // The views bundle (both views; Graphviz without its WebAssembly) and the WebAssembly itself, once.
-await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "views.js")], plugins: [externalWasm], outfile: join(STATIC, "views.js") });
+await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "host", "views.js")], plugins: [externalWasm], outfile: join(STATIC, "views.js") });
 if (wasm === null) throw new Error("views.js: Graphviz's WebAssembly was not cut out: did @viz-js/viz move its bundle?");
 if (readFileSync(join(STATIC, "views.js"), "utf8").includes("binaryDecode(\"")) throw new Error("views.js still inlines a WebAssembly");
 writeBytesIfChanged(join(STATIC, "graphviz.wasm.gz"), gzipSync(wasm, { level: 9 }));
 // Each widget's own `_esm`: small, no dependencies.
-await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "loader.js")], outfile: join(STATIC, "loader.js") });
-// The exported page's own widget host (js/host.js; micrograd_widget/export.py inlines it in the page).
-await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "host.js")], outfile: join(STATIC, "host.js") });
+await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "host", "loader.js")], outfile: join(STATIC, "loader.js") });
+// The exported page's own widget host (js/host/host.js; micrograd_widget/host/export.py inlines it in the page).
+await esbuild.build({ ...OPTIONS, entryPoints: [join(JS, "host", "host.js")], outfile: join(STATIC, "host.js") });
 // Both views' CSS (the shared theme first), travelling with their code in the shared assets model.
 const css = (name) => readFileSync(join(JS, `${name}.css`), "utf8");
-writeIfChanged(join(STATIC, "views.css"), [css("theme"), css("widget"), css("training")].join("\n"));
+writeIfChanged(join(STATIC, "views.css"), [css("ui/theme"), css("graph/widget"), css("training/widget")].join("\n"));
 // Files of earlier builds (one bundle and one CSS per view, each bundle with its own WebAssembly) are gone.
 for (const stale of ["widget.js", "training.js", "widget.css", "training.css"]) rmSync(join(STATIC, stale), { force: true });
 

@@ -21,14 +21,14 @@ from typing import Any
 
 import graphviz
 
-from .colors import grad_color
-from .dot import GraphView, color_scale_of, graph_view
-from .engine import Value
-from .files import replace_file, writable_path
-from .fold_tree import FoldTree
-from .options import DEFAULT_OPTIONS, current_drawing_options
-from .tape import Tape
-from .text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.engine import Value
+from micrograd_widget.host.files import replace_file, writable_path
+from micrograd_widget.host.options import DEFAULT_OPTIONS, current_drawing_options
+from micrograd_widget.picture.colors import grad_color
+from micrograd_widget.picture.dot import GraphView, color_scale_of, graph_view
+from micrograd_widget.picture.fold_tree import FoldTree
+from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
            "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES", "DOT_TIME_LIMIT"]
@@ -42,7 +42,8 @@ INSTALL_HINT = (
 MAX_SVG_BYTES = 2_500_000
 
 
-# Network simplex gets at most this many iterations per node, as in the browser (js/graphviz.js, from js/shared.js;
+# Network simplex gets at most this many iterations per node, as in the browser (js/host/graphviz.js, from
+# js/core/shared.js;
 # a default a DOT's own nslimit overrides): without it Debian's dot 2.43 can spend minutes on a large opened
 # picture (the moons loss after Expand all that fits), and with it almost every picture of the fold vectors
 # lays out byte-identically.
@@ -50,14 +51,14 @@ NSLIMIT = 8
 # dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank;
 # Graphviz 2.43 (Debian's) then fails on such a flat edge touching a record ("Error: lost fold3 fold1 edge", the
 # moons loss after Expand all that fits). One global ranking (newrank) has no such edge, but lays out large
-# opened pictures several times slower, so it is the retry for that error, not the default (js/graphviz.js does
-# the same, with this pattern: js/shared.js).
+# opened pictures several times slower, so it is the retry for that error, not the default (js/host/graphviz.js does
+# the same, with this pattern: js/core/shared.js).
 LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
 
 
 # dot may run this long on one picture (its newrank retry included), then it is stopped, as the browser stops its
-# layout (js/layout-worker.js, with this limit: js/shared.js): at the default node budget a picture lays out in a
-# few seconds, but a large opened one (the moons loss at node_budget=2000 after Expand all that fits) can run for
+# layout (js/host/layout-worker.js, with this limit: js/core/shared.js): at the default node budget a picture lays out
+# in a few seconds, but a large opened one (the moons loss at node_budget=2000 after Expand all that fits) can run for
 # minutes in Debian's dot 2.43, the kernel frozen meanwhile. Read when a layout starts; tests set it lower.
 DOT_TIME_LIMIT = 60.0  # seconds
 _DOT = ["dot", "-Kdot", "-Tsvg"]  # what graphviz.Source(...).pipe(format="svg") runs

@@ -15,8 +15,8 @@ from array import array
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NoReturn
 
-from .ops import OPS_BY_NAME, Op, op_symbol
-from .text import plural, short
+from micrograd_widget.core.ops import OPS_BY_NAME, Op, op_symbol
+from micrograd_widget.picture.text import plural, short
 
 __all__ = ["Value", "topological_order", "scope", "current_scope"]
 
@@ -237,7 +237,7 @@ class Value:
     def apply(op: Op, *inputs: Value | float) -> Value:
         """One node of ``op`` (a row from ``ops.define_op``, or a built-in row) on ``inputs``."""
         if not isinstance(op, Op):
-            raise TypeError(f"Value.apply takes an op from micrograd_widget.ops.define_op, got {type(op).__name__}")
+            raise TypeError(f"Value.apply takes an op from micrograd_widget.define_op, got {type(op).__name__}")
         if op.name == "pow":
             raise TypeError("Value.apply cannot make 'pow' (it needs a constant exponent): write x ** k")
         if len(inputs) != op.arity:
@@ -398,12 +398,12 @@ class Value:
 
     def _repr_html_(self) -> str | None:
         """Jupyter's rich display: this node's graph as a static picture (display.py)."""
-        from .display import value_html
+        from micrograd_widget.display import value_html
         return value_html(self)
 
     def _display_(self) -> object:
         """marimo's display: the live widget (widget.py)."""
-        from .widget import explore
+        from micrograd_widget.graph.widget import explore
         return explore(self)
 
 

@@ -11,8 +11,8 @@ import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from .engine import Value, scope
-from .params import mark_parameters
+from micrograd_widget.core.params import mark_parameters
+from micrograd_widget.engine import Value, scope
 
 __all__ = ["Module", "Neuron", "Layer", "MLP", "lecture_mlp", "lecture_data", "squared_error"]
 

@@ -10,11 +10,11 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from micrograd_widget.demo import lecture_neuron
+from micrograd_widget.core.ops import define_op
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, scope
+from micrograd_widget.host.demo import lecture_neuron
 from micrograd_widget.nn import MLP, lecture_data, lecture_mlp, squared_error
-from micrograd_widget.ops import define_op
-from micrograd_widget.tape import Tape
 
 _GRAD_SLOT: Any = vars(Value)["grad"]  # Value's own grad slot, which Interrupting's property reads and writes
 
@@ -93,10 +93,11 @@ def micrograd_readme(leaf: Callable[[float, str], Any] = _labelled) -> tuple[Any
 
 def picture_view(widget: Any) -> dict[str, Any]:
     """What a GraphWidget's view draws for its open set, output and options, as Python's picture says (dot.py's
-    graph_view; the shared vectors hold js/fold.js to the same): ``shown`` (node ids drawn), ``folds`` (per closed
+    graph_view; the shared vectors hold js/picture/fold_tree.js to the same): ``shown`` (node ids drawn), ``folds`` (per
+    closed
     box its id, key, title, kind, member count, note), ``open``, ``message`` and ``fold_of`` (per node the index of
     its closed box, -1 drawn)."""
-    from micrograd_widget.dot import graph_view
+    from micrograd_widget.picture.dot import graph_view
 
     picture = graph_view(widget.tape, output=widget.output, open_keys=widget.opened, precision=widget.precision,
                          rankdir=widget.rankdir, node_budget=widget.node_budget, color=widget.color)

@@ -19,13 +19,13 @@ from IPython.core.interactiveshell import InteractiveShell
 from ipywidgets import Widget
 from traitlets.config import Config
 
-from micrograd_widget import dot as dot_module
-from micrograd_widget.dot import GraphView
+from micrograd_widget.core.spec import from_buffer
 from micrograd_widget.engine import Value
+from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.nn import MLP, lecture_data
-from micrograd_widget.spec import from_buffer
-from micrograd_widget.training import TrainingWidget
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.picture import dot as dot_module
+from micrograd_widget.picture.dot import GraphView
+from micrograd_widget.training.widget import TrainingWidget
 
 # ---- reading pictures: SVG and HTML
 

@@ -20,14 +20,14 @@ step "JS lint" "fix the findings above (js/eslint.config.js)" npm --prefix js ru
 step "JS types (tsc)" "fix the type errors above (js/tsconfig.json, js/tsconfig.view.json; the types are JSDoc in the modules)" \
     npm --prefix js run --silent typecheck
 
-# setup.sh fingerprinted micrograd_widget/static/, js/ops.js and js/shared.js before and after its build
+# setup.sh fingerprinted micrograd_widget/static/, js/core/ops.js and js/core/shared.js before and after its build
 # (bundle_fingerprint).
 say "committed bundle == fresh build"
 if [ "$bundle_before_build" != "$bundle_after_build" ]; then
     diff <(printf '%s\n' "$bundle_before_build") <(printf '%s\n' "$bundle_after_build") >&2 || true
-    die "the committed bundle was stale: micrograd_widget/static/, js/ops.js or js/shared.js differed from what js/," \
+    die "the committed bundle was stale: micrograd_widget/static/, js/core/ops.js or js/core/shared.js differed from what js/," \
         "ops.py and shared.py build (above: sha256 before < and after > the build). The build has rewritten them now:" \
-        "review and commit them (git add micrograd_widget/static js/ops.js js/shared.js; git commit)"
+        "review and commit them (git add micrograd_widget/static js/core/ops.js js/core/shared.js; git commit)"
 fi
 
 step "JS unit tests" "fix the failing tests above" npm --prefix js test

@@ -1,6 +1,6 @@
-"""The shared assets model (micrograd_widget/assets.py): one per kernel, referenced by every GraphWidget and
+"""The shared assets model (micrograd_widget/host/assets.py): one per kernel, referenced by every GraphWidget and
 TrainingWidget, re-created after it is closed, its bytes exactly the built files; each widget's own `_esm` is the
-small loader; the view's fallback request is answered with the two buffers. js/loader.js states the interface."""
+small loader; the view's fallback request is answered with the two buffers. js/host/loader.js states the interface."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import ipywidgets
 import pytest
 from builders import lecture_L
 
-from micrograd_widget import assets
+from micrograd_widget.graph.widget import GraphWidget, explore
+from micrograd_widget.host import assets
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import TrainingWidget, watch
-from micrograd_widget.widget import GraphWidget, explore
+from micrograd_widget.training.widget import TrainingWidget, watch
 
-STATIC = Path(assets.__file__).resolve().parent / "static"
+STATIC = Path(assets.__file__).resolve().parent.parent / "static"
 LOADER_LIMIT = 20_000  # bytes: each widget's `_esm` (the issue's "a few KB")
 
 
@@ -153,7 +153,7 @@ def test_a_widget_whose_assets_model_was_closed_still_serializes_naming_a_live_o
 def test_a_flood_of_assets_requests_gets_the_payload_once_per_interval_and_refusals_saying_when(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Each answer carries ~490 KB: one widget's view is sent them at most once per ASK_INTERVAL; a request sooner
-    gets a small refusal naming the digest and when to ask again (js/loader.js asks again then)."""
+    gets a small refusal naming the digest and when to ask again (js/host/loader.js asks again then)."""
     now = [1000.0]
     monkeypatch.setattr(assets, "_clock", lambda: now[0], raising=False)
     widget, other = explore(lecture_L()["L"]), watch(MLP(2, [2, 1]))

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from micrograd_widget.core.ops import define_op
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.export import save_html
-from micrograd_widget.ops import define_op
-from micrograd_widget.tape import Tape
-from micrograd_widget.widget import explore
+from micrograd_widget.graph.widget import explore
+from micrograd_widget.host.export import save_html
 
 
 @pytest.mark.parametrize("returned", ["str", "2.5", b"2.5", [2.5], None])

@@ -1,4 +1,4 @@
-"""The widgets ``%load_ext`` makes for a cell's output (micrograd_widget/cell_outputs.py), through a real IPython
+"""The widgets ``%load_ext`` makes for a cell's output (micrograd_widget/host/cell_outputs.py), through a real IPython
 InteractiveShell: closed (tape and graph let go) when the same cell (same cell id, as JupyterLab, Notebook 7 and
 VS Code send it) runs again and when the extension unloads, so memory stays flat over re-runs; never the ones
 that may still be on screen (other cells, no cell id, an Output widget capturing) nor the user's own explore()."""
@@ -18,7 +18,7 @@ from ipywidgets.widgets.widget import _instances
 from traitlets.config import Config
 
 import micrograd_widget
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
 
 MOONS = "from builders import small_moons\nloss = small_moons(hidden=4, points=2)\nloss"
 RUNS = 10

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from micrograd_widget.colors import (
+from micrograd_widget.picture.colors import (
     NEGATIVE_COLOR,
     NONFINITE_COLOR,
     POSITIVE_COLOR,

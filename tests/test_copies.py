@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from builders import lecture_L, seeded_mlp
 
+from micrograd_widget.core.ops import OPS, define_op
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, topological_order
-from micrograd_widget.export import save_html
+from micrograd_widget.host.export import save_html
 from micrograd_widget.nn import MLP
-from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.tape import Tape
 
 
 def mlp_loss() -> tuple[MLP, Value]:
@@ -103,7 +103,7 @@ def test_a_define_op_row_loaded_in_another_process_says_to_define_it_again(tmp_p
     path.write_bytes(pickle.dumps(Value.apply(cube, x) * 2))
     script = (
         "import pickle, sys\n"
-        "from micrograd_widget.tape import Tape\n"
+        "from micrograd_widget.core.tape import Tape\n"
         "y = pickle.loads(open(sys.argv[1], 'rb').read())\n"
         "print(y.data)\n"
         "try:\n"

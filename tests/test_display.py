@@ -1,7 +1,7 @@
 """display.py: the mimebundle of a Value (SVG from dot), the HTML table without dot, size limits.
 
 Outputs are parsed (xml.etree for SVG, html.parser for HTML), never only searched for substrings; the SVG
-ids and texts checked pin js/svg-contract.md.
+ids and texts checked pin js/host/svg-contract.md.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from builders import HOSTILE, hostile_graph, lecture_graph, moons_like_loss, sat
 from helpers import STOPPED_MESSAGE, SVG, DotRuns, Table, assert_no_markup, parse_svg, picture_in, svg_groups, texts
 
 from micrograd_widget import GraphWidget, Value, display
-from micrograd_widget.colors import POSITIVE_COLOR, ColorScale, grad_color
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.display import value_html, value_mimebundle
-from micrograd_widget.dot import graph_view
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
+from micrograd_widget.picture.colors import POSITIVE_COLOR, ColorScale, grad_color
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, format_number
 
 
 @pytest.fixture
@@ -223,7 +223,7 @@ def test_a_bare_values_html_is_escaped_and_folded(no_dot: None) -> None:
 
 
 def test_marimo_display_is_the_live_widget() -> None:
-    from micrograd_widget.widget import GraphWidget
+    from micrograd_widget.graph.widget import GraphWidget
     L = lecture_graph()
     w = L._display_()
     assert isinstance(w, GraphWidget)
@@ -236,7 +236,7 @@ def test_marimo_display_is_the_live_widget() -> None:
 def test_widget_fallback_shows_the_output_chosen_in_the_widget(monkeypatch: pytest.MonkeyPatch) -> None:
     from builders import lecture_L
 
-    from micrograd_widget.widget import explore
+    from micrograd_widget.graph.widget import explore
     nodes = lecture_L()
     w = explore(nodes["L"], output=nodes["d"])
     tape = w.tape

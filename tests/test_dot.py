@@ -3,7 +3,7 @@ functions: test_text.py, test_colors.py; folding: test_fold.py).
 
 Pictures are checked by rendering them with Graphviz's ``dot`` and parsing the SVG, not by
 searching the DOT text. The ids, classes and texts checked here pin the SVG contract the JS view relies
-on (js/svg-contract.md): change them together.
+on (js/host/svg-contract.md): change them together.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot, trace
-from micrograd_widget import dot as dot_module
-from micrograd_widget.colors import NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
-from micrograd_widget.dot import graph_view
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import scope
-from micrograd_widget.fold import Fold
-from micrograd_widget.options import check_option
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
+from micrograd_widget.host.options import check_option
+from micrograd_widget.picture import dot as dot_module
+from micrograd_widget.picture.colors import NONFINITE_COLOR, POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.fold import Fold
+from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, format_number
 
 # ---------------------------------------------------------------- helpers (test_display imports them)
 
@@ -133,9 +133,10 @@ def test_non_finite_numbers_are_drawn_and_greyed(dot_program: str) -> None:
 
 
 def test_box_max_ranks_nan_over_inf_over_finite() -> None:
-    """A fold box's largest |grad| (js/svg-contract.md "Live fold box"): a nan grad is the largest, then an infinite
+    """A fold box's largest |grad| (js/host/svg-contract.md "Live fold box"): a nan grad is the largest, then an
+    infinite
     one, then the largest finite |grad|, wherever they are in tape order; the first wins a tie; the output is left
-    out. js/fold-dot.js boxMax (the browser's DOT and live picture) follows the same rule (tests/vectors/folds/)."""
+    out. js/picture/dot.js boxMax (the browser's DOT and live picture) follows the same rule (tests/vectors/folds/)."""
     box_max, inf, nan = dot_module.box_max, math.inf, math.nan
     assert box_max([1.0, -3.0, 2.0], [0, 1, 2], 9) == 1
     assert box_max([1.0, -inf, 3.0], [0, 1, 2], 9) == 1
@@ -362,12 +363,13 @@ def test_any_label_renders_as_its_clean_text(labels: list[str]) -> None:
 
 
 def test_a_box_holding_the_root_shows_the_roots_numbers_as_the_browser_does() -> None:
-    """The root inside a closed box is that box's one output (js/fold.js boxOutputs, js/view/box-numbers.js): it
+    """The root inside a closed box is that box's one output (js/picture/fold_tree.js boxOutputs,
+    js/graph/box-numbers.js): it
     shows the root's data and grad, not max |grad|; with another member used outside the box too, max |grad|.
     The planner never boxes the root; a hierarchy made by hand can."""
     from array import array
 
-    from micrograd_widget.fold_tree import FoldTree, Group, picture
+    from micrograd_widget.picture.fold_tree import FoldTree, Group, picture
 
     a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
     d = a * b

@@ -1,6 +1,6 @@
 """dot_style.py: the DOT writers' style facts have one home. Python's writer (dot.py, its DOT text and its
-graphviz.Digraph) draws every fact from the table, and the browser's (js/fold-dot.js, through js/shared.js) writes
-none of them by hand, so the two cannot drift apart (the fold vectors hold their DOT byte-identical)."""
+graphviz.Digraph) draws every fact from the table, and the browser's (js/picture/dot.js, through js/core/shared.js)
+writes none of them by hand, so the two cannot drift apart (the fold vectors hold their DOT byte-identical)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from builders import lecture_graph, moons_like_loss
 
-from micrograd_widget.dot import GraphView, graph_view
-from micrograd_widget.dot_style import DOT_STYLE, LEGEND_TABLE
+from micrograd_widget.picture.dot import GraphView, graph_view
+from micrograd_widget.picture.dot_style import DOT_STYLE, LEGEND_TABLE
 
-FOLD_DOT_JS = Path(__file__).resolve().parents[1] / "js" / "fold-dot.js"
+FOLD_DOT_JS = Path(__file__).resolve().parents[1] / "js" / "picture/dot.js"
 MARK = "mgwmark"
 
 
@@ -58,4 +58,4 @@ def test_the_browsers_writer_spells_no_style_fact_itself() -> None:
     # "record" is also the name of escape()'s target; one-letter values are too short to look for.
     facts -= {"record", "l", "t"}
     written = sorted(v for v in facts if json.dumps(v) in source or f"'{v}'" in source or f"`{v}`" in source)
-    assert not written, f"js/fold-dot.js spells {written} by hand: read them from ./shared.js's DOT_STYLE"
+    assert not written, f"js/picture/dot.js spells {written} by hand: read them from ./shared.js's DOT_STYLE"

@@ -11,8 +11,8 @@ from builders import Interrupting, lecture_L, micrograd_readme
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, current_scope, scope, topological_order
-from micrograd_widget.tape import Tape
 
 # ---- the lecture ----
 
@@ -404,7 +404,7 @@ def _crosses_a_kink(up: Value, down: Value, base: Value) -> bool:
 
 
 def test_a_backward_that_fails_midway_puts_every_grad_back() -> None:
-    from micrograd_widget.ops import define_op
+    from micrograd_widget.core.ops import define_op
 
     broken = define_op("broken", lambda a: 2 * a, lambda a, out: 1 / 0)
     a, b = Value(2.0), Value(3.0)
@@ -485,7 +485,7 @@ def test_an_interrupt_at_any_grad_assignment_puts_every_grad_back(trapped: str, 
 
 
 def test_an_interrupt_from_a_user_ops_derivative_puts_every_grad_back() -> None:
-    from micrograd_widget.ops import define_op
+    from micrograd_widget.core.ops import define_op
 
     def stop(a: float, out: float) -> float:
         raise KeyboardInterrupt

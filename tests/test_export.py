@@ -15,11 +15,11 @@ import pytest
 from builders import lecture_L, slow_layout_moons
 from helpers import STOPPED_MESSAGE, DotRuns
 
-from micrograd_widget import export
+from micrograd_widget.core.ops import define_op
 from micrograd_widget.engine import Value
-from micrograd_widget.export import save_html
-from micrograd_widget.ops import define_op
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.host import export
+from micrograd_widget.host.export import save_html
 
 STATIC = Path(__file__).resolve().parents[1] / "micrograd_widget" / "static"
 

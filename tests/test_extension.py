@@ -1,5 +1,5 @@
 """extension.py through a real IPython InteractiveShell: %load_ext, %unload_ext, %config, profiles,
-and the switch to the live widget (default_view='widget'). The SVG ids and texts checked pin js/svg-contract.md."""
+and the switch to the live widget (default_view='widget'). The SVG ids and texts checked pin js/host/svg-contract.md."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from traitlets import TraitError
 from traitlets.config import Config
 
 import micrograd_widget
-from micrograd_widget import Value, extension
-from micrograd_widget.extension import MicrogradWidget
-from micrograd_widget.options import current_options
+from micrograd_widget import Value
+from micrograd_widget.host import extension
+from micrograd_widget.host.extension import MicrogradWidget
+from micrograd_widget.host.options import current_options
 
 
 def last_value_bundle(shell: InteractiveShell) -> dict[str, Any]:

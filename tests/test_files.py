@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 from builders import lecture_L
 
-from micrograd_widget import GraphWidget, display, export, save_html, save_svg
+from micrograd_widget import GraphWidget, display, save_html, save_svg
 from micrograd_widget.engine import Value
-from micrograd_widget.files import replace_file, writable_path
+from micrograd_widget.host import export
+from micrograd_widget.host.files import replace_file, writable_path
 
 Save = Callable[[Any], Path]
 

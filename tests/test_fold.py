@@ -2,7 +2,7 @@
 leaves and distance from the output, within the budget, and says what it folded.
 
 Pictures are rendered with Graphviz's ``dot`` and the SVG parsed; the fold boxes' ids, classes and texts pin
-js/svg-contract.md. Expected counts and titles are worked out by hand from how each graph is built.
+js/host/svg-contract.md. Expected counts and titles are worked out by hand from how each graph is built.
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget import Value, draw_dot
-from micrograd_widget import dot as dot_module
-from micrograd_widget.dot import GraphView, graph_view
-from micrograd_widget.fold import Fold
-from micrograd_widget.fold_rules import MIN_LEAF_GROUP, MIN_SUM_TERMS
+from micrograd_widget.core.ops import define_op
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.host.options import DEFAULT_OPTIONS, MAX_NODE_BUDGET, MIN_NODE_BUDGET
 from micrograd_widget.nn import MLP
-from micrograd_widget.ops import define_op
-from micrograd_widget.options import DEFAULT_OPTIONS, MAX_NODE_BUDGET, MIN_NODE_BUDGET
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import MAX_LABEL_CHARS, clean_text, format_number
+from micrograd_widget.picture import dot as dot_module
+from micrograd_widget.picture.dot import GraphView, graph_view
+from micrograd_widget.picture.fold import Fold
+from micrograd_widget.picture.fold_rules import MIN_LEAF_GROUP, MIN_SUM_TERMS
+from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, format_number
 
 
 def edges_of(view: GraphView) -> list[tuple[str, str]]:
@@ -61,7 +61,7 @@ def test_small_graphs_are_not_folded() -> None:
 
 @pytest.mark.usefixtures("dot_program")
 def live_fields(view: GraphView, box: Fold) -> list[str]:
-    """A closed box's live numbers (js/svg-contract.md "Live fold box"), from the tape itself: its one output
+    """A closed box's live numbers (js/host/svg-contract.md "Live fold box"), from the tape itself: its one output
     node's data and grad (the only member used outside the box), else the largest |grad| among its members,
     the differentiated output (the root) left out."""
     tape, inside = view.tape, set(box.members)

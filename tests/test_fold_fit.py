@@ -6,10 +6,10 @@ import random
 
 from builders import small_moons
 
-from micrograd_widget.fold import EDGES_PER_BOX
-from micrograd_widget.fold_fit import OpenSetFit
-from micrograd_widget.fold_tree import build_tree, picture
-from micrograd_widget.tape import Tape
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture.fold import EDGES_PER_BOX
+from micrograd_widget.picture.fold_fit import OpenSetFit
+from micrograd_widget.picture.fold_tree import build_tree, picture
 
 
 def _counts(tape: Tape, unit: list[int]) -> tuple[int, int]:

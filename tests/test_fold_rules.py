@@ -7,8 +7,9 @@ import itertools
 
 from builders import small_moons
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, scope
-from micrograd_widget.fold_rules import (
+from micrograd_widget.picture.fold_rules import (
     MIN_LEAF_GROUP,
     Box,
     TapeFacts,
@@ -24,8 +25,7 @@ from micrograd_widget.fold_rules import (
     sum_note,
     terms_title_and_note,
 )
-from micrograd_widget.fold_tree import build_tree, picture
-from micrograd_widget.tape import Tape
+from micrograd_widget.picture.fold_tree import build_tree, picture
 
 
 def _boxes(facts: TapeFacts, modules: list[Box], inside: set[int] | None) -> set[tuple[str, tuple[int, ...]]]:

@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 from builders import picture_view
 
-from micrograd_widget import MLP, Value, fold_fit, fold_tree
-from micrograd_widget.dot import graph_view
-from micrograd_widget.fold import EDGES_PER_BOX, plan
-from micrograd_widget.fold_rules import edge_count
-from micrograd_widget.fold_tree import (
+from micrograd_widget import MLP, Value
+from micrograd_widget.core.spec import from_buffer
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture import fold_fit, fold_tree
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.fold import EDGES_PER_BOX, plan
+from micrograd_widget.picture.fold_rules import edge_count
+from micrograd_widget.picture.fold_tree import (
     FoldTree,
     build_tree,
     check_open,
@@ -28,8 +31,6 @@ from micrograd_widget.fold_tree import (
     keys_to_reveal,
     picture,
 )
-from micrograd_widget.spec import from_buffer
-from micrograd_widget.tape import Tape
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
@@ -297,7 +298,7 @@ def test_the_spec_is_compact(graphs: dict[str, tuple[Tape, int]]) -> None:
 def test_the_widget_opens_boxes_from_python_and_from_the_view() -> None:
     import traitlets
 
-    from micrograd_widget.widget import GraphWidget
+    from micrograd_widget.graph.widget import GraphWidget
 
     tape = two_neurons_summed()
     root = tape.values[tape.root]

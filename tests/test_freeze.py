@@ -8,8 +8,8 @@ from array import array
 
 from builders import tape_graph
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, topological_order
-from micrograd_widget.tape import Tape
 
 
 def test_freezing_records_the_graph_in_topological_order() -> None:

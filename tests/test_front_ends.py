@@ -9,7 +9,7 @@ from builders import lecture_L
 from helpers import FrontEnd, Kernel, folded_widget, leaves_of, moved_leaf, two_tabs
 from ipywidgets.widgets import widget as ipywidget_module
 
-from micrograd_widget.fold_tree import build_tree, picture
+from micrograd_widget.picture.fold_tree import build_tree, picture
 
 
 def test_a_change_in_one_tab_reaches_the_other() -> None:

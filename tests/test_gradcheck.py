@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from micrograd_widget import tape as tape_module
+from micrograd_widget.core import tape as tape_module
+from micrograd_widget.core.gradcheck import LONG_CHECK_EVALUATIONS, gradcheck
+from micrograd_widget.core.ops import OPS, define_op
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.gradcheck import LONG_CHECK_EVALUATIONS, gradcheck
-from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.tape import Tape
 
 
 def _graph_for(op_name: str) -> tuple[Value, list[Value]]:

@@ -20,7 +20,7 @@ FAKE_PYTHON = """#!/usr/bin/env bash
 echo "python $*" >> "$LAUNCH_LOG"
 case "$1 ${2:-}" in
     "-m pip") [ -z "${FAIL_PIP:-}" ] || { echo "pip: no network" >&2; exit 1; }; exit 0 ;;
-    "-m micrograd_widget.demo") PYTHONPATH="$MGW_REPO" exec "$REAL_PYTHON" "$@" ;;
+    "-m micrograd_widget.host.demo") PYTHONPATH="$MGW_REPO" exec "$REAL_PYTHON" "$@" ;;
     "-m jupyter") exit 0 ;;
 esac
 echo "fake python: unexpected $*" >&2; exit 3
@@ -30,7 +30,7 @@ echo "npm $*" >> "$LAUNCH_LOG"
 case "$*" in
     "--prefix js ci "*) mkdir -p js/node_modules && cp js/package-lock.json js/node_modules/.package-lock.json ;;
     "--prefix js run --silent build") echo "bundle of $(cat js/view.js)" > micrograd_widget/static/views.js
-                                      echo ops > js/ops.js; echo shared > js/shared.js ;;
+                                      echo ops > js/core/ops.js; echo shared > js/core/shared.js ;;
     *) echo "fake npm: unexpected $*" >&2; exit 3 ;;
 esac
 """
@@ -48,10 +48,10 @@ class Repo:
         self.write("js/package.json", '{"name": "fake"}\n')
         self.write("js/package-lock.json", '{"lockfileVersion": 3}\n')
         self.write("js/view.js", "view 1\n")
-        self.write("micrograd_widget/ops.py", "OPS = 1\n")
+        self.write("micrograd_widget/core/ops.py", "OPS = 1\n")
         self.write("micrograd_widget/static/views.js", "bundle of view 1\n")
-        self.write("js/ops.js", "ops\n")
-        self.write("js/shared.js", "shared\n")
+        self.write("js/core/ops.js", "ops\n")
+        self.write("js/core/shared.js", "shared\n")
         self.site = self.root / ".venv/lib/python3.11/site-packages"
         self.write(".venv/lib/python3.11/site-packages/jupyterlab-4.2.0.dist-info/METADATA", "")
         self.write(".venv/lib/python3.11/site-packages/_editable_impl_micrograd_widget.pth", f"{self.root}\n")
@@ -132,7 +132,7 @@ def test_a_launch_runs_again_each_step_whose_inputs_or_results_changed(repo: Rep
         "delete js/node_modules": lambda: shutil.rmtree(repo.root / "js/node_modules"),
         "edit package-lock.json": lambda: repo.write("js/package-lock.json", '{"lockfileVersion": 4}\n'),
         "edit a js source": lambda: repo.write("js/view.js", "view 2\n"),
-        "edit a Python generator": lambda: repo.write("micrograd_widget/ops.py", "OPS = 2\n"),
+        "edit a Python generator": lambda: repo.write("micrograd_widget/core/ops.py", "OPS = 2\n"),
         "edit the built bundle": lambda: repo.write("micrograd_widget/static/views.js", "stale\n"),
         "delete the stamps": lambda: shutil.rmtree(repo.root / ".ci/stamps"),
     }

@@ -13,11 +13,11 @@ import torch
 from builders import lecture_L as lecture
 from helpers import Recorder, from_browser, moved, position
 
-from micrograd_widget import links
+from micrograd_widget.core.ops import define_op
+from micrograd_widget.core.spec import from_buffer
 from micrograd_widget.engine import Value
-from micrograd_widget.ops import define_op
-from micrograd_widget.spec import from_buffer
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph import links
+from micrograd_widget.graph.widget import GraphWidget
 
 # L = (a*b + c) * f at a = 0.5 (b = -3, c = 10, f = -2), by hand: e = -1.5, d = 8.5, L = -17;
 # dL/da = b*f = 6, dL/db = a*f = -1, dL/dc = f = -2, dL/de = dL/dd = f = -2, dL/df = d = 8.5.

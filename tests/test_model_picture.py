@@ -11,11 +11,11 @@ import re
 import pytest
 from builders import train_step
 
-from micrograd_widget import colors, text
 from micrograd_widget.engine import Value, scope
-from micrograd_widget.model_picture import MAX_BOXES, model_boxes, model_dot, neuron_norms
 from micrograd_widget.nn import MLP, Layer, Module, Neuron, lecture_data
-from micrograd_widget.training import watch
+from micrograd_widget.picture import colors, text
+from micrograd_widget.training.model_picture import MAX_BOXES, model_boxes, model_dot, neuron_norms
+from micrograd_widget.training.widget import watch
 
 
 def test_neuron_norms_are_the_norms_of_the_parameter_grads(model):

@@ -27,7 +27,13 @@ def defined(tree: ast.Module) -> set[str]:
     return names
 
 
-HOMES = {p.stem: defined(ast.parse(p.read_text(encoding="utf-8"))) for p in PACKAGE.glob("*.py")}
+def dotted(path: Path) -> str:
+    """A package module's name under micrograd_widget: ``core.tape`` for micrograd_widget/core/tape.py."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+HOMES = {dotted(p): defined(ast.parse(p.read_text(encoding="utf-8"))) for p in PACKAGE.rglob("*.py")}
 
 
 def imported_from_elsewhere(path: Path) -> list[str]:
@@ -37,20 +43,21 @@ def imported_from_elsewhere(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom) or not node.module:
             continue
-        if node.level == 1 and path.parent == PACKAGE:
-            module = node.module
+        if node.level and path.is_relative_to(PACKAGE):
+            base = dotted(path).split(".")[: -node.level] if path.name != "__init__.py" else dotted(path).split(".")
+            module = ".".join([*(p for p in base if p), node.module])
         elif node.level == 0 and node.module.startswith("micrograd_widget."):
             module = node.module.split(".", 1)[1]
         else:
             continue
         found += [f"{path.relative_to(ROOT)}:{node.lineno} {a.name} from {module}" for a in node.names
-                  if module in HOMES and a.name not in HOMES[module]]
+                  if module in HOMES and a.name not in HOMES[module] and f"{module}.{a.name}".lstrip(".") not in HOMES]
     return found
 
 
 def test_no_module_lists_another_modules_names_in_its_all() -> None:
     borrowed = []
-    for path in sorted(PACKAGE.glob("*.py")):
+    for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "__init__.py":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -58,12 +65,12 @@ def test_no_module_lists_another_modules_names_in_its_all() -> None:
             if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__all__"]:
                 assert isinstance(node.value, ast.List)
                 names = [e.value for e in node.value.elts if isinstance(e, ast.Constant)]
-                borrowed += [f"{path.name}: {n}" for n in names if n not in HOMES[path.stem]]
+                borrowed += [f"{path.name}: {n}" for n in names if n not in HOMES[dotted(path)]]
     assert not borrowed, f"__all__ names defined elsewhere (import them from their module instead): {borrowed}"
 
 
 def test_every_name_is_imported_from_its_home() -> None:
-    files = [p for p in PACKAGE.glob("*.py") if p.name != "__init__.py"]
+    files = [p for p in PACKAGE.rglob("*.py") if p != PACKAGE / "__init__.py"]
     files += [p for folder in ("tests", "benchmarks") for p in (ROOT / folder).rglob("*.py")]
     elsewhere = [line for path in sorted(files) for line in imported_from_elsewhere(path)]
     assert not elsewhere, f"names imported from a module that only re-exports them: {elsewhere}"

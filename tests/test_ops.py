@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from builders import seeded_mlp
 
+from micrograd_widget.core.ops import OPS, OPS_BY_NAME, ZeroDivisionValueError, define_op, js_module, op_symbol
+from micrograd_widget.core.spec import decode_number, encode_number
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.ops import OPS, OPS_BY_NAME, ZeroDivisionValueError, define_op, js_module, op_symbol
-from micrograd_widget.spec import decode_number, encode_number
-from micrograd_widget.tape import Tape
 
 # Per row: how the engine spells it, how PyTorch spells it, and points (a, b, k) to check it at,
 # away from kinks so that finite differences are meaningful. Both signs wherever the row allows.
@@ -226,7 +226,7 @@ def test_custom_ops_of_both_arities_give_the_right_values_and_grads() -> None:
 
 def test_js_module_lists_every_row_in_table_order() -> None:
     js = js_module()
-    assert js.startswith("// Generated from micrograd_widget/ops.py")
+    assert js.startswith("// Generated from micrograd_widget/core/ops.py")
     positions = [js.index(f'name: "{op.name}"') for op in OPS]
     assert positions == sorted(positions)
     for op in OPS:
@@ -281,7 +281,7 @@ def _python_raises(op, a: float, b: float | None, k: float | None) -> bool:
 
 
 def test_js_domain_agrees_with_where_the_python_forward_raises(tmp_path: Path) -> None:
-    """js/ops.js's domain(...) is true exactly where the Python forward returns, on a grid of edge inputs."""
+    """js/core/ops.js's domain(...) is true exactly where the Python forward returns, on a grid of edge inputs."""
     node = shutil.which("node")
     assert node, "node (>= 18) is needed: the JS op table is checked against Python's (apt-get install nodejs)"
     cases = []
@@ -290,15 +290,15 @@ def test_js_domain_agrees_with_where_the_python_forward_raises(tmp_path: Path) -
             seconds = EDGES if op.arity == 2 else (None,)
             exponents = EXPONENTS if op.name == "pow" else (None,)
             cases += [(op, a, b, k) for b in seconds for k in exponents]
-    ops_js = (Path(__file__).resolve().parents[1] / "js" / "ops.js").as_uri()
+    ops_js = (Path(__file__).resolve().parents[1] / "js" / "core" / "ops.js").as_uri()
     script = tmp_path / "domain.mjs"
     script.write_text(DOMAIN_SCRIPT % json.dumps(ops_js))
-    # The browser replay passes 0 for a unary op's missing input and NaN for a missing constant (js/tape.js).
+    # The browser replay passes 0 for a unary op's missing input and NaN for a missing constant (js/core/tape.js).
     payload = [[op.name, encode_number(a), encode_number(0.0 if b is None else b),
                 encode_number(math.nan if k is None else k)]
                for op, a, b, k in cases]
     result = subprocess.run([node, str(script)], input=json.dumps(payload), capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, f"node failed (stale js/ops.js? run `npm --prefix js run build`): {result.stderr}"
+    assert result.returncode == 0, f"node failed (stale js/core/ops.js? `npm --prefix js run build`): {result.stderr}"
     verdicts = json.loads(result.stdout)
     assert len(verdicts) == len(cases)
     wrong = [(op.name, a, b, k, "JS flags" if python_ok else "JS misses")
@@ -311,7 +311,7 @@ def test_js_domain_agrees_with_where_the_python_forward_raises(tmp_path: Path) -
 # ---- NaN and infinities through every row ----
 # NaN and infinities through every op row, as PyTorch float64 carries them: the rows' forward and local derivative,
 # the engine's nodes and backward, and the Python tape replay, against tests/vectors/ops/nonfinite.json (PyTorch's
-# answers, written by tests/vectors/generate_nonfinite.py; js/ops.test.js holds the JS rows to it).
+# answers, written by tests/vectors/generate_nonfinite.py; js/core/ops.test.js holds the JS rows to it).
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 FILE = VECTORS / "ops" / "nonfinite.json"

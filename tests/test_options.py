@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from traitlets import TraitError
 
-from micrograd_widget import options
-from micrograd_widget.extension import MicrogradWidget
-from micrograd_widget.options import check_option, current_drawing_options, current_options
+from micrograd_widget.host import options
+from micrograd_widget.host.extension import MicrogradWidget
+from micrograd_widget.host.options import check_option, current_drawing_options, current_options
 
 PACKAGE = Path(__file__).resolve().parent.parent / "micrograd_widget"
 DEFAULTS = {"precision": 4, "rankdir": "LR", "node_budget": 250, "color": True, "color_scale": "relative",
@@ -105,20 +105,24 @@ def top_level_imports(path: Path) -> set[str]:
     """The package modules ``path`` imports when it is imported (imports inside functions left out)."""
     found: set[str] = set()
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module:
-                found.add(node.module.split(".")[0])
-            else:
-                found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("micrograd_widget."):
-            found.add(node.module.split(".")[1])
+        if not isinstance(node, ast.ImportFrom) or not (node.module or "").startswith("micrograd_widget"):
+            continue
+        base = node.module.partition(".")[2] if node.module else ""
+        found.add(base)
+        found.update(f"{base}.{alias.name}".lstrip(".") for alias in node.names)
     return found
 
 
+def module_name(path: Path) -> str:
+    """``core.tape`` for micrograd_widget/core/tape.py, ``core`` for its __init__.py, ``""`` for the package's."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def test_the_package_has_no_import_cycle() -> None:
-    modules = {p.stem: p for p in PACKAGE.glob("*.py")}
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph = {name: top_level_imports(path) & set(modules) for name, path in modules.items()}
-    assert "extension" not in graph["widget"] and graph["options"] == set()
+    assert "host.extension" not in graph["graph.widget"] and graph["host.options"] == set()
     state: dict[str, str] = {}
 
     def visit(name: str, path: list[str]) -> None:
@@ -137,7 +141,7 @@ def test_the_package_has_no_import_cycle() -> None:
 
 def test_every_drawing_function_takes_the_same_defaults() -> None:
     from micrograd_widget.display import value_mimebundle
-    from micrograd_widget.dot import graph_view
+    from micrograd_widget.picture.dot import graph_view
 
     def defaults(fn: Any) -> dict[str, Any]:
         return {k: v for k, v in fn.__kwdefaults__.items() if k in DEFAULTS}

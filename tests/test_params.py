@@ -7,11 +7,11 @@ import pytest
 from builders import lecture_L, lecture_mlp_and_loss, moons_like_loss, tanh_spelled_out
 
 from micrograd_widget import explore
+from micrograd_widget.core.params import leaf_roles
+from micrograd_widget.core.spec import from_buffer
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP, Neuron
-from micrograd_widget.params import leaf_roles
-from micrograd_widget.spec import from_buffer
-from micrograd_widget.tape import Tape
 
 
 def _params(tape: Tape, params: object = None) -> list[Value]:

@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from helpers import Recorder, custom_from_browser, snapshot
 
-from micrograd_widget import requests
-from micrograd_widget import tape as tape_module
+from micrograd_widget.core import tape as tape_module
+from micrograd_widget.core.ops import define_op
 from micrograd_widget.engine import Value
-from micrograd_widget.ops import define_op
-from micrograd_widget.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES, MAX_GRADCHECK_WORK
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph import requests
+from micrograd_widget.graph.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES, MAX_GRADCHECK_WORK
+from micrograd_widget.graph.widget import GraphWidget
 
 DOUBLE = define_op("double_for_cost", lambda a: 2 * a, lambda a, out: 2.0)  # user-defined: the kernel checks
 

@@ -14,10 +14,10 @@ from helpers import STOPPED_MESSAGE, DotRuns
 
 import micrograd_widget
 from micrograd_widget import GraphWidget, display, save_svg
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.display import render_svg, tape_mimebundle
-from micrograd_widget.dot import graph_view
-from micrograd_widget.fold_tree import build_tree, expand_all_that_fits
-from micrograd_widget.tape import Tape
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.fold_tree import build_tree, expand_all_that_fits
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -216,6 +216,6 @@ def test_a_layout_past_the_time_limit_raises_writes_nothing_and_kills_dot(tmp_pa
 
 def test_the_time_limit_is_what_dot_may_take(monkeypatch, tmp_path):
     """The same picture lays out whole under the default limit: the limit, not the picture, stopped it above."""
-    assert display.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/layout-worker.js JOB_MS)"
+    assert display.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/host/layout-worker.js JOB_MS)"
     text = save_svg(slow_layout_moons(), tmp_path / "pic.svg", node_budget=None).read_text()
     assert len(re.findall(r'<g id="n\d+"', text)) == len(Tape.from_value(slow_layout_moons()))

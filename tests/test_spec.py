@@ -8,9 +8,9 @@ import math
 
 import pytest
 
+from micrograd_widget.core.spec import decode_number, encode_number, from_buffer, json_safe
+from micrograd_widget.core.tape import SPEC_VERSION, Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.spec import decode_number, encode_number, from_buffer, json_safe
-from micrograd_widget.tape import SPEC_VERSION, Tape
 
 
 def test_spec_buffers_share_the_tapes_arrays_and_travel_as_ipywidgets_binary_buffers() -> None:

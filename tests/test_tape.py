@@ -16,10 +16,10 @@ from builders import Interrupting, lecture_L, tape_graph
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from micrograd_widget.core.ops import OPS, define_op
+from micrograd_widget.core.spec import SPEC_BUFFERS, decode_number, from_buffer, spec_to_json
+from micrograd_widget.core.tape import SPEC_VERSION, Tape, TapeReplayError
 from micrograd_widget.engine import Value, topological_order
-from micrograd_widget.ops import OPS, define_op
-from micrograd_widget.spec import SPEC_BUFFERS, decode_number, from_buffer, spec_to_json
-from micrograd_widget.tape import SPEC_VERSION, Tape, TapeReplayError
 
 VECTORS = Path(__file__).resolve().parent / "vectors"
 
@@ -307,7 +307,7 @@ def test_spec_is_the_documented_binary_spec() -> None:
     assert bytes(spec["k"])[8:16] == struct.pack("<d", floats["k"][1])
 
 
-# ---- the shared vectors (tests/vectors/*.json, also replayed by js/tape.js) ----
+# ---- the shared vectors (tests/vectors/*.json, also replayed by js/core/tape.js) ----
 
 
 def _generator():

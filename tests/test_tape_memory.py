@@ -12,8 +12,8 @@ import tracemalloc
 
 from builders import sum_of_squares
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.tape import Tape
 
 LEAVES = 20_000
 MAX_BYTES_PER_NODE = 100

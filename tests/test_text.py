@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from micrograd_widget.text import clean_text, escape, format_number, plural
+from micrograd_widget.picture.text import clean_text, escape, format_number, plural
 
 
 def test_format_number() -> None:

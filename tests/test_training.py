@@ -15,11 +15,11 @@ import pytest
 from builders import train_step
 from helpers import lecture_run, svg_texts
 
+from micrograd_widget.core.spec import decode_number
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP, Module, Neuron, lecture_data
-from micrograd_widget.spec import decode_number
-from micrograd_widget.training import TrainingWidget, watch
-from micrograd_widget.training_log import MIN_EVERY
+from micrograd_widget.training.log import MIN_EVERY
+from micrograd_widget.training.widget import TrainingWidget, watch
 
 
 class Recorder:
@@ -410,7 +410,7 @@ def test_without_cell_events_a_timer_flushes_the_last_steps(model, clock):
     clock stands still, so no log() after the first is due: only the timer, in real time, can push)."""
     import time
 
-    from micrograd_widget import training_log
+    from micrograd_widget.training import log as training_log
     assert not training_log.in_marimo()
     w = watch(model, every=0.05, clock=clock)
     w._timed = True                 # as in marimo

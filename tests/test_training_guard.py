@@ -14,7 +14,7 @@ import traitlets
 from helpers import Sent, from_browser
 
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import TrainingWidget, watch
+from micrograd_widget.training.widget import TrainingWidget, watch
 
 
 def state_of(w: TrainingWidget) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""training_log.py's loss curve, as the training view sends it: every step drawn below the bucket limit, a long run
+"""training/log.py's loss curve, as the training view sends it: every step drawn below the bucket limit, a long run
 thinned to a bounded number of points that keeps each bucket's extremes and first NaN, non-finite losses kept and
 counted."""
 
@@ -8,8 +8,8 @@ import math
 import random
 
 from micrograd_widget.nn import Neuron
-from micrograd_widget.training import watch
-from micrograd_widget.training_log import MAX_BUCKETS
+from micrograd_widget.training.log import MAX_BUCKETS
+from micrograd_widget.training.widget import watch
 
 
 def test_non_finite_losses_are_kept_and_counted(model, clock):

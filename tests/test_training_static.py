@@ -1,4 +1,4 @@
-"""training_static.py, the training view's static SVG (what a notebook saved without the widget shows): the loss
+"""training/static_picture.py, the training view's static SVG (what a notebook saved without the widget shows): the loss
 line, the curve and the model picture with the final grads' norms, or without Graphviz the curve and a hint."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from helpers import lecture_run, svg_boxes, svg_texts
 
-from micrograd_widget import text
-from micrograd_widget.model_picture import neuron_norms
-from micrograd_widget.training import watch
+from micrograd_widget.picture import text
+from micrograd_widget.training.model_picture import neuron_norms
+from micrograd_widget.training.widget import watch
 
 
 @pytest.mark.usefixtures("dot_program")

@@ -12,10 +12,10 @@ import pytest
 from builders import lecture_L
 from helpers import FrontEnd, Kernel, Recorder, folded_widget, from_browser, moved
 
-from micrograd_widget import fold_tree
-from micrograd_widget.export import save_html
-from micrograd_widget.fold_tree import build_tree
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.host.export import save_html
+from micrograd_widget.picture import fold_tree
+from micrograd_widget.picture.fold_tree import build_tree
 
 
 @pytest.mark.parametrize("data", [[1, 2], None, "leaf_values", 3, [["leaf_values", [1.0]]]])

@@ -12,15 +12,15 @@ import traitlets
 from builders import lecture_L, log_graph, picture_view
 from helpers import Recorder, assert_values_match, custom_from_browser, from_browser
 
-from micrograd_widget import dot as dot_module
+from micrograd_widget.core.gradcheck import gradcheck
+from micrograd_widget.core.ops import define_op
+from micrograd_widget.core.spec import from_buffer
+from micrograd_widget.core.tape import Tape, TapeReplayError
 from micrograd_widget.display import value_mimebundle
 from micrograd_widget.engine import Value, topological_order
-from micrograd_widget.gradcheck import gradcheck
+from micrograd_widget.graph.widget import GraphWidget, explore
 from micrograd_widget.nn import MLP
-from micrograd_widget.ops import define_op
-from micrograd_widget.spec import from_buffer
-from micrograd_widget.tape import Tape, TapeReplayError
-from micrograd_widget.widget import GraphWidget, explore
+from micrograd_widget.picture import dot as dot_module
 
 
 def leaf_values(nodes: dict[str, Value], widget: GraphWidget) -> list[float]:
@@ -36,7 +36,7 @@ def test_state_holds_the_tape_spec_a_hierarchy_with_no_groups_and_the_leaf_value
     state = w.get_state()
     tape = Tape.from_value(nodes["L"])
     assert state["spec"] == tape.spec()
-    assert "dot" not in state and "view" not in state, "the browser writes the picture (js/fold.js)"
+    assert "dot" not in state and "view" not in state, "the browser writes the picture (js/picture/fold_tree.js)"
     assert state["folds"]["groups"] == [] and bytes(state["folds"]["group_of"]) == b"\xff" * 4 * len(tape)
     assert state["opened"] == []
     assert state["output"] == tape.root

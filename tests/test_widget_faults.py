@@ -16,12 +16,13 @@ from helpers import CELL, Recorder, custom_from_browser, from_browser, make_shel
 from IPython.core.interactiveshell import InteractiveShell
 
 import micrograd_widget
-from micrograd_widget import export, requests
+from micrograd_widget.core.ops import define_op
 from micrograd_widget.engine import Value
-from micrograd_widget.export import save_html
-from micrograd_widget.ops import define_op
-from micrograd_widget.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph import requests
+from micrograd_widget.graph.requests import MAX_ERROR_CHARS, MAX_GRADCHECK_LEAVES
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.host import export
+from micrograd_widget.host.export import save_html
 
 # ---------------------------------------------------------------- 1. freeing
 
@@ -350,7 +351,7 @@ def test_a_huge_chain_is_frozen_once_per_display_and_its_state_is_binary(monkeyp
 
     from ipywidgets.widgets.widget import _remove_buffers
 
-    from micrograd_widget.tape import Tape
+    from micrograd_widget.core.tape import Tape
 
     v = Value(0.5, label="x")
     for _ in range(100_000):

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from micrograd_widget.engine import Value, topological_order
+from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import watch
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.training.widget import watch
 
 LEAVES = 3
 

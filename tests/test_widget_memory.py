@@ -19,7 +19,7 @@ from builders import sum_of_squares
 from ipywidgets.widgets.widget import _remove_buffers
 
 from micrograd_widget.engine import Value
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
 
 LEAVES = 20_000
 MAX_BYTES_PER_NODE = 150  # issue 12: "an open widget costs at most ~150 B per node beyond the graph"
@@ -78,7 +78,7 @@ def test_the_saved_state_is_small_and_binary(measured: tuple[GraphWidget, int]) 
     text, buffers = saved_state_bytes(widget)
     # int32 op rows, CSR starts and inputs (2 per op node), leaves; float64 k and leaf values; int32 string
     # table indexes (symbol, label, scope: the distinct strings are JSON); the fold hierarchy's innermost group per
-    # node (int32, the `folds` trait). No picture: the view writes it from these (js/fold.js).
+    # node (int32, the `folds` trait). No picture: the view writes it from these (js/picture/fold_tree.js).
     expected_buffers = (4 * n + 4 * (n + 1) + 4 * 2 * (2 * LEAVES) + 4 * (LEAVES + 1) + 8 * n + 8 * (LEAVES + 1)
                         + 3 * 4 * n + 4 * n)
     assert buffers == expected_buffers, "the spec's and the fold tree's arrays are the binary buffers"

@@ -1,5 +1,5 @@
-"""What a widget's state carries: no DOT (the browser writes every live picture, js/fold.js), in the comm state, a
-notebook's saved state (ipywidgets' embed format, as nbclient and JupyterLab store it) and the exported page; a
+"""What a widget's state carries: no DOT (the browser writes every live picture, js/picture/fold_tree.js), in the comm
+state, a notebook's saved state (ipywidgets' embed format, as nbclient and JupyterLab store it) and the exported page; a
 change of the open set or an option from the view plans no picture. The static fallback is planned when asked
 for, once per state, and follows what changed since."""
 
@@ -15,11 +15,11 @@ from builders import lecture_L
 from helpers import folded_widget
 from ipywidgets.embed import embed_data
 
-from micrograd_widget import dot as dot_module
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.display import tape_mimebundle, value_mimebundle
-from micrograd_widget.export import save_html
-from micrograd_widget.tape import Tape
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.host.export import save_html
+from micrograd_widget.picture import dot as dot_module
 
 _STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">\s*(.*?)\s*</script>', re.S)
 
@@ -42,8 +42,8 @@ def holds_no_dot(state: Any) -> bool:
 
 @pytest.mark.parametrize("folded", [False, True], ids=["whole", "folded"])
 def test_no_live_widget_state_holds_a_dot(folded: bool, tmp_path: Path) -> None:
-    """The browser writes every live picture (js/fold.js): no DOT in the comm state, after an Expand and an option
-    change from the view, in a notebook's saved state or in the state the exported page embeds."""
+    """The browser writes every live picture (js/picture/fold_tree.js): no DOT in the comm state, after an Expand and an
+    option change from the view, in a notebook's saved state or in the state the exported page embeds."""
     widget = folded_widget() if folded else GraphWidget(lecture_L()["L"])
     widget.comm.send = lambda *a, **k: None  # type: ignore[method-assign]  # no kernel here
     key = widget.folds["groups"][0][0] if folded else None

@@ -10,7 +10,7 @@ from builders import lecture_L as lecture
 from helpers import Recorder, assert_values_match, from_browser, moved, position
 
 from micrograd_widget.engine import Value
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
 
 
 def test_two_widgets_on_one_graph_do_not_undo_each_other() -> None:

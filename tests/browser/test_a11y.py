@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.text import format_number
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom
 from .mgw_browser.fake_model import open_view

@@ -1,6 +1,6 @@
 """The loader and the shared assets model in Chromium (pages/fake_model.html goes through static/loader.js with a
 fake widget manager): several widgets on one page import the views once; a view whose assets model is gone asks
-its widget and renders from the kernel's answer (micrograd_widget.assets.answer_request's message and buffers);
+its widget and renders from the kernel's answer (micrograd_widget.host.assets.answer_request's message and buffers);
 with no kernel to answer, it says what to do instead of failing silently."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pytest
 from builders import lecture_L
 from playwright.sync_api import expect
 
-from micrograd_widget import assets
+from micrograd_widget.graph.widget import GraphWidget, explore
+from micrograd_widget.host import assets
 from micrograd_widget.nn import MLP
-from micrograd_widget.training import watch
-from micrograd_widget.widget import GraphWidget, explore
+from micrograd_widget.training.widget import watch
 
 from .mgw_browser.dom import WidgetDom
 from .mgw_browser.fake_model import widget_payload, write_payload

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from builders import saturated_tanh
 
-from micrograd_widget.colors import POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
-from micrograd_widget.dot import graph_view
-from micrograd_widget.tape import Tape
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture.colors import POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
+from micrograd_widget.picture.dot import graph_view
 
 from .mgw_browser.dom import WidgetDom, poll
 from .mgw_browser.fake_model import open_view

@@ -1,4 +1,4 @@
-"""``python -m micrograd_widget.demo``: what it writes and says, and the page it writes opened in Chromium
+"""``python -m micrograd_widget.host.demo``: what it writes and says, and the page it writes opened in Chromium
 (no kernel, no request leaving 127.0.0.1): a title and what to try above the lecture's neuron with its sliders live."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from micrograd_widget.demo import lecture_neuron
+from micrograd_widget.host.demo import lecture_neuron
 
 from .mgw_browser.dom import WidgetDom, expected_numbers
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 
 
 def _demo(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "micrograd_widget.demo", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "micrograd_widget.host.demo", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -31,7 +31,7 @@ def test_demo_command_writes_the_page_it_names(tmp_path: Path) -> None:
     named = _demo(tmp_path, "mine.html")
     assert named.returncode == 0 and (tmp_path / "mine.html").is_file() and "mine.html" in named.stdout
     usage = _demo(tmp_path, "--help")
-    assert usage.returncode == 0 and "usage: python -m micrograd_widget.demo" in usage.stdout
+    assert usage.returncode == 0 and "usage: python -m micrograd_widget.host.demo" in usage.stdout
     wrong = _demo(tmp_path, "a.html", "b.html")
     assert wrong.returncode == 2 and "usage" in wrong.stdout
     assert not (tmp_path / "a.html").exists(), "a refused command wrote a page"

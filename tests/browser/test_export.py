@@ -1,5 +1,5 @@
 """The static export in Chromium: ``save_html`` writes one self-contained page whose own small widget host
-(js/host.js) renders the saved widget state with no kernel, no CDN and no ipywidgets manager. Opened from file://
+(js/host/host.js) renders the saved widget state with no kernel, no CDN and no ipywidgets manager. Opened from file://
 and from http://127.0.0.1 (alone in its folder), it renders, its sliders move every number as the engine computes
 them, the backprop stepper steps, it asks for nothing beyond itself (every request recorded with
 ``page.on("request")``) and logs no console error; hostile labels stay text."""
@@ -11,8 +11,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from micrograd_widget.core.ops import define_op
 from micrograd_widget.engine import Value
-from micrograd_widget.ops import define_op
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.graphs import HOSTILE_LABELS, hostile_graph, lecture_L

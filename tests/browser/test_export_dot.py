@@ -12,10 +12,10 @@ from builders import lost_edge_moons
 from playwright.sync_api import expect
 
 from micrograd_widget import GraphWidget
-from micrograd_widget.dot import graph_view
-from micrograd_widget.fold_tree import build_tree, expand_all_that_fits
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import format_number
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.fold_tree import build_tree, expand_all_that_fits
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import expected_numbers
 from .mgw_browser.exports import SVG, download, expand_box, svg_numbers

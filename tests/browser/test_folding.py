@@ -19,11 +19,11 @@ from builders import (
     sum_of_squares,
 )
 
-from micrograd_widget.colors import FOLD_COLOR, ColorScale, grad_color, grad_scale
-from micrograd_widget.dot import box_max, graph_view
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import format_number
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.picture.colors import FOLD_COLOR, ColorScale, grad_color, grad_scale
+from micrograd_widget.picture.dot import box_max, graph_view
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, poll
 from .mgw_browser.fake_model import kernel_message
@@ -34,7 +34,7 @@ from .mgw_browser.lab import cell_locator, marked_json, open_notebook, run_all, 
 pytestmark = pytest.mark.browser
 
 def expected_fills(tape: Tape, view: dict, output: int) -> dict[str, str]:
-    """The fill of every drawn value node and closed fold box, as the view paints them (js/svg-contract.md "Live
+    """The fill of every drawn value node and closed fold box, as the view paints them (js/host/svg-contract.md "Live
     fold box"): a box by its largest-|grad| member (the output left out), on a scale that counts those boxes."""
     grad = tape.grad
     boxes = view["fold_of"]
@@ -72,7 +72,7 @@ def test_closed_boxes_are_filled_by_their_largest_grad_on_a_scale_that_counts_th
     assert got == want
 
 
-# Every closed box's live numbers (js/svg-contract.md "Live fold box"): data-fold -> field -> the number shown (the
+# Every closed box's live numbers (js/host/svg-contract.md "Live fold box"): data-fold -> field -> the number shown (the
 # text after the last space of its <text>).
 _READ_BOX_NUMBERS = """r => {
   const out = {};
@@ -337,7 +337,7 @@ w
 OPEN_MARKER = "MGW-OPEN "
 PRINT_OPEN_CELL = f"""\
 import json
-from micrograd_widget.dot import graph_view
+from micrograd_widget.picture.dot import graph_view
 pic = graph_view(w.tape, open_keys=w.opened)
 print({OPEN_MARKER!r} + json.dumps({{"opened": list(w.opened), "shown": list(pic.shown),
                                      "boxes": [f.key for f in pic.folds]}}))
@@ -366,9 +366,9 @@ def test_jupyterlab_opens_a_neuron_and_the_kernel_knows_what_is_shown(jupyterlab
 
 # ---------------------------------------------------------------- the folded picture is the view's own
 
-PLAN_MEASURE = "micrograd-widget: fold and write DOT"  # js/view/folding.js: each picture planned is one such measure
-# From now on, count the pictures the view plans (js/fold.js folds the open set and writes its DOT) and the layouts
-# it shows (a new <svg> in the graph box); window.__counted() reads both.
+PLAN_MEASURE = "micrograd-widget: fold and write DOT"  # js/graph/folding.js: each picture planned is one such measure
+# From now on, count the pictures the view plans (js/picture/fold_tree.js folds the open set and writes its DOT) and the
+# layouts it shows (a new <svg> in the graph box); window.__counted() reads both.
 _COUNT_FROM_NOW = f"""r => {{
   const plans = () => performance.getEntriesByName({PLAN_MEASURE!r}).length;
   const counted = {{ start: plans(), shown: 0 }};

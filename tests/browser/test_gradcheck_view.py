@@ -1,4 +1,4 @@
-"""The inspector's numerical gradient check in Chromium (fake model): the table matches micrograd_widget.gradcheck
+"""The inspector's numerical gradient check in Chromium (fake model): the table matches micrograd_widget.core.gradcheck
 for the values the view shows (computed in the browser by replaying the tape), pages through many leaves, and for
 a graph with a user-defined op asks the kernel, whose answer (GraphWidget's own reply, fed back into the page)
 catches a wrong local derivative."""
@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from micrograd_widget.core.gradcheck import GradCheck, gradcheck
+from micrograd_widget.core.ops import define_op
 from micrograd_widget.engine import Value
-from micrograd_widget.gradcheck import GradCheck, gradcheck
-from micrograd_widget.ops import define_op
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
 
 from .mgw_browser.dom import WidgetDom, poll
 from .mgw_browser.fake_model import model_log
@@ -71,7 +71,7 @@ def table_problems(table: list[dict[str, Any]] | None, expected: GradCheck, key)
 
 def assert_table_matches(table: list[dict[str, Any]] | None, expected: GradCheck, key) -> None:
     problems = table_problems(table, expected, key)
-    assert not problems, "the gradcheck table differs from micrograd_widget.gradcheck:\n  " + "\n  ".join(problems)
+    assert not problems, "the gradcheck table differs from micrograd_widget.core.gradcheck:\n  " + "\n  ".join(problems)
 
 
 def test_gradcheck_table_matches_gradcheck_py_for_the_lecture_neuron(show):

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from micrograd_widget.core.ops import define_op
 from micrograd_widget.engine import Value
-from micrograd_widget.ops import define_op
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.graph.widget import GraphWidget
 
 from .mgw_browser.dom import poll
 from .mgw_browser.fake_model import model_log, open_view

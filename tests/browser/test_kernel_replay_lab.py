@@ -12,7 +12,7 @@ from .mgw_browser.lab import open_notebook, run_all, widget_in_cell
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
 
 CUBE_CELL = """from micrograd_widget import Value, explore
-from micrograd_widget.ops import define_op
+from micrograd_widget.core.ops import define_op
 cube = define_op("cube", lambda a: a ** 3, lambda a, out: 3 * a * a)
 x = Value(2.0, label="x")
 y = Value.apply(cube, x); y.label = "y"

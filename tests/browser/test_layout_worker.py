@@ -1,10 +1,10 @@
-"""Graphviz in a Web Worker (issue 9, js/layout-worker.js): the picture laid out in the page's one layout worker is
+"""Graphviz in a Web Worker (issue 9, js/host/layout-worker.js): the picture laid out in the page's one layout worker is
 the main thread's, byte for byte; with no Worker (removed, or a CSP forbidding blob: workers) the view lays out on
 the main thread with no error shown; Graphviz's errors and its stack overflow come back from the worker as from the
 main thread; a fold box selected in the inspector has its expanded picture laid out early, and Expand then draws the
 right boxes with Python's numbers, also after a slider moved in between. The worker's lifetime: it closes once no
 view has held it for the idle time and starts again for a new view; a layout past the watchdog's limit stops it, the
-view says what to do, and the layouts queued behind run in a fresh worker (js/layout-worker.test.js: the same with
+view says what to do, and the layouts queued behind run in a fresh worker (js/host/layout-worker.test.js: the same with
 a fake Worker and the default 10 s / 60 s)."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 from builders import lecture_mlp_loss, lost_edge_moons, picture_view, small_moons
 
-from micrograd_widget.dot import graph_view
-from micrograd_widget.export import save_html
-from micrograd_widget.tape import Tape
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.host.export import save_html
+from micrograd_widget.picture.dot import graph_view
 
 from .mgw_browser.dom import poll
 from .mgw_browser.folds import NEURON, drawn, expect_tape_numbers, key_of, saved_open
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.browser
 GRAPH = '[data-role="graph"]'
 THREAD = f"r => r.querySelector('{GRAPH}').getAttribute('data-layout-thread')"
 
-# The views bundle imported as it is built, given its WebAssembly as js/loader.js gives it (window.views).
+# The views bundle imported as it is built, given its WebAssembly as js/host/loader.js gives it (window.views).
 _PAGE = """<!doctype html><html><head><meta charset="utf-8"></head><body><script type="module">
 const views = await import('/static/views.js');
 const gz = await (await fetch('/static/graphviz.wasm.gz')).arrayBuffer();
@@ -211,7 +211,7 @@ def test_the_page_keeps_running_while_the_worker_lays_out(bundle_page):
 
 
 def test_a_big_graph_lays_its_largest_box_out_early_once_idle_and_plus_uses_it(show):
-    loss = small_moons(16, points=14)  # 10,090 nodes: over SPECULATE_NODES (js/view/folding.js)
+    loss = small_moons(16, points=14)  # 10,090 nodes: over SPECULATE_NODES (js/graph/folding.js)
     widget = GraphWidget(loss)
     largest = max((f for f in picture_view(widget)["folds"] if f.get("key")), key=lambda f: f["count"])["key"]
     assert largest == "layers.1"

@@ -1,4 +1,4 @@
-"""Numbers of boxes out of the graph box's sight are written lazily (js/view/visible.js): right after a slider
+"""Numbers of boxes out of the graph box's sight are written lazily (js/graph/visible.js): right after a slider
 move they may still show the old numbers (the graph says data-numbers="pending"); they converge to exactly what
 Python's engine computes, a box shows its current numbers as soon as it gets focus, and an export right after a
 move carries every current number."""
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from micrograd_widget.dot import graph_view
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import format_number
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.exports import svg_numbers

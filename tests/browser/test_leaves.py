@@ -12,8 +12,8 @@ import pytest
 from builders import lecture_mlp_and_loss, tanh_spelled_out
 from playwright.sync_api import expect
 
-from micrograd_widget.spec import encode_number
-from micrograd_widget.tape import Tape
+from micrograd_widget.core.spec import encode_number
+from micrograd_widget.core.tape import Tape
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.fake_model import model_log
@@ -21,8 +21,8 @@ from .mgw_browser.graphs import chain_graph, lecture_L
 
 pytestmark = pytest.mark.browser
 
-SETTLE_S = 0.15  # the view's settle delay (SETTLE_MS in js/view/leaves.js)
-MAX_LEAF_ROWS = 40  # rows the panel lists at most (js/view/leaves.js); more leaves get a filter box
+SETTLE_S = 0.15  # the view's settle delay (SETTLE_MS in js/graph/leaves.js)
+MAX_LEAF_ROWS = 40  # rows the panel lists at most (js/graph/leaves.js); more leaves get a filter box
 
 # Set a leaf's slider to each value in turn, dispatching 'input' as a drag does (no 'change': still held),
 # all in one task so no timer can fire in between; report what the view had sent by the end of that task.

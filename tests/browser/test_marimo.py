@@ -31,7 +31,7 @@ def training_cells(steps: int) -> list[Cell]:
         Cell("""
             import random
             from micrograd_widget.nn import MLP
-            from micrograd_widget.training import watch
+            from micrograd_widget.training.widget import watch
             random.seed(7)
             model = MLP(3, [4, 4, 1])
             w = watch(model, every=EVERY)

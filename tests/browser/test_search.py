@@ -14,12 +14,12 @@ import pytest
 from builders import picture_view
 from playwright.sync_api import expect
 
-from micrograd_widget import fold_tree
-from micrograd_widget.dot import graph_view
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
+from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.nn import MLP
-from micrograd_widget.tape import Tape
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.picture import fold_tree
+from micrograd_widget.picture.dot import graph_view
 
 from .mgw_browser.dom import WidgetDom, poll
 from .mgw_browser.graphs import lecture_L

@@ -14,10 +14,10 @@ import pytest
 from builders import box_outputs, lecture_mlp_loss, picture_view, sum_of_squares
 from playwright.sync_api import expect
 
-from micrograd_widget.colors import ColorScale, grad_color, grad_scale
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import format_number
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.picture.colors import ColorScale, grad_color, grad_scale
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.exports import SVG, download
@@ -379,7 +379,7 @@ def test_boxes_are_reachable_by_keyboard_and_enter_opens_the_inspector(show, gua
 
 CUBE_BAD_CELL = """\
 from micrograd_widget import Value, explore
-from micrograd_widget.ops import define_op
+from micrograd_widget.core.ops import define_op
 cube_bad = define_op("cube_bad", lambda a: a ** 3, lambda a, out: 2 * a * a)  # wrong: d(a^3)/da is 3a^2
 x = Value(1.5, label="x"); y = Value.apply(cube_bad, x); y.label = "y"
 z = y * Value(0.5, label="h"); z.label = "z"

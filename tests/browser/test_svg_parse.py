@@ -1,7 +1,7 @@
-"""js/svg.js parsePicture (Graphviz's SVG read by the HTML parser from its <svg> tag, then adopted) against the
+"""js/ui/svg.js parsePicture (Graphviz's SVG read by the HTML parser from its <svg> tag, then adopted) against the
 browser's XML parser + importNode, the reference it replaced: the same elements, namespaces, attributes (xlink:title
 included) and texts for Graphviz-WASM's pictures of the fold vectors (hostile labels among them), and no script run.
-The page imports js/svg.js from the sources (an import map finds @viz-js/viz in js/node_modules)."""
+The page imports js/ui/svg.js from the sources (an import map finds @viz-js/viz in js/node_modules)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ _SIGNATURE = """el => [el, ...el.querySelectorAll('*')].map(e => [e.namespaceURI
 
 @pytest.fixture
 def svg_page(guarded):
-    """A page that imported js/svg.js and js/graphviz.js (as window.svgjs / window.gv) from the sources."""
+    """A page that imported js/ui/svg.js and js/host/graphviz.js (as window.svgjs / window.gv) from the sources."""
     if not (JS / "node_modules" / "@viz-js" / "viz").exists():
         pytest.fail("js/node_modules is missing: run `npm --prefix js ci`")
     with StaticServer(JS) as server:

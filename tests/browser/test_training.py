@@ -13,11 +13,11 @@ import pytest
 from builders import train_step
 from playwright.sync_api import expect
 
-from micrograd_widget.colors import POSITIVE_COLOR, ColorScale, grad_color, grad_scale
-from micrograd_widget.model_picture import neuron_norms
 from micrograd_widget.nn import MLP, lecture_data
-from micrograd_widget.text import format_number
-from micrograd_widget.training import TrainingWidget, watch
+from micrograd_widget.picture.colors import POSITIVE_COLOR, ColorScale, grad_color, grad_scale
+from micrograd_widget.picture.text import format_number
+from micrograd_widget.training.model_picture import neuron_norms
+from micrograd_widget.training.widget import TrainingWidget, watch
 
 from .mgw_browser.dom import poll, shown_equals
 from .mgw_browser.fake_model import write_payload

@@ -11,10 +11,10 @@ import pytest
 from builders import log_graph
 from playwright.sync_api import expect
 
-from micrograd_widget.colors import POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
-from micrograd_widget.dot import graph_view
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import format_number
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture.colors import POSITIVE_COLOR, ZERO_COLOR, ColorScale, grad_color
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll, shown_equals
 from .mgw_browser.fake_model import open_view, widget_payload
@@ -198,7 +198,7 @@ def test_op_error_while_dragging_shows_a_message_and_the_view_recovers(show):
 
 
 def test_python_side_refresh_flows_into_the_view(show, guarded):
-    from micrograd_widget.widget import GraphWidget
+    from micrograd_widget.graph.widget import GraphWidget
 
     nodes = lecture_L()
     widget = GraphWidget(nodes["L"])

@@ -13,7 +13,7 @@ from .mgw_browser.fake_model import model_log, open_view
 
 pytestmark = pytest.mark.browser
 
-MAX_LAYOUT_BOXES = 5000  # js/view/picture.js
+MAX_LAYOUT_BOXES = 5000  # js/graph/picture.js
 
 
 def _tanh_chain(n: int) -> Value:

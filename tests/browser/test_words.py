@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from builders import lecture_mlp_loss
 
-from micrograd_widget.tape import Tape
-from micrograd_widget.widget import GraphWidget
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.graph.widget import GraphWidget
 
 from .mgw_browser.dom import poll
 from .mgw_browser.folds import drawn

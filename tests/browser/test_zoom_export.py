@@ -14,10 +14,10 @@ import xml.etree.ElementTree as ET
 import pytest
 from playwright.sync_api import expect
 
-from micrograd_widget.dot import graph_view
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.tape import Tape
-from micrograd_widget.text import format_number
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.exports import SVG, button, download, expand_box, svg_numbers

@@ -2,11 +2,11 @@
 
 Run ``.venv/bin/python tests/vectors/generate.py`` after changing the op table or the tape format and
 commit the result; tests/test_tape.py regenerates them in memory and fails if the files are stale.
-The browser replay (js/tape.js) must reproduce every case to 1e-12.
+The browser replay (js/core/tape.js) must reproduce every case to 1e-12.
 
 Each file is ``{"name", "spec", "cases": [{"leaf_values", "output", "data", "grad"}]}``. ``spec`` is
 ``Tape.spec()`` with each binary buffer written as its numbers, ``{"int32": [...]}`` or ``{"float64":
-[...]}`` (``Tape.to_json()``; the tests turn them back into the exact little-endian bytes, and js/tapes.fixture.js
+[...]}`` (``Tape.to_json()``; the tests turn them back into the exact little-endian bytes, and js/core/tapes.fixture.js
 into the DataViews a widget manager hands over). ``leaf_values`` in ``spec["leaves"]`` order, ``output``
 the node differentiated (the root or another node id), ``data``/``grad`` per node; every float in the
 file is encoded with ``tape.encode_number`` (non-finite ones as "NaN", "Infinity", "-Infinity").
@@ -21,10 +21,10 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from micrograd_widget.core.spec import encode_number
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
-from micrograd_widget.spec import encode_number
-from micrograd_widget.tape import Tape
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:

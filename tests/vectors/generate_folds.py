@@ -2,8 +2,8 @@
 
 Run ``.venv/bin/python tests/vectors/generate_folds.py`` after changing the folding rules (fold_rules.py, fold.py,
 fold_children.py, fold_tree.py, fold_fit.py) or the DOT writing (dot.py) and commit the result; tests/test_fold_tree.py
-regenerates them in memory and fails if the files are stale. js/fold.test.js holds js/fold.js to them:
-the same open set must give the same units, boxes, members, edges and DOT, byte for byte.
+regenerates them in memory and fails if the files are stale. js/picture/fold_tree.test.js holds js/picture/fold_tree.js
+to them: the same open set must give the same units, boxes, members, edges and DOT, byte for byte.
 
 Each file is ``{"name", "budget", "spec", "data", "grad", "folds", "cases", "reveal"}``: ``spec`` is the tape
 spec as generate.py writes it, ``data``/``grad`` every node's numbers (encode_number), ``folds`` the
@@ -22,9 +22,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from micrograd_widget.dot import graph_view
+from micrograd_widget.core.spec import encode_number, from_buffer
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value, scope
-from micrograd_widget.fold_tree import (
+from micrograd_widget.nn import MLP
+from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.fold_tree import (
     build_tree,
     closed_box_of,
     collapse,
@@ -33,9 +36,6 @@ from micrograd_widget.fold_tree import (
     keys_to_reveal,
     picture,
 )
-from micrograd_widget.nn import MLP
-from micrograd_widget.spec import encode_number, from_buffer
-from micrograd_widget.tape import Tape
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "folds"

@@ -2,7 +2,7 @@
 
 Run ``.venv/bin/python tests/vectors/generate_nonfinite.py`` after changing the op table's rows and commit the
 result; tests/test_ops.py regenerates it in memory (it fails if the file is stale) and holds the
-Python rows and the engine to it, js/ops.test.js the JS rows (their forward, localGrad and the replay's switch).
+Python rows and the engine to it, js/core/ops.test.js the JS rows (their forward, localGrad and the replay's switch).
 
 The file is ``{"name", "points": [[op, a, b, k, domain, out, grads], ...]}``: the inputs (``b`` null for a unary
 op, ``k`` null but for ``pow``), ``domain`` whether the Python row returns there rather than raising (the engine's
@@ -19,8 +19,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from micrograd_widget.ops import OPS, Op
-from micrograd_widget.spec import encode_number
+from micrograd_widget.core.ops import OPS, Op
+from micrograd_widget.core.spec import encode_number
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "ops" / "nonfinite.json"

@@ -13,7 +13,8 @@ _SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.in
             "+infinity": math.inf, "-infinity": -math.inf, "∞": math.inf, "+∞": math.inf, "-∞": -math.inf}
 
 # Every [data-node][data-field] of the view outside the inspector, grouped node -> field -> [texts]. A number in
-# the picture is a <text> reading "<caption> <x>" (js/svg-contract.md): its number is the text after the last space.
+# the picture is a <text> reading "<caption> <x>" (js/host/svg-contract.md): its number is the text after the last
+# space.
 _READ_NUMBERS = """root => {
   const out = {};
   for (const el of root.querySelectorAll('[data-node][data-field]')) {

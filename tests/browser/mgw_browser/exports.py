@@ -29,7 +29,7 @@ def svg_numbers(text: bytes) -> dict[str, dict[str, str]]:
     """data-node -> field -> the number shown, from an exported SVG."""
     root = ET.fromstring(text)
     out: dict[str, dict[str, str]] = {}
-    for text in root.iter(f"{SVG}text"):  # "<caption> <x>": the number after the last space (js/svg-contract.md)
+    for text in root.iter(f"{SVG}text"):  # "<caption> <x>": the number after the last space (js/host/svg-contract.md)
         if text.get("data-node") and text.get("data-field"):
             out.setdefault(text.get("data-node"), {})[text.get("data-field")] = (text.text or "").rsplit(" ", 1)[-1]
     return out

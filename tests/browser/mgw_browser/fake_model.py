@@ -1,7 +1,7 @@
 """The widget view without Jupyter: Python's ``GraphWidget(root).get_state()`` (less ``_esm``/``_css``) dumped to
 JSON and handed by pages/fake_model.html to the real loader (static/loader.js, every widget's ``_esm``) with a fake
 model that records ``save_changes``/``send`` and a fake widget manager whose ``get_model`` serves the shared assets
-model (micrograd_widget.assets) from the test server (/mgw-assets/<id>.json, see http.py). Trait names come only
+model (micrograd_widget.host.assets) from the test server (/mgw-assets/<id>.json, see http.py). Trait names come only
 from ``get_state()``, never from this file."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ _counter = itertools.count()
 def widget_payload(root_or_widget: Any, **options: Any) -> dict[str, Any]:
     """The synced state of ``GraphWidget(root, **options)`` (or of a given widget) as the page loads it:
     JSON state with binary buffers split out (base64) at their paths, as a widget manager would deliver them."""
-    from micrograd_widget.widget import GraphWidget
+    from micrograd_widget.graph.widget import GraphWidget
 
     widget = root_or_widget if isinstance(root_or_widget, GraphWidget) else GraphWidget(root_or_widget, **options)
     return _encoded({k: v for k, v in widget.get_state().items() if k not in ("_esm", "_css")})
@@ -45,11 +45,11 @@ _assets_cache: dict[str, bytes] = {}
 
 
 def assets_json(model_id: str) -> bytes | None:
-    """The synced state of the live assets model ``model_id`` (micrograd_widget.assets), as JSON with base64
+    """The synced state of the live assets model ``model_id`` (micrograd_widget.host.assets), as JSON with base64
     buffers (the page's fake widget manager serves it to the loader); None when no such model is open."""
     from ipywidgets.widgets.widget import _instances, _remove_buffers
 
-    from micrograd_widget.assets import Assets
+    from micrograd_widget.host.assets import Assets
 
     widget = _instances.get(model_id)
     if not isinstance(widget, Assets) or widget.closed:

@@ -3,7 +3,7 @@ once the layout settles, the open set the view saved, a box opened through its i
 
 from __future__ import annotations
 
-from micrograd_widget.tape import Tape
+from micrograd_widget.core.tape import Tape
 
 from .dom import WidgetDom, poll
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from builders import lecture_L  # noqa: F401  (the browser tests import the shared builder from here)
 
-from micrograd_widget.demo import lecture_neuron  # the tests import it from here too
 from micrograd_widget.engine import Value
+from micrograd_widget.host.demo import lecture_neuron  # the tests import it from here too
 from micrograd_widget.nn import MLP
 
 REPO = Path(__file__).resolve().parents[3]

@@ -34,7 +34,7 @@ class _Handler(SimpleHTTPRequestHandler):
         return super().translate_path(path)
 
     def do_GET(self) -> None:
-        # /mgw-assets/<model id>.json: the state of a live micrograd_widget.assets.Assets model of this process,
+        # /mgw-assets/<model id>.json: the state of a live micrograd_widget.host.assets.Assets model of this process,
         # which the fake widget manager of pages/fake_model.html hands to the loader (404 once it is closed).
         clean = self.path.split("?", 1)[0]
         if clean.startswith(ASSETS_PREFIX):

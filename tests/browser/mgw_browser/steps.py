@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from micrograd_widget.tape import Tape
+from micrograd_widget.core.tape import Tape
 
 NOT_REACHED = "\u00b7"
 
@@ -16,7 +16,7 @@ _READ_GRADS = """root => {
   const out = {};
   for (const el of root.querySelectorAll('[data-node][data-field="grad"]')) {
     if (el.closest('[data-role="inspector"]')) continue;
-    const text = el.textContent;  // "grad <x>": the number after the last space (js/svg-contract.md)
+    const text = el.textContent;  // "grad <x>": the number after the last space (js/host/svg-contract.md)
     out[el.getAttribute('data-node')] = {text: text.slice(text.lastIndexOf(' ') + 1),
                                          reached: el.getAttribute('data-reached')};
   }

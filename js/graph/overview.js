@@ -1,0 +1,149 @@
+// @ts-check
+// The overview of a picture that does not fit its box (issue 19): a small map in the box's bottom-left corner, the
+// picture's boxes as grey rectangles (the output in the accent colour, opened boxes as dashed frames) and the part in
+// sight outlined. Click or drag on it to go there; with the focus on it, the arrow keys pan. It is drawn once per
+// picture (the boxes' places never change after layout) and its outline moves only when the box scrolls or zooms:
+// a slider frame touches nothing of it (benchmarks/bench_zoom.py measures that).
+
+import { h } from "../ui/dom.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const MAP_PX = { width: 180, height: 120 }; // the map's largest size; it keeps the picture's proportions
+const MIN_SIDE_PX = 24; // a very long picture's map is at least this wide or tall
+const KEY_STEP = 0.25; // an arrow key pans by this fraction of the part in sight
+
+/** The map's size for a picture `width` x `height` px: within MAP_PX, proportional, no side below MIN_SIDE_PX. */
+export function mapSize(width, height) {
+  if (!(width > 0) || !(height > 0)) return { width: 0, height: 0 };
+  const k = Math.min(MAP_PX.width / width, MAP_PX.height / height);
+  return { width: Math.max(MIN_SIDE_PX, width * k), height: Math.max(MIN_SIDE_PX, height * k) };
+}
+
+/** The scroll offset that centres the part in sight (`view` px long) on the map point `at` of a map `map` px long
+ * showing `content` px, within [0, content - view]. */
+export function scrollForMapPoint(at, map, content, view) {
+  const s = (at / map) * content - view / 2;
+  return Math.max(0, Math.min(s, content - view));
+}
+
+function svgEl(tag, attrs) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+}
+
+/** The overview map of scroll box `box` (the graph box); `el` goes beside it in a positioned frame. */
+export class Overview {
+  constructor(box) {
+    this.box = box;
+    this.picture = null; // the <svg> the map was drawn for
+    this.due = 0; // the animation frame of a pending update
+    this.drag = null;
+    this.map = svgEl("svg", { class: "mgw-overview-map", "aria-hidden": "true" });
+    this.boxes = svgEl("g", {});
+    this.sight = svgEl("rect", { class: "mgw-overview-sight" });
+    this.map.append(this.boxes, this.sight);
+    this.el = h("div", { className: "mgw-overview", "data-role": "overview", tabindex: "0", role: "group",
+      "aria-label": "Overview of the picture: the outlined part is in sight; click or drag to go elsewhere, arrow keys pan",
+      title: "Overview: click or drag to go there", hidden: true });
+    this.el.append(this.map);
+    this.listeners = [
+      [box, "scroll", () => this.update(), { passive: true }],
+      [this.el, "pointerdown", (e) => this.onPointerDown(e)],
+      [this.el, "pointermove", (e) => this.onPointerMove(e)],
+      [this.el, "pointerup", (e) => this.onPointerUp(e)],
+      [this.el, "pointercancel", (e) => this.onPointerUp(e)],
+      [this.el, "keydown", (e) => this.onKey(e)],
+    ];
+    for (const [target, type, fn, options] of this.listeners) target.addEventListener(type, fn, options);
+  }
+
+  /** Update the map at the next animation frame (a scroll, a zoom, a new picture): once per frame however many asked. */
+  update() {
+    if (this.due) return;
+    this.due = requestAnimationFrame(() => {
+      this.due = 0;
+      this.draw();
+    });
+  }
+
+  /** Show the map when the picture does not fit, with its boxes (drawn again for a new picture) and the part in sight. */
+  draw() {
+    const box = this.box;
+    const svg = box.querySelector("svg");
+    const fits = !svg || (box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1);
+    this.el.hidden = fits;
+    if (fits) return;
+    const pic = svg.getBoundingClientRect();
+    if (svg !== this.picture) this.drawBoxes(svg, pic);
+    const { width, height } = this.size;
+    const kx = width / pic.width, ky = height / pic.height;
+    const v = box.getBoundingClientRect();
+    const left = v.left + box.clientLeft, top = v.top + box.clientTop;
+    const x = Math.max(0, (left - pic.left) * kx), y = Math.max(0, (top - pic.top) * ky);
+    this.sight.setAttribute("x", x.toFixed(1));
+    this.sight.setAttribute("y", y.toFixed(1));
+    this.sight.setAttribute("width", Math.min(width - x, box.clientWidth * kx).toFixed(1));
+    this.sight.setAttribute("height", Math.min(height - y, box.clientHeight * ky).toFixed(1));
+    // In the box's bottom-left corner, above its horizontal scrollbar.
+    this.el.style.left = `${box.offsetLeft + box.clientLeft + 8}px`;
+    this.el.style.top = `${box.offsetTop + box.clientTop + box.clientHeight - height - 8}px`;
+  }
+
+  /** The picture's boxes as rectangles on the map, in the map's own px (the picture shrunk to the map's size). */
+  drawBoxes(svg, pic) {
+    this.picture = svg;
+    const size = (this.size = mapSize(pic.width, pic.height));
+    this.map.setAttribute("width", size.width.toFixed(1));
+    this.map.setAttribute("height", size.height.toFixed(1));
+    const kx = size.width / pic.width, ky = size.height / pic.height;
+    const shapes = [];
+    for (const g of svg.querySelectorAll("g.cluster, g.node")) {
+      const r = g.getBoundingClientRect();
+      if (!r.width) continue;
+      const cls = g.classList.contains("cluster") ? "mgw-overview-cluster"
+        : g.classList.contains("mgw-output-node") ? "mgw-overview-output" : g.classList.contains("mgw-fold") ? "mgw-overview-fold" : "";
+      shapes.push(svgEl("rect", { x: ((r.left - pic.left) * kx).toFixed(1), y: ((r.top - pic.top) * ky).toFixed(1),
+        width: Math.max(0.8, r.width * kx).toFixed(1), height: Math.max(0.8, r.height * ky).toFixed(1), class: cls }));
+    }
+    this.boxes.replaceChildren(...shapes);
+  }
+
+  /** Scroll the box so the part in sight is centred on the client point (x, y) of the map. */
+  goTo(x, y) {
+    const r = this.map.getBoundingClientRect();
+    const box = this.box;
+    box.scrollLeft = scrollForMapPoint(x - r.left, r.width, box.scrollWidth, box.clientWidth);
+    box.scrollTop = scrollForMapPoint(y - r.top, r.height, box.scrollHeight, box.clientHeight);
+  }
+
+  onPointerDown(event) {
+    if (event.button !== 0) return;
+    this.drag = event.pointerId;
+    if (this.el.setPointerCapture) this.el.setPointerCapture(event.pointerId);
+    this.goTo(event.clientX, event.clientY);
+    event.preventDefault();
+  }
+
+  onPointerMove(event) {
+    if (this.drag === event.pointerId) this.goTo(event.clientX, event.clientY);
+  }
+
+  onPointerUp(event) {
+    if (this.drag === event.pointerId) this.drag = null;
+  }
+
+  onKey(event) {
+    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[event.key];
+    if (!step || event.ctrlKey || event.metaKey || event.altKey) return;
+    this.box.scrollLeft += step[0] * KEY_STEP * this.box.clientWidth;
+    this.box.scrollTop += step[1] * KEY_STEP * this.box.clientHeight;
+    event.preventDefault();
+  }
+
+  destroy() {
+    cancelAnimationFrame(this.due);
+    for (const [target, type, fn, options] of this.listeners) target.removeEventListener(type, fn, options);
+    this.picture = null;
+  }
+}

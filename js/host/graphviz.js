@@ -1,0 +1,76 @@
+// DOT -> SVG in the browser with Graphviz compiled to WebAssembly (@viz-js/viz): the widget's one
+// layout path. It runs in the page's layout worker when one can start (js/host/layout-worker.js), else here; the
+// WASM module is instantiated once per thread and shared by every view.
+
+import { instance } from "@viz-js/viz";
+import { inLayoutWorker, ranOnMain, serveLayouts, workerLayout } from "./layout-worker.js";
+import { LOST_EDGE, NSLIMIT } from "../core/shared.js";
+
+let viz = null;
+
+/** The shared Graphviz instance (the first call compiles the WASM module; later calls are free). */
+export function graphviz() {
+  if (viz === null) {
+    viz = instance().catch((err) => {
+      viz = null;
+      throw err;
+    });
+  }
+  return viz;
+}
+
+// Network simplex (dot's x-coordinate pass) gets at most NSLIMIT (display.py's) iterations per node (a -G default; a
+// DOT's own nslimit wins). Every picture measured lays out byte-identically with it (the lecture's graphs folded, opened and
+// in full, the moons loss folded and with its largest box open); the moons loss after Expand all that fits
+// (5 dense clusters, 888 edges) took ~11 s without it and ~1.4 s with it (node, @viz-js/viz).
+
+// dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank; a
+// flat edge touching a record is then dropped ("lost fold3 fold1 edge", the moons loss after Expand all that fits:
+// reported as an error, yet the status is "success" with the edge missing). One global ranking (newrank) has no
+// such edge but lays out large opened pictures 1.5-4x slower: the retry for that error (LOST_EDGE), as the kernel's
+// render_svg.
+
+/**
+ * Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure (a
+ * RangeError when its recursion overflowed the stack). In the layout worker when there is one; `low`: a
+ * prefetch (worker only: null when there is no worker), laid out after what a view waits for.
+ * @param {string} dot
+ * @param {{low?: boolean, signal?: {cancelled?: boolean} | null}} [options]
+ * @returns {Promise<string | null>}
+ */
+export async function layoutSVG(dot, { low = false, signal = null } = {}) {
+  const inWorker = workerLayout(dot, { low, signal });
+  if (inWorker !== null) {
+    try {
+      return await inWorker;
+    } catch (err) {
+      // WorkerGone: the worker could not start or died (this thread from now on). RangeError: a worker's stack is
+      // ~3x smaller than the page's (Chromium: a plain chain of ~7,700 nodes overflows there, ~22,500 here), so a
+      // picture too deep for the worker is laid out here, as before the worker.
+      if (err.name !== "WorkerGone" && err.name !== "RangeError") throw err;
+    }
+  }
+  if (low) return null;
+  ranOnMain();
+  return layoutHere(dot);
+}
+
+/**
+ * Lay out `dot` on this thread (the main thread's fallback, and the worker's own work).
+ * @param {string} dot
+ * @returns {Promise<string>}
+ */
+export async function layoutHere(dot) {
+  const g = await graphviz();
+  let result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT } });
+  if (result.errors.some((e) => LOST_EDGE.test(e.message))) {
+    result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT, newrank: true } });
+  }
+  if (result.status !== "success") {
+    const messages = result.errors.map((e) => e.message.trim()).filter(Boolean).join("; ");
+    throw new Error(`Graphviz could not lay out the graph: ${messages || "unknown error"}`);
+  }
+  return result.output;
+}
+
+if (inLayoutWorker()) serveLayouts(layoutHere);

@@ -1,0 +1,158 @@
+// js/picture/fold_tree.js against the vectors Python writes (tests/vectors/folds/*.json, generate_folds.py): the same tape,
+// hierarchy and open set give the same units, boxes, members, edges and DOT, byte for byte; the actions
+// (expand, collapse, expand all that fits) reach the same open sets; and a folds spec of another version is refused.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+import { compileTape, decodeNumber } from "../core/spec.js";
+import { backwardSteps, gradsAfter } from "../core/stepper.js";
+import {
+  closedBoxOf, collapse, compileFolds, dotFor, expand, expandAllThatFits, keysToReveal, pictureFor, unitsFor,
+} from "./fold_tree.js";
+
+const FOLDS = fileURLToPath(new URL("../../tests/vectors/folds/", import.meta.url));
+
+function specFromJson(json) {
+  const spec = {};
+  for (const [key, value] of Object.entries(json)) {
+    if (value && typeof value === "object" && !Array.isArray(value) && ("int32" in value || "float64" in value)) {
+      spec[key] = "int32" in value ? Int32Array.from(value.int32) : Float64Array.from(value.float64.map(decodeNumber));
+    } else spec[key] = value;
+  }
+  return spec;
+}
+
+function load(name) {
+  const v = JSON.parse(readFileSync(join(FOLDS, name), "utf-8"));
+  const tape = compileTape(specFromJson(v.spec));
+  const tree = compileFolds({ ...v.folds, group_of: Int32Array.from(v.folds.group_of) }, tape);
+  const data = Float64Array.from(v.data.map(decodeNumber));
+  const grad = Float64Array.from(v.grad.map(decodeNumber));
+  return { v, tape, tree, data, grad };
+}
+
+const files = readdirSync(FOLDS).filter((f) => f.endsWith(".json")).sort();
+
+test("there are fold vectors to check", () => {
+  assert.ok(files.length >= 6, `expected the fold vectors in ${FOLDS}; run .venv/bin/python tests/vectors/generate_folds.py`);
+});
+
+for (const file of files) {
+  test(`fold vectors: ${file}`, () => {
+    const { v, tape, tree, data, grad } = load(file);
+    for (const [k, c] of v.cases.entries()) {
+      const what = `${file} case ${k} (${c.action} ${c.key ?? ""})`;
+      const budget = c.budget ?? v.budget;
+      if (c.action === "expand") assert.deepEqual(expand(tree, c.from, c.key, budget), c.open, `${what}: open set`);
+      if (c.action === "collapse") assert.deepEqual(collapse(tree, c.from, c.key), c.open, `${what}: open set`);
+      if (c.action === "expand_all") assert.deepEqual(expandAllThatFits(tree, c.from, budget), c.open, `${what}: open set`);
+      const pic = pictureFor(tape, tree, c.open);
+      assert.equal(unitsFor(tree, c.open), c.units, `${what}: units`);
+      assert.equal(pic.shown.length + pic.boxes.length, c.units, `${what}: units drawn`);
+      assert.deepEqual(pic.shown, c.shown, `${what}: nodes drawn`);
+      assert.deepEqual(pic.boxes.map((b) => ({ id: b.id, key: b.key, kind: b.kind, title: b.title, members: b.members })), c.boxes, `${what}: boxes`);
+      assert.deepEqual(pic.clusters.map((x) => x.key), c.clusters, `${what}: clusters`);
+      assert.equal(pic.message, c.message, `${what}: message`);
+      c.dot.forEach((expected, j) => {
+        const dot = dotFor(tape, tree, c.open, { ...v.options[j], data, grad, picture: pic });
+        if (dot !== expected) {
+          const a = dot.split("\n");
+          const b = expected.split("\n");
+          const line = a.findIndex((s, i) => s !== b[i]);
+          assert.fail(`${what}: DOT under ${JSON.stringify(v.options[j])} differs at line ${line + 1}:\n  js: ${a[line]}\n  py: ${b[line]}`);
+        }
+      });
+    }
+    for (const r of v.reveal) {
+      assert.deepEqual(keysToReveal(tree, r.node), r.keys, `${file}: keys to reveal node ${r.node}`);
+      assert.equal(closedBoxOf(tree, [], r.node), r.closed_box, `${file}: closed box of node ${r.node}`);
+    }
+  });
+}
+
+test("opening the keys to reveal a node draws it; collapsing its outermost box hides it again", () => {
+  const { tape, tree } = load("moons.json");
+  for (const node of [0, 17, Math.floor(tape.n / 2), tape.n - 3]) {
+    const keys = keysToReveal(tree, node);
+    assert.equal(closedBoxOf(tree, keys, node), null);
+    assert.ok(pictureFor(tape, tree, keys).shown.includes(node));
+    if (keys.length) {
+      assert.equal(closedBoxOf(tree, [], node), keys[0]);
+      assert.deepEqual(collapse(tree, keys, keys[0]), []);
+    }
+  }
+});
+
+test("expand never moves a box it does not open, and never draws more than the budget", () => {
+  const { tape, tree } = load("moons.json");
+  const before = pictureFor(tape, tree, []);
+  const key = before.boxes[0].key;
+  const open = expand(tree, [], key, 200);
+  const after = pictureFor(tape, tree, open);
+  assert.ok(unitsFor(tree, open) <= 200);
+  const keysAfter = new Set(after.boxes.map((b) => b.key));
+  for (const b of before.boxes) if (b.key !== key) assert.ok(keysAfter.has(b.key), `${b.key} stays a box`);
+  assert.deepEqual(expand(tree, [], key, before.boxes.length + before.shown.length), [], "no room: nothing opens");
+});
+
+test("a folds spec of another version is refused, naming its version", () => {
+  assert.throws(() => compileFolds({ version: 9 }, { n: 1 }), /version 9/);
+});
+
+test("while stepping, the DOT writes a grad not reached yet as the picture shows it: \u00b7, white, dashed; boxes too", () => {
+  const { v, tape, tree, data } = load("lecture_mlp.json");
+  const open = ["distance:312", "layers.0.neurons.0"];
+  const pic = pictureFor(tape, tree, open);
+  const isLine = (s, i) => s.trimStart().startsWith(`n${i} [`); // a node inside an opened box is indented more
+  const lineOf = (dot, i) => dot.split("\n").find((s) => isLine(s, i));
+  for (const output of [tape.root, v.options[1].output]) {
+    const steps = backwardSteps(tape, data, output);
+    for (const k of [0, 1, Math.floor(steps.count / 2), steps.count]) {
+      const grad = gradsAfter(steps, k);
+      const options = { ...v.options[0], output, data, grad, picture: pic };
+      const plain = dotFor(tape, tree, open, options); // the same partial grads, written as numbers
+      const stepped = dotFor(tape, tree, open, { ...options, reachedAt: steps.reachedAt, step: k });
+      const unreached = pic.shown.filter((i) => steps.reachedAt[i] > k);
+      if (k === 0) assert.ok(unreached.length > 1, "at step 0 only the output is reached");
+      for (const i of unreached) {
+        const line = lineOf(stepped, i);
+        assert.match(line, /\| grad \u00b7(\\l)?"/, `n${i} at step ${k}: its grad shows the picture's mark`);
+        assert.doesNotMatch(line, /grad = /, `n${i}: no grad number in its tooltip`);
+        assert.match(line, /grad not reached yet/);
+        assert.match(line, /class="mgw-value( mgw-leaf)? mgw-unreached"/);
+        assert.match(line, /style="filled,dashed"/);
+        assert.match(line, /fillcolor="#ffffff"/, "white, as the picture paints it");
+      }
+      // A closed box: its one output not reached yet shows "grad \u00b7"; a box of several outputs whose members
+      // (the differentiated output left out) are none reached yet shows "max |grad| \u00b7". Such a box is white and
+      // class mgw-unreached; any other box is written as without the stepper (its unreached members' partial grads
+      // are 0: they change no largest |grad|).
+      const away = pic.boxes.filter((b) => (b.output !== null ? steps.reachedAt[b.output] > k
+        : b.members.every((i) => i === output || steps.reachedAt[i] > k)));
+      if (k === 0) assert.ok(away.length > 1, "at step 0 the boxes are not reached");
+      if (k === steps.count) assert.deepEqual(away.filter((b) => b.members.some((i) => steps.reachedAt[i] < 0x7fffffff)), []);
+      const boxLine = (dot, b) => dot.split("\n").find((s) => s.trimStart().startsWith(`${b.id} [`));
+      for (const b of away) {
+        const line = boxLine(stepped, b);
+        const field = b.output !== null ? "grad" : "max \\|grad\\|"; // as the record label escapes it
+        assert.ok(line.includes(`| ${field} \u00b7\\l"`) || line.includes(`| ${field} \u00b7"`), `${b.id} at step ${k}: ${line}`);
+        assert.match(line, /class="mgw-fold mgw-unreached"/);
+        assert.match(line, /fillcolor="#ffffff"/, "white, as the picture paints it");
+        const bare = (text) => text.replace(/ (\u00b7|-?0\.0000)(\\l)?"/, ' #$2"').replace(" mgw-unreached", "")
+          .replace(/fillcolor="[^"]*"/, "");
+        assert.equal(bare(line), bare(boxLine(plain, b)),
+          "only the number, class and fill differ");
+      }
+      const isAway = (s) => away.some((b) => s.trimStart().startsWith(`${b.id} [`));
+      const others = (dot) => dot.split("\n").filter((s) => !unreached.some((i) => isLine(s, i)) && !isAway(s));
+      assert.deepEqual(others(stepped), others(plain), `step ${k}: reached grads, boxes, edges, legend unchanged`);
+    }
+  }
+  const grad = gradsAfter(backwardSteps(tape, data), 0);
+  assert.equal(dotFor(tape, tree, open, { data, grad, reachedAt: null }), dotFor(tape, tree, open, { data, grad }),
+    "no stepper: the DOT Python writes");
+});

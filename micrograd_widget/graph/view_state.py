@@ -1,0 +1,101 @@
+"""The widget's traits as its view reads them, and the checks of what a view may send back.
+
+``fold_spec(tree)`` is the ``folds`` trait (the fold hierarchy, fold_tree.py, from which the browser writes every
+live picture); its user strings go through spec.json_safe. A graph view may write only ``FROM_VIEW``: leaf values,
+the output, the opened boxes and the drawing options; ``check_from_view`` checks one such value (options
+normalised) or raises a TypeError/ValueError saying what was wrong, the offending value shortened. A training view
+may write only ``TRAINING_FROM_VIEW``, its view options. ``refuse_foreign`` is the one guard of both widgets:
+what else a front end sends is refused, logged, and the kernel's values pushed back. widget.py and training.py
+own the traits.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection, Mapping
+from itertools import chain
+from typing import Any
+
+from micrograd_widget.core.spec import json_safe
+from micrograd_widget.core.tape import Tape
+from micrograd_widget.host.options import DRAWING_OPTIONS, check_option
+from micrograd_widget.picture import fold_tree
+from micrograd_widget.picture.text import short
+
+__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",
+           "fold_spec"]
+
+# What a front end may write; every other trait is the kernel's.
+FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
+TRAINING_FROM_VIEW = frozenset({"log_scale"})   # the training view's: only the options its toolbar changes
+
+
+def refuse_shape(widget: Any, sync_data: object) -> str:
+    """The refusal of an update that is no mapping of trait names to values ('' when it is one), logged as a warning
+    of the widget's module: a hostile or broken front end's ``[1, 2]`` or ``None`` must not raise in the comm."""
+    if isinstance(sync_data, Mapping):
+        return ""
+    message = (f"an update from the view must map trait names to values, got {type(sync_data).__name__}: "
+               f"{short(sync_data)}")
+    logging.getLogger(type(widget).__module__).warning("%s: refused an update from the view: %s",
+                                                       type(widget).__name__, message)
+    return message
+
+
+def refuse_foreign(widget: Any, sync_data: Mapping[str, Any], allowed: Collection[str]) -> tuple[str, list[str]]:
+    """The refusal of what a front end sent ``widget`` but may not write (the names not in ``allowed``), logged as
+    a warning of the widget's module: its message ('' when everything sent is allowed) and the widget's traits among
+    those names, whose kernel values the caller pushes back (``send_state``) with whatever else it puts back."""
+    foreign = sorted(str(name) for name in sync_data if name not in allowed)
+    if not foreign:
+        return "", []
+    message = f"the view may not change {short(foreign)}: they are the kernel's"
+    logging.getLogger(type(widget).__module__).warning("%s: refused an update from the view: %s",
+                                                       type(widget).__name__, message)
+    return message, [name for name in foreign if name in widget.keys]
+
+
+def check_from_view(tape: Tape, name: str, value: Any, tree: Callable[[], fold_tree.FoldTree],
+                    node_budget: int | None) -> Any:
+    """A value a front end sent for trait ``name`` (one of FROM_VIEW), checked (options normalised), or a
+    TypeError/ValueError. ``tree()`` gives the fold hierarchy in force (for ``opened``). A front end may not ask
+    for every node to be drawn (``node_budget=None``); only Python may."""
+    if name == "leaf_values":
+        if not isinstance(value, list) or len(value) != len(tape.leaves):
+            raise TypeError(f"leaf_values must be a list of {len(tape.leaves)} numbers (one per leaf), got "
+                            f"{type(value).__name__} {short(value)}")
+        return value
+    if name == "output":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {short(value)}")
+        return value
+    if name == "opened":
+        if not isinstance(value, list):
+            raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: {short(value)}")
+        return fold_tree.check_open(tape, tree(), value, node_budget)
+    return option_from_view(name, value)
+
+
+def option_from_view(name: str, value: Any) -> Any:
+    """A view option (options.py's ``check_option``) a front end sent, normalised, or a TypeError/ValueError
+    saying what is allowed; a value that is no option's type is refused before its repr could be long."""
+    if name == "node_budget" and value is None:
+        raise ValueError("node_budget from the view must be a whole number; drawing every node (None) can "
+                         "only be asked for from Python")
+    if not isinstance(value, (bool, int, float, str)) or (isinstance(value, str) and len(value) > 16):
+        raise TypeError(f"{name} from the view must be a number, true/false or a short text, got "
+                        f"{type(value).__name__}: {short(value)}")
+    return check_option(name, value)
+
+
+def fold_spec(tree: fold_tree.FoldTree | None) -> dict[str, Any]:
+    """The ``folds`` trait: ``tree.spec()`` with its user strings JSON-safe."""
+    if tree is None:
+        return {}
+    spec = tree.spec()
+    try:    # every string safe already (the rule, a learner's labels aside): checked in one pass, rows kept
+        "".join(chain.from_iterable((key, title, note) for key, _, title, note, _, _ in spec["groups"])).encode()
+    except UnicodeEncodeError:
+        spec["groups"] = [[json_safe(key), kind, json_safe(title), json_safe(note), parent, total]
+                          for key, kind, title, note, parent, total in spec["groups"]]
+    return spec

@@ -1,0 +1,1 @@
+"""The training view: watch(), its log, its pictures."""
