@@ -78,9 +78,11 @@ def test_the_saved_state_is_small_and_binary(measured: tuple[GraphWidget, int]) 
     text, buffers = saved_state_bytes(widget)
     # int32 op rows, CSR starts and inputs (2 per op node), leaves; float64 k and leaf values; int32 string
     # table indexes (symbol, label, scope: the distinct strings are JSON); the fold hierarchy's innermost group per
-    # node (int32, the `folds` trait). No picture: the view writes it from these (js/picture/fold_tree.js).
+    # node (int32, the `folds` trait); the parameters' positions in the leaf list (int32, the `leaf_roles` trait:
+    # every leaf here is labelled, so every one is a parameter). No picture: the view writes it from these
+    # (js/picture/fold_tree.js).
     expected_buffers = (4 * n + 4 * (n + 1) + 4 * 2 * (2 * LEAVES) + 4 * (LEAVES + 1) + 8 * n + 8 * (LEAVES + 1)
-                        + 3 * 4 * n + 4 * n)
+                        + 3 * 4 * n + 4 * n + 4 * LEAVES)
     assert buffers == expected_buffers, "the spec's and the fold tree's arrays are the binary buffers"
     assert (text + buffers) / n <= MAX_STATE_BYTES_PER_NODE, f"saved state {(text + buffers) / n:.0f} B per node"
     assert text < 25 * n, "labels, scopes, symbols as JSON: a few bytes per node"
