@@ -28,7 +28,7 @@ from traitlets.config import Configurable
 
 from . import options as _options
 from .cell_outputs import CellOutputs
-from .display import value_mimebundle
+from .display import value_mimebundle, with_html
 from .options import DRAWING_OPTIONS, OPTIONS
 from .widget import explore
 
@@ -191,4 +191,4 @@ def _mimebundle(value: Any, config: MicrogradWidget, outputs: CellOutputs) -> An
         bundle = widget._repr_mimebundle_()
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         return {**data, "text/plain": repr(value)}, metadata
-    return value_mimebundle(value, **options)
+    return with_html(value_mimebundle(value, **options), f"the graph of {value!r}")

@@ -45,7 +45,7 @@ import traitlets
 from . import assets as _assets
 from . import dot as _dot
 from . import fold_tree, view_state, writes
-from .display import view_mimebundle
+from .display import view_mimebundle, with_html
 from .engine import Value
 from .files import writable_path
 from .front_ends import LastChanges, answer_update
@@ -422,14 +422,16 @@ class GraphWidget(_assets.AssetsWidget):
         return self._drawn[1] if self._drawn is not None and self._drawn[0] == key else self._plan()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget view plus display.py's static picture (SVG, or its HTML table when Graphviz's ``dot``
-        is missing), for viewers without a widget manager (nbconvert, GitHub, nbviewer): drawn from this
+        """The widget view plus display.py's static picture (its SVG and ``with_html``'s HTML of it, which a
+        notebook shows, readable with the output in sight; or its table when Graphviz's ``dot`` is missing), for
+        viewers where the widget cannot run (no widget manager, nbconvert, GitHub, nbviewer): drawn from this
         widget's own tape as it is now, its grads those of the output chosen in the widget (``output``)."""
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        return {**view_mimebundle(self._drawing(), self._plan), **data}, metadata
+        static = view_mimebundle(self._drawing(), self._plan)
+        return {**with_html(static, "the graph, as the widget draws it"), **data}, metadata
 
 
 def explore(root: Value, **options: Any) -> GraphWidget:
