@@ -31,7 +31,8 @@ from micrograd_widget.picture.fold_tree import FoldTree
 from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
-           "html_table", "save_svg", "write_svg", "INSTALL_HINT", "MAX_SVG_BYTES", "DOT_TIME_LIMIT"]
+           "html_table", "save_svg", "write_svg", "in_sight_styles", "with_html", "INSTALL_HINT", "MAX_SVG_BYTES",
+           "READABLE_ZOOM", "DOT_TIME_LIMIT"]
 
 INSTALL_HINT = (
     "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "
@@ -40,6 +41,8 @@ INSTALL_HINT = (
 )
 # Jupyter drops outputs that exceed its IOPub data rate (1 MB/s over 3 s by default): stay below it.
 MAX_SVG_BYTES = 2_500_000
+# Readable: the default font at this zoom or more (issue 19); a static picture is never fitted below it.
+READABLE_ZOOM = 0.6
 
 
 # Network simplex gets at most this many iterations per node, as in the browser (js/host/graphviz.js, from
@@ -127,12 +130,82 @@ def value_html(value: Value, **options: Any) -> str:
 
 
 def svg_html(svg: str, alt: str = "the graph of a Value") -> str:
-    """An SVG document as HTML: an ``<img>`` of it (a base64 data URL) in a scrolling block. Not the SVG inline:
+    """An SVG document as HTML: an ``<img>`` of it (a base64 data URL) in a scrolling block, fitted to the column
+    while the fit stays readable (``READABLE_ZOOM`` or more, never above 100%), else shown at that zoom and scrolled
+    so the output's box is in sight on first render, with no script (``in_sight_styles``). Not the SVG inline:
     JupyterLab sanitizes the HTML of an untrusted notebook (one saved elsewhere, then opened) and drops inline
     SVG, leaving its texts as a jumble; an image survives the sanitizer (and GitHub/nbviewer's) unchanged."""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return (f'<div class="mgw-static" style="overflow:auto"><img alt="{escape(alt, "html")}" '
-            f'src="data:image/svg+xml;base64,{data}"></div>')
+    scroller, frame, image, mark = in_sight_styles(svg)
+    size = _SVG_SIZE.search(svg)
+    # Its size as attributes too: the frame has its height before the image is decoded, so the first layout (where
+    # the scroller takes its initial position) is the final one.
+    dims = "" if size is None else " ".join(f'{side}="{float(size[k]) * PX_PER_PT:.0f}"'
+                                            for k, side in ((1, "width"), (2, "height"))) + " "
+    marker = f'<span style="{mark}"></span>' if mark else ""
+    return (f'<div class="mgw-static" style="{scroller}"><div style="{frame}"><img alt="{escape(alt, "html")}" '
+            f'{dims}style="{image}" src="data:image/svg+xml;base64,{data}">{marker}</div></div>')
+
+
+def in_sight_styles(svg: str) -> tuple[str, str, str, str]:
+    """The inline styles (scroller, frame, image, output mark) that keep a picture readable with its output in
+    sight in any column, CSS only (a notebook's outputs may run no script; JupyterLab's sanitizer keeps these
+    properties). The frame is 100% of the column between ``READABLE_ZOOM`` and 100% of the picture's own width, so
+    it is fitted when that is readable and scrolls otherwise; the scroller is at most 80% of the window high. It
+    starts at the ends nearer the output (``direction: rtl`` starts at the right: a rankdir LR picture's root;
+    ``column-reverse`` at the bottom: TB's), and a mark over the output's box is its ``scroll-initial-target``
+    (browsers that have it, Chromium 133+, scroll to it wherever it is). No mark when the SVG names no output box
+    (a fold box holds the root); no sizes when the SVG has none in pt."""
+    size = _SVG_SIZE.search(svg)
+    if size is None:
+        return "overflow:auto", "", "", ""
+    width, _, view_w, view_h = (float(x) for x in size.groups())
+    px = width * PX_PER_PT
+    box = _output_box(svg, view_w, view_h)
+    right = box is None or box[0] + box[2] / 2 > 0.5        # the output in the right half (or unknown: LR's root)
+    low = box is not None and box[1] + box[3] / 2 > 0.5
+    scroller = (f"overflow:auto;max-height:80vh;direction:{'rtl' if right else 'ltr'}"
+                + (";display:flex;flex-direction:column-reverse" if low else ""))
+    frame = (f"position:relative;direction:ltr;flex:none;width:100%;min-width:{px * READABLE_ZOOM:.0f}px;"
+             f"max-width:{px:.0f}px;margin-right:auto")    # a picture narrower than the column stays at the left
+    image = "display:block;width:100%;height:auto;max-width:none"
+    mark = "" if box is None else (
+        "position:absolute;scroll-initial-target:nearest;pointer-events:none;"
+        f"left:{box[0]:.4%};top:{box[1]:.4%};width:{box[2]:.4%};height:{box[3]:.4%}")
+    return scroller, frame, image, mark
+
+
+PX_PER_PT = 96 / 72     # Graphviz sizes its SVG in pt; a browser draws an <img> of it at 96 px per inch
+_SVG_SIZE = re.compile(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"\s+viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
+_TRANSLATE = re.compile(r'<g id="graph0" class="graph" transform="[^"]*translate\(([-\d.]+) ([-\d.]+)\)"')
+# The differentiated output's value box (js/host/svg-contract.md: class mgw-output-node), up to its first polygon.
+_OUTPUT = re.compile(r'<g id="n\d+" class="[^"]*mgw&#45;output&#45;node[^"]*">.*?points="([^"]+)"', re.DOTALL)
+
+
+def _output_box(svg: str, view_w: float, view_h: float) -> tuple[float, float, float, float] | None:
+    """The output's box in ``svg`` as (left, top, width, height), fractions of the picture's viewBox; None when the
+    SVG has no output box (a fold box holds the root) or no graph transform."""
+    found, shift = _OUTPUT.search(svg), _TRANSLATE.search(svg)
+    if found is None or shift is None or view_w <= 0 or view_h <= 0:
+        return None
+    tx, ty = float(shift.group(1)), float(shift.group(2))
+    xs, ys = zip(*((float(x) + tx, float(y) + ty) for x, y in
+                   (p.split(",") for p in found.group(1).split())), strict=True)
+    return min(xs) / view_w, min(ys) / view_h, (max(xs) - min(xs)) / view_w, (max(ys) - min(ys)) / view_h
+
+
+def with_html(bundle: dict[str, str], alt: str = "the graph of a Value") -> dict[str, str]:
+    """``bundle`` with its SVG also as ``svg_html`` (``text/html``), what a notebook shows of it (Jupyter front ends
+    prefer HTML to an SVG, which they draw at its full size, the output off the column's right edge); the bare
+    SVG stays for tools that read it, while both together stay within ``MAX_SVG_BYTES``."""
+    svg = bundle.get("image/svg+xml")
+    if svg is None:
+        return bundle
+    html = svg_html(svg, alt)
+    rest = {k: v for k, v in bundle.items() if k != "image/svg+xml"}
+    if len(svg.encode("utf-8")) + len(html) <= MAX_SVG_BYTES:
+        rest["image/svg+xml"] = svg
+    return {**rest, "text/html": html}
 
 
 def tape_mimebundle(tape: Tape, *, output: int | None = None, precision: int = DEFAULT_OPTIONS["precision"],

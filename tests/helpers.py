@@ -108,12 +108,16 @@ class Table(HTMLParser):
 
 def picture_in(html: str) -> str:
     """The SVG document of ``Value._repr_html_``'s one ``<img>`` (a base64 data URL), checking the markup around
-    it is only that: a div and the image, with an alt text."""
+    it is only that: the scroller and its frame (divs), the image, with an alt text and its size, and the output's
+    mark (a span) when the SVG has an output box."""
     import base64
     table = Table(html)
-    assert [tag for tag, _ in table.tags] == ["div", "img"] and table.tags[0][1]["class"] == "mgw-static"
-    attrs = table.tags[1][1]
-    assert set(attrs) == {"alt", "src"} and (attrs["alt"] or "").startswith("the graph of Value(")
+    assert [tag for tag, _ in table.tags] in (["div", "div", "img"], ["div", "div", "img", "span"])
+    assert table.tags[0][1]["class"] == "mgw-static"
+    assert all(set(attrs) == {"style"} for tag, attrs in table.tags[1:] if tag != "img")
+    attrs = table.tags[2][1]
+    assert set(attrs) == {"alt", "src", "style", "width", "height"}
+    assert (attrs["alt"] or "").startswith("the graph of Value(")
     prefix = "data:image/svg+xml;base64,"
     assert (attrs["src"] or "").startswith(prefix)
     return base64.b64decode((attrs["src"] or "")[len(prefix):]).decode("utf-8")

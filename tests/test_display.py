@@ -259,3 +259,15 @@ def test_widget_fallback_shows_the_output_chosen_in_the_widget(monkeypatch: pyte
     assert fallback() == {"a": ["grad 6.0000"], "b": ["grad -4.0000"], "e": ["grad -2.0000"],
                           "c": ["grad -2.0000"], "d": ["grad -2.0000"], "f": ["grad 4.0000"], "L": ["grad 1.0000"]}
     w.close()
+
+
+def test_with_html_keeps_the_bundle_within_what_a_notebook_output_carries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HTML (base64: 4/3 of the SVG) is what a notebook shows; the bare SVG rides along only while both fit."""
+    from micrograd_widget import display
+
+    svg = value_mimebundle(lecture_graph())["image/svg+xml"]
+    assert set(display.with_html({"image/svg+xml": svg})) == {"image/svg+xml", "text/html"}
+    monkeypatch.setattr(display, "MAX_SVG_BYTES", len(svg) * 2)
+    assert set(display.with_html({"image/svg+xml": svg, "text/plain": "v"})) == {"text/html", "text/plain"}
+    table = {"text/html": "<div class='mgw-table'></div>"}
+    assert display.with_html(table) == table

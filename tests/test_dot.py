@@ -390,3 +390,17 @@ def test_a_box_holding_the_root_shows_the_roots_numbers_as_the_browser_does() ->
         line = next(s for s in dot.splitlines() if s.strip().startswith("fold0 "))
         shows = "data 16.0000" in line and "grad 1.0000" in line if output is not None else "max \\|grad\\|" in line
         assert shows, line
+
+
+def test_draw_dot_stays_a_digraph_and_shows_in_a_notebook_as_the_readable_picture() -> None:
+    """The lecture calls .render/.view on draw_dot's result: a graphviz.Digraph still; Jupyter shows it as the
+    static picture's HTML (fitted or scrolled to the output), an SVG asked for by name stays an SVG."""
+    from helpers import Table
+
+    g = draw_dot(lecture_L()["L"])
+    assert isinstance(g, graphviz.Digraph)
+    bundle = g._repr_mimebundle_()
+    assert set(bundle) == {"text/html"}
+    table = Table(bundle["text/html"])
+    assert table.tags[0][1]["class"] == "mgw-static" and table.tags[2][0] == "img"
+    assert set(g._repr_mimebundle_(include=["image/svg+xml"])) == {"image/svg+xml"}

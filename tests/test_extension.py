@@ -14,6 +14,7 @@ from traitlets.config import Config
 
 import micrograd_widget
 from micrograd_widget import Value
+from micrograd_widget.display import with_html
 from micrograd_widget.host import extension
 from micrograd_widget.host.extension import MicrogradWidget
 from micrograd_widget.host.options import current_options
@@ -35,7 +36,10 @@ def ours(shell: InteractiveShell) -> list[MicrogradWidget]:
 def test_load_ext_shows_the_live_widget_with_the_picture_as_fallback(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     data = last_value_bundle(ip)
-    assert set(data) == {"text/plain", "image/svg+xml", "application/vnd.jupyter.widget-view+json"}
+    assert set(data) == {"text/plain", "image/svg+xml", "text/html", "application/vnd.jupyter.widget-view+json"}
+    # What a front end without the widget shows: the same picture, readable with its output in sight.
+    shown = with_html({"image/svg+xml": data["image/svg+xml"]}, "the graph, as the widget draws it")
+    assert data["text/html"] == shown["text/html"]
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
     assert texts(svg_groups(parse_svg(data["image/svg+xml"]))["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
 
@@ -56,7 +60,8 @@ def test_load_ext_makes_values_show_their_graph(ip: InteractiveShell) -> None:
     ip.run_line_magic("load_ext", "micrograd_widget")
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'static'")
     data = last_value_bundle(ip)
-    assert set(data) == {"text/plain", "image/svg+xml"}
+    assert set(data) == {"text/plain", "image/svg+xml", "text/html"}
+    assert picture_in(data["text/html"]) == data["image/svg+xml"]     # the same layout, as a notebook shows it
     assert data["text/plain"] == "Value(data=-6.0, grad=1.0)"
     groups = svg_groups(parse_svg(data["image/svg+xml"]))
     assert texts(groups["n0"]) == ["a", "data 2.0000", "grad -3.0000"]
@@ -108,7 +113,7 @@ def test_one_layout_per_display_while_loaded(ip: InteractiveShell, monkeypatch: 
     ip.run_line_magic("load_ext", "micrograd_widget")
     for view in ("widget", "static"):
         ip.run_line_magic("config", f"MicrogradWidget.default_view = '{view}'")
-        assert "text/html" not in last_value_bundle(ip)
+        assert last_value_bundle(ip)["text/html"].startswith('<div class="mgw-static"')   # the bundle's SVG, again
     assert calls == []
     ip.run_line_magic("unload_ext", "micrograd_widget")
     assert "text/html" in last_value_bundle(ip)
@@ -270,7 +275,7 @@ def test_in_a_vs_code_notebook_the_default_view_is_the_static_picture(ip: Intera
     ip.user_ns["__vsc_ipynb_file__"] = "/home/me/lecture.ipynb"
     ip.run_line_magic("load_ext", "micrograd_widget")
     assert current_options()["default_view"] == "static"
-    assert set(last_value_bundle(ip)) == {"text/plain", "image/svg+xml"}
+    assert set(last_value_bundle(ip)) == {"text/plain", "image/svg+xml", "text/html"}
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
     assert "application/vnd.jupyter.widget-view+json" in last_value_bundle(ip)
 

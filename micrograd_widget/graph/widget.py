@@ -48,7 +48,7 @@ import traitlets
 from micrograd_widget.core.params import leaf_roles
 from micrograd_widget.core.spec import encode_number, to_buffer
 from micrograd_widget.core.tape import Tape
-from micrograd_widget.display import view_mimebundle
+from micrograd_widget.display import view_mimebundle, with_html
 from micrograd_widget.engine import Value
 from micrograd_widget.graph import links, view_state, writes
 from micrograd_widget.graph.front_ends import LastChanges, answer_update
@@ -455,14 +455,16 @@ class GraphWidget(_assets.AssetsWidget):
         return self._drawn[1] if self._drawn is not None and self._drawn[0] == key else self._plan()
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget view plus display.py's static picture (SVG, or its HTML table when Graphviz's ``dot``
-        is missing), for viewers without a widget manager (nbconvert, GitHub, nbviewer): drawn from this
+        """The widget view plus display.py's static picture (its SVG and ``with_html``'s HTML of it, which a
+        notebook shows, readable with the output in sight; or its table when Graphviz's ``dot`` is missing), for
+        viewers where the widget cannot run (no widget manager, nbconvert, GitHub, nbviewer): drawn from this
         widget's own tape as it is now, its grads those of the output chosen in the widget (``output``)."""
         bundle = super()._repr_mimebundle_(**kwargs)
         if bundle is None:
             return None
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        return {**view_mimebundle(self._drawing(), self._plan), **data}, metadata
+        static = view_mimebundle(self._drawing(), self._plan)
+        return {**with_html(static, "the graph, as the widget draws it"), **data}, metadata
 
 
 def explore(root: Value, *, params: Any = None, **options: Any) -> GraphWidget:

@@ -26,7 +26,7 @@ from typing import Any, cast
 from traitlets import Bool, Int, TraitError, TraitType, Unicode, validate
 from traitlets.config import Configurable
 
-from micrograd_widget.display import value_mimebundle
+from micrograd_widget.display import value_mimebundle, with_html
 from micrograd_widget.graph.widget import explore
 from micrograd_widget.host import options as _options
 from micrograd_widget.host.cell_outputs import CellOutputs
@@ -192,4 +192,4 @@ def _mimebundle(value: Any, config: MicrogradWidget, outputs: CellOutputs) -> An
         bundle = widget._repr_mimebundle_()
         data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
         return {**data, "text/plain": repr(value)}, metadata
-    return value_mimebundle(value, **options)
+    return with_html(value_mimebundle(value, **options), f"the graph of {value!r}")

@@ -44,7 +44,7 @@ from micrograd_widget.picture.text import (
     plural,
 )
 
-__all__ = ["trace", "draw_dot", "graph_view", "GraphView"]
+__all__ = ["trace", "draw_dot", "graph_view", "GraphView", "Drawing"]
 
 
 # ---------------------------------------------------------------- the lecture's API
@@ -59,10 +59,30 @@ def trace(root: Value) -> tuple[list[Value], list[tuple[Value, Value]]]:
     return nodes, edges
 
 
+class Drawing(graphviz.Digraph):
+    """The ``graphviz.Digraph`` ``draw_dot`` returns (``render``, ``view``, ``pipe``, ``source`` as ever), shown in
+    a notebook as display.py's ``svg_html`` of its SVG: fitted to the column while readable, else scrolled to the
+    output, where Jupyter draws a bare SVG at full size with the output past the column's right edge."""
+
+    def _repr_mimebundle_(self, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None,
+                          **kwargs: Any) -> dict[str, str | bytes]:
+        """graphviz's bundle, its default SVG given as ``svg_html`` (``text/html``); an SVG asked for by name
+        (``include``) stays an SVG."""
+        from micrograd_widget.display import svg_html  # display.py draws through this module
+
+        bundle: dict[str, str | bytes] = super()._repr_mimebundle_(include, exclude, **kwargs)
+        svg = bundle.get("image/svg+xml")
+        if include is None and isinstance(svg, str):
+            del bundle["image/svg+xml"]
+            bundle["text/html"] = svg_html(svg, "the graph drawn by draw_dot")
+        return bundle
+
+
 def draw_dot(root: Value, rankdir: str = "LR", format: str = "svg", *, precision: int = 4,
              color: bool = True, color_scale: str = "relative") -> graphviz.Digraph:
-    """The lecture's ``draw_dot``: the whole graph (never folded) as a ``graphviz.Digraph``; records
-    ``label | data | grad``, op nodes, edges, with stable ids (js/host/svg-contract.md)."""
+    """The lecture's ``draw_dot``: the whole graph (never folded) as a ``graphviz.Digraph`` (a ``Drawing``, readable
+    in a notebook column); records ``label | data | grad``, op nodes, edges, with stable ids
+    (js/host/svg-contract.md)."""
     if not isinstance(root, Value):
         raise TypeError(f"draw_dot() takes a Value, got {type(root).__name__}")
     g = graph_view(Tape.from_value(root), precision=precision, rankdir=rankdir, node_budget=None, color=color,
@@ -168,8 +188,8 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         pic = picture(tape, tree, keys)
         dot_text, folds = write_dot(tape, tree, pic, options, tape.root if output is None else output)
     # The lecture's Digraph, its attributes editable as dicts; its source is exactly the text written above.
-    graph = graphviz.Digraph(name="micrograd", format="svg", graph_attr=_graph_attrs(options["rankdir"], bool(folds)),
-                             node_attr=dict(DOT_STYLE["node"]), edge_attr=dict(DOT_STYLE["edge"]))
+    graph = Drawing(name="micrograd", format="svg", graph_attr=_graph_attrs(options["rankdir"], bool(folds)),
+                    node_attr=dict(DOT_STYLE["node"]), edge_attr=dict(DOT_STYLE["edge"]))
     graph.body = dot_text.splitlines(keepends=True)[4:-1]
     assert graph.source == dot_text, "the Digraph's header is the one write_dot writes"
     return GraphView(tape, graph, tuple(pic.shown), folds, pic.message, options, output, tree,

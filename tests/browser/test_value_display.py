@@ -59,7 +59,7 @@ def test_a_bare_value_shows_its_picture_and_the_extension_switches_to_the_widget
     poll(lambda: [results(page, i) for i in range(3)], lambda r: all(r), "every cell's result", timeout_s=90)
     assert not any(stream_text(cell_state(page, i)["outputs"]) for i in range(3))
     assert results(page, 0) == [{"text/plain", "text/html"}]
-    assert results(page, 1) == [{WIDGET_MIME, "image/svg+xml", "text/plain"}]
+    assert results(page, 1) == [{WIDGET_MIME, "image/svg+xml", "text/html", "text/plain"}]
     assert results(page, 2) == [{"text/plain", "text/html"}]
     want = expected_texts()
     for cell in (0, 2):
