@@ -179,7 +179,11 @@ def test_the_end_of_the_cell_that_ran_the_loop_marks_the_run_finished(model, clo
         w = shell.user_ns["w"]
         rec = Recorder(w)
         assert not w.finished and w._on_cell_end in hooks, "a cell that logged nothing ended the run"
-        assert shell.run_cell("for k in range(9):\n    w.log(1.0 / (k + 1))\n").success
+        w._idle_end = 0.01              # no idle end in IPython, however short the span: the cell end is the end
+        shell.user_ns["log_state"] = w._log
+        assert shell.run_cell("for k in range(9):\n    w.log(1.0 / (k + 1))\n"
+                              "during = (w.finished, log_state.idle, log_state.timer)").success
+        assert shell.user_ns["during"] == (False, None, None), "a timer ran where the cell end ends the run"
         assert rec.states[-1]["finished"] is True and rec.states[-1]["curve"]["count"] == 9
         assert w._on_cell_end not in hooks, "the finished run kept its cell hook"
         sent = len(rec.states)
@@ -424,6 +428,91 @@ def test_without_cell_events_a_timer_flushes_the_last_steps(model, clock):
     assert rec.curves()[-1]["count"] == 5 and rec.curves()[-1]["step"] == 4
     time.sleep(0.2)
     assert len(rec.curves()) == 2, "one timer flush, no more"
+    w.close()
+
+
+class Waiter:
+    """Records ``w``'s state updates; ``wait(test)`` blocks (generously) until the last one passes ``test``."""
+
+    def __init__(self, widget: TrainingWidget) -> None:
+        import threading
+        self.changed = threading.Condition()
+        self.rec = Recorder(widget, on_send=self._sent)
+
+    def _sent(self) -> None:
+        with self.changed:
+            self.changed.notify_all()
+
+    def wait(self, test: Any, what: str) -> dict[str, Any]:
+        with self.changed:
+            assert self.changed.wait_for(lambda: bool(self.rec.states) and test(self.rec.states[-1]), timeout=20), \
+                f"waited for {what}; the last state sent: {self.rec.states[-1] if self.rec.states else None}"
+        return self.rec.states[-1]
+
+
+def timed_watch(model: Any, clock: Any, idle_end: float, every: float = 0.05) -> TrainingWidget:
+    """A view as in marimo (no cell events: timers flush and end the run), the idle end after ``idle_end`` s."""
+    from micrograd_widget.training import log as training_log
+    assert not training_log.in_marimo()
+    w = watch(model, every=every, clock=clock)
+    w._timed = True
+    w._idle_end = idle_end
+    return w
+
+
+def test_without_cell_events_no_log_for_a_while_marks_the_run_finished_and_a_log_resumes_it(model, clock):
+    """marimo: a plain loop, no finish(), then nothing: after the idle span the view says finished after its 5
+    steps, as a Jupyter cell end does; a later log() resumes it (finished false, 6 steps), and it ends again."""
+    w = timed_watch(model, clock, idle_end=0.2)
+    waiter = Waiter(w)
+    for k in range(5):
+        w.log(1.0 / (k + 1))
+    assert not w.finished
+    waiter.wait(lambda s: s.get("finished") is True, "the idle end")
+    assert waiter.rec.curves()[-1]["count"] == 5 and w.finished and w.steps == [0, 1, 2, 3, 4]
+    assert w._log.idle is None, "the finished run still checks for its end"
+    w.log(0.125)                                # not due (the clock stands still): the flush timer sends it
+    waiter.wait(lambda s: s.get("finished") is False, "the resumed run (a log() after the idle end)")
+    waiter.wait(lambda s: s.get("finished") is True, "the second idle end")
+    assert waiter.rec.curves()[-1]["count"] == 6 and waiter.rec.curves()[-1]["step"] == 5
+    w.close()
+
+
+def test_the_idle_end_waits_for_a_span_with_no_new_step(model, clock):
+    """The rule, called by hand (the span too long to fire): a check that sees a new step starts counting again;
+    IDLE_TICKS checks in a row with none end the run; a finished or closed view's check does nothing."""
+    from micrograd_widget.training.log import IDLE_TICKS
+    w = timed_watch(model, clock, idle_end=600)
+    w.log(1.0)
+    w.log(0.5)
+    w._log.cancel()
+    w._on_idle(0, IDLE_TICKS - 1)               # step 1 is new since the last check: not idle, checks again
+    assert not w.finished and w._log.idle is not None
+    w._log.cancel()
+    w._on_idle(1, IDLE_TICKS - 2)               # one more quiet check still to come
+    assert not w.finished and w._log.idle is not None
+    w._log.cancel()
+    w._on_idle(1, IDLE_TICKS - 1)
+    assert w.finished and w._log.idle is None
+    w.log(0.25)
+    w.close()
+    w._on_idle(2, IDLE_TICKS - 1)
+    assert w._log.idle is None and w._log.timer is None, "a closed view armed a check"
+
+
+@pytest.mark.parametrize("end", ["close", "finish"])
+def test_close_and_finish_cancel_the_timers(model, clock, end):
+    """No timer thread outlives the run's end: the pending flush and idle check are cancelled, their threads end."""
+    w = timed_watch(model, clock, idle_end=600, every=30)
+    w.log(1.0)
+    w.log(0.5)                                  # not due (the clock stands still): arms the flush timer
+    timers = [w._log.timer, w._log.idle]
+    assert all(t is not None and t.is_alive() for t in timers)
+    getattr(w, end)()
+    for t in timers:
+        t.join(timeout=10)
+    assert not any(t.is_alive() for t in timers), f"{end}() left a timer thread running"
+    assert w._log.timer is None and w._log.idle is None
     w.close()
 
 

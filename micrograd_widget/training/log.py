@@ -1,5 +1,6 @@
 """What the training view keeps of the user's loop: the model's parameters and each ``log()``'s loss and step,
-checked; the loss curve drawn, thinned as it grows; when the next push is due, and marimo's timer flush.
+checked; the loss curve drawn, thinned as it grows; when the next push is due, and marimo's timers (the flush
+of steps no push sent, and the idle end of a run).
 
 training.py's TrainingWidget holds one ``Log`` and one ``Curve`` and sends what they give (its docstring says
 when it pushes). Nothing here knows of widgets or traits.
@@ -18,12 +19,14 @@ from micrograd_widget.core.spec import encode_number
 from micrograd_widget.engine import Value
 
 __all__ = ["Log", "Curve", "parameters_of", "loss_number", "step_number", "float_or_nan", "encode_numbers",
-           "in_marimo", "DEFAULT_EVERY", "MIN_EVERY", "COST_FACTOR", "MAX_BUCKETS"]
+           "in_marimo", "DEFAULT_EVERY", "MIN_EVERY", "COST_FACTOR", "MAX_BUCKETS", "IDLE_END", "IDLE_TICKS"]
 
 DEFAULT_EVERY = 0.25       # seconds between pushes, at most 4 a second
 MIN_EVERY = 0.05           # the fastest allowed: the browser and the comm stay responsive
 COST_FACTOR = 20           # pushes are spaced to >= 20x what the last one cost (<= ~5% of the loop's time)
 MAX_BUCKETS = 1000         # the curve sends every step up to this many, then merges pairs of buckets
+IDLE_END = 3.0             # marimo: no log() for 3 s ends the run (longer than a step, the view ends soon after)
+IDLE_TICKS = 4             # the idle end is checked every IDLE_END / 4 s: it comes at most 25% late
 
 _INF = math.inf
 
@@ -169,7 +172,7 @@ class Log:
     """What ``log()`` touches, in slots: attribute access on a widget (a deep traitlets class) costs
     about three times as much, and ``log()`` runs once per training step."""
 
-    __slots__ = ("steps", "losses", "last", "due", "finished", "clock", "timer")
+    __slots__ = ("steps", "losses", "last", "due", "finished", "clock", "timed", "timer", "idle")
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self.steps: list[int] = []
@@ -178,7 +181,9 @@ class Log:
         self.due = -_INF             # the clock time from which the next log() pushes
         self.finished = False
         self.clock = clock
+        self.timed = False           # no cell events (marimo): the timers below flush and end the run
         self.timer: threading.Timer | None = None   # marimo: the pending flush of steps no push has sent
+        self.idle: threading.Timer | None = None    # marimo: the pending check for the idle end of the run
 
     def pushed(self, start: float, end: float, every: float) -> None:
         """A push ran from ``start`` to ``end`` (clock times): the next is due ``every`` seconds after it, or
@@ -193,6 +198,22 @@ class Log:
         timer.daemon = True
         self.timer = timer
         timer.start()
+
+    def arm_idle(self, check: Callable[[int, int], None], seen: int, quiet: int, span: float) -> None:
+        """Call ``check(seen, quiet)`` from a daemon thread in ``span / IDLE_TICKS`` seconds (real time, not
+        ``clock``): ``seen`` is the last step logged at the previous check, ``quiet`` how many checks in a row
+        found no new step. ``IDLE_TICKS`` quiet checks in a row: no log() for at least ``span``."""
+        timer = threading.Timer(span / IDLE_TICKS, check, (seen, quiet))
+        timer.daemon = True
+        self.idle = timer
+        timer.start()
+
+    def cancel(self) -> None:
+        """Cancel the pending timers (their threads end at once): the run is finished or its widget closed."""
+        timer, idle, self.timer, self.idle = self.timer, self.idle, None, None
+        for t in (timer, idle):
+            if t is not None:
+                t.cancel()
 
 
 def in_marimo() -> bool:

@@ -12,8 +12,10 @@ the last push cost, so even a huge model costs the loop a few percent), and a fi
 ends (IPython's ``post_run_cell``, which also marks the run finished: the loop was in that cell), on
 ``finish()``, at the end of a ``with`` block and on ``close()``. marimo
 has no cell events: there a ``log()`` that does not push arms a timer thread that flushes when the next push
-is due, so the view follows the loop live and ends on its last step with no ``finish()``. What ``log()`` keeps
-(the checked losses and steps), the curve's thinning and when a push is due are training/log.py's.
+is due, so the view follows the loop live and ends on its last step with no ``finish()``; and no ``log()`` for
+``IDLE_END`` seconds (a second timer, checking a few times a span) marks the run finished as a cell end does, a
+later ``log()`` resuming it. ``finish()`` and ``close()`` cancel both timers. What ``log()`` keeps (the checked
+losses and steps), the curve's thinning, when a push is due and the timers are training/log.py's.
 
 Its display is the live view plus a static SVG (training/static_picture.py: the loss curve and the model picture with
 the final grad norms) for viewers without a widget manager, and a ``text/plain`` that says what was logged.
@@ -53,6 +55,8 @@ from micrograd_widget.picture.colors import palette
 from micrograd_widget.picture.text import plural
 from micrograd_widget.training.log import (
     DEFAULT_EVERY,
+    IDLE_END,
+    IDLE_TICKS,
     MIN_EVERY,
     Curve,
     Log,
@@ -90,7 +94,7 @@ class TrainingWidget(_assets.AssetsWidget):
 
     _every: float
     _shell: Any = None             # the IPython shell whose post_run_cell flushes this view, while hooked
-    _timed = False                 # no cell events (marimo): a timer thread flushes what log() did not push
+    _idle_end = IDLE_END           # marimo: seconds with no log() that end the run (tests shorten it)
 
     def __init__(self, model: object, *, every: float = DEFAULT_EVERY, precision: int = 4, log_scale: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -154,8 +158,10 @@ class TrainingWidget(_assets.AssetsWidget):
             self._hook()
         if r.clock() >= r.due:
             self._push()
-        elif self._timed and r.timer is None:
+        elif r.timed and r.timer is None:
             self._arm_timer()
+        if r.timed and r.idle is None:
+            r.arm_idle(self._on_idle, step, 0, self._idle_end)
 
     def flush(self) -> None:
         """Send the current losses and grads to the browser now (the cell end and ``finish()`` do it for you)."""
@@ -165,16 +171,24 @@ class TrainingWidget(_assets.AssetsWidget):
         """The loop is over: send the final state and mark the view finished (a later ``log()`` resumes);
         rewrite its displays (static picture and text) as the run ended."""
         self._log.finished = True
+        self._log.cancel()
         self._push()
         self._unhook()
         self._rewrite_displays()
 
     def close(self) -> None:
-        """Finish (final flush), then close the widget as every ipywidget closes: its views go away."""
-        if self.comm is not None:
-            self.finish()
-        self._unhook()
-        super().close()
+        """Finish (final flush), then close the widget as every ipywidget closes: its views go away. No timer
+        thread outlives it: both are cancelled, and one already running waits for the lock, then sees no comm."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:    # __init__ refused its arguments (ipywidgets' __del__ still closes): no timers
+            super().close()
+            return
+        with lock:
+            self._log.cancel()
+            if self.comm is not None:
+                self.finish()
+            self._unhook()
+            super().close()
 
     def __enter__(self) -> TrainingWidget:
         """``with watch(model) as w:`` shows the view (in IPython, if not shown yet) and finishes it at the end."""
@@ -190,6 +204,15 @@ class TrainingWidget(_assets.AssetsWidget):
 
     def __exit__(self, *exc: object) -> None:
         self.finish()
+
+    @property
+    def _timed(self) -> bool:
+        """No cell events (marimo): timer threads flush what ``log()`` did not push and end an idle run."""
+        return self._log.timed
+
+    @_timed.setter
+    def _timed(self, value: bool) -> None:
+        self._log.timed = value
 
     @property
     def every(self) -> float:
@@ -276,6 +299,23 @@ class TrainingWidget(_assets.AssetsWidget):
             r.timer = None
             if self.comm is not None and self._pushed != r.last:
                 self._push()
+
+    def _on_idle(self, seen: int, quiet: int) -> None:
+        """The idle check (marimo, a timer thread): ``IDLE_TICKS`` checks in a row with no new step, i.e. no
+        ``log()`` for ``_idle_end`` seconds, and the loop is taken as over: the view says it finished, as at a
+        Jupyter cell end (the same ``finished``, sent by the same locked push as the timer flush); a later
+        ``log()`` resumes it and arms the check again. Else it checks again. A closed or finished view: nothing."""
+        r = self._log
+        with self._lock:
+            r.idle = None       # before ``finished``: a log() that sees the run finished finds no check armed
+            if self.comm is None or r.finished:
+                return
+            quiet = quiet + 1 if r.last == seen else 0
+            if quiet < IDLE_TICKS:
+                r.arm_idle(self._on_idle, r.last, quiet, self._idle_end)
+                return
+            r.finished = True
+            self._push()        # no displays to rewrite: they are IPython's, which has cell ends
 
     def _curve_state(self) -> dict[str, Any]:
         r = self._log

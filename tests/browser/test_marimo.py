@@ -3,7 +3,8 @@
 A bare ``Value`` as a cell's last expression shows the live widget (``Value._display_``), its numbers are the
 engine's, and a slider moves every number (checked against the engine run here, in the test's own process, on
 the same expression); ``watch(model)`` follows a training loop live and ends on its last step with no
-``finish()`` (marimo has no cell events: training.py's timer flush). No request leaves 127.0.0.1.
+``finish()`` (marimo has no cell events: training.py's timer flush), then says it finished (no ``log()`` for a
+while: the idle end). No request leaves 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from builders import lecture_L
 
 from micrograd_widget.nn import MLP
+from micrograd_widget.training.log import IDLE_END, IDLE_TICKS
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.marimo import LECTURE_L_CELL, Cell, MarimoServer, write_marimo_notebook
@@ -122,4 +124,9 @@ def test_a_training_loop_updates_the_view_live_without_finish(marimo_app, guarde
     assert float(root.locator('[data-role="loss"]').get_attribute("data-value") or "nan") == losses[-1]
     time.sleep(2 * EVERY)
     assert (step.text_content() or "").strip() == str(STEPS - 1)
+    # A plain loop, no finish(), no cell end to hear: no log() for IDLE_END seconds ends the run, and the view says so.
+    status = root.locator('[data-role="status"]')
+    poll(lambda: (status.text_content() or "").strip(), lambda text: text == f"finished after {STEPS} steps",
+         "the view to say the run finished", timeout_s=IDLE_END * (1 + 1 / IDLE_TICKS) + 20)
+    assert root.get_attribute("data-finished") == "true"
     assert not guarded_lab.log.outside
