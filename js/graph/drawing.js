@@ -108,8 +108,8 @@ export class Drawing {
    * grads, a grad not reached yet written as the picture shows it). */
   exportDot() {
     const { stepper: st, picture } = this.view;
-    const options = st ? { ...this.drawOptions(st.grad), reachedAt: st.steps.reachedAt, step: st.k } : this.drawOptions();
-    return picture.bound ? this.draw(options).dot : "";
+    const shown = st ? { ...this.drawOptions(st.grad), reachedAt: st.steps.reachedAt, step: st.k } : this.drawOptions();
+    return picture.bound ? this.draw({ ...shown, message: true }).dot : ""; // with the folding sentence, as Python writes it
   }
 
   /**

@@ -28,8 +28,9 @@ const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's U
 export function drawPicture(tape, tree, open, options) {
   const start = performance.now();
   const pic = fold.pictureFor(tape, tree, open);
-  // not folded twice (~100 ms on the moons loss); the folding sentence is the status line's (widget.js), not the picture's
-  const dot = fold.dotFor(tape, tree, open, { ...options, picture: pic, message: false });
+  // not folded twice (~100 ms on the moons loss); the live picture leaves the folding sentence to the status line
+  // (widget.js), while the DOT export asks for it (message: true) and so is the picture Python writes
+  const dot = fold.dotFor(tape, tree, open, { message: false, ...options, picture: pic });
   const n = tape.n;
   const boxOfGroup = new Int32Array(tree.groups.length).fill(-1); // typed: read once per folded node (65,818)
   pic.boxes.forEach((b, k) => { boxOfGroup[b.group] = k; });

@@ -37,8 +37,8 @@ def svg_page(guarded):
         page = guarded.page
         page.route(f"{server.url}/parse-test.html", lambda route: route.fulfill(body=_PAGE, content_type="text/html"))
         page.goto(f"{server.url}/parse-test.html")
-        page.evaluate("async () => { window.svgjs = await import('/svg.js');"
-                      " window.gv = await import('/graphviz.js'); }")
+        page.evaluate("async () => { window.svgjs = await import('/ui/svg.js');"
+                      " window.gv = await import('/host/graphviz.js'); }")
         yield page
 
 
