@@ -1,38 +1,13 @@
-// The backward pass step by step (stepper.js's backwardSteps) against the full backward pass and by hand, and the
-// stepper panel's pure helpers (the panel itself is tested in Chromium by tests/browser/).
+// The backward pass step by step (stepper.js's backwardSteps) against the full backward pass and by hand. The
+// stepper panel's helpers are tested in js/graph/stepper-panel.test.js.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { compileTape, decodeNumber } from "./spec.js";
-import { applyStep, backwardSteps, defaultSpeed, gradsAfter, NEVER, SPEEDS, stepperAction } from "./stepper.js";
+import { applyStep, backwardSteps, gradsAfter, NEVER } from "./stepper.js";
 import { backward, forward, replay } from "./tape.js";
 import { assertAllClose, compile, fromVector, lectureL, sharedVectors } from "./tapes.fixture.js";
-
-test("keys in the stepper panel: arrows and , . step, Home/End jump, Space plays, Esc leaves", () => {
-  assert.equal(stepperAction("ArrowRight"), "forward");
-  assert.equal(stepperAction("."), "forward");
-  assert.equal(stepperAction("ArrowLeft"), "back");
-  assert.equal(stepperAction(","), "back");
-  assert.equal(stepperAction("Home"), "start");
-  assert.equal(stepperAction("End"), "end");
-  assert.equal(stepperAction(" "), "play");
-  assert.equal(stepperAction("Escape"), "exit");
-  assert.equal(stepperAction("a"), null);
-  assert.equal(stepperAction("Enter"), null, "Enter presses the focused button instead");
-});
-
-test("the default speed plays the whole pass in about 15 s, never slower than 2 steps/s", () => {
-  assert.equal(defaultSpeed(0), 2);
-  assert.equal(defaultSpeed(3), 2);
-  assert.equal(defaultSpeed(30), 2);
-  assert.equal(defaultSpeed(31), 5);
-  assert.equal(defaultSpeed(1400), 100);
-  assert.equal(defaultSpeed(65077), SPEEDS[SPEEDS.length - 1]);
-  for (const n of [1, 10, 100, 1000, 10000]) assert.ok(SPEEDS.includes(defaultSpeed(n)));
-});
-
-// ------------------------------------------------------------------ backward pass step by step
 
 test("shared vectors: after every step the grads equal the full backward pass, step by step the same floats", async (t) => {
   for (const [file, vec] of sharedVectors()) {

@@ -1,10 +1,10 @@
 // @ts-check
 // The inspector panel: one node (op, inputs as links, exact data and grad, scope, "differentiate this
-// node"), a fold box (what it holds), or the numerical gradient check (gradcheck.js's GradcheckPanel).
+// node"), a fold box (what it holds), or the numerical gradient check (gradcheck-panel.js).
 
 import { h } from "../ui/dom.js";
 import { plural, pyRepr } from "../picture/format.js";
-import { GradcheckPanel } from "../core/gradcheck.js";
+import { GradcheckPanel } from "./gradcheck-panel.js";
 import { inputsOf, opOf } from "../core/spec.js";
 import { capitalize } from "../picture/text.js";
 

@@ -13,14 +13,14 @@
 //   graph/overview.js   the small map of a picture that does not fit: click or drag to go there
 //   graph/download.js   export the picture as shown: SVG, PNG (2x, less when too large), DOT
 //   graph/leaves.js     slider rows, exact values, slider ranges, settling (debounced write-back)
-//   graph/inspector.js  one node, a fold box, or the gradient check (gradcheck.js)
+//   graph/inspector.js  one node, a fold box, or the gradient check (graph/gradcheck-panel.js)
 //   graph/kernel.js     replay requests to the kernel for graphs the browser cannot replay
 //   graph/toolbar.js    output chooser, buttons, status line, legend
 //   graph/names.js      node keys, names, formulas
 //   graph/folding.js    the open set (trait `opened`): expand, collapse, reveal; js/picture/fold_tree.js folds and writes the DOT
 //   graph/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   graph/output-mark.js  the bold mark on the output the grads are of
-//   stepper.js         the backprop stepper panel, its outlines and words
+//   graph/stepper-panel.js  the backprop stepper panel, its outlines and words (the steps: js/core/stepper.js)
 // js/host/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
 import { compileTape, initialData, kernelNumbers } from "../core/spec.js";
@@ -29,7 +29,7 @@ import { h } from "../ui/dom.js";
 import { capitalize } from "../picture/text.js";
 import { ErrorBox } from "../ui/errors.js";
 import { ModelListeners } from "../ui/listen.js";
-import { Stepper, StepMarks, describeStep } from "../core/stepper.js";
+import { Stepper, StepMarks, describeStep } from "./stepper-panel.js";
 import { NodeNames } from "./names.js";
 import { Picture } from "./picture.js";
 import { Leaves, SETTLE_MS } from "./leaves.js";

@@ -7,8 +7,8 @@
 
 Unlabelled leaves made from Python numbers (data, targets, the ``2`` of ``2*n``, sum's ``0`` start, a ``1/100``
 factor) are then inputs and constants. The widget's leaf list and its gradient check (js/graph/leaves.js,
-js/core/gradcheck.js) show the parameters first and say which rule is in force (``LeafRoles.text``); the learning
-controls reuse ``leaf_roles``.
+js/graph/gradcheck-panel.js) show the parameters first and say which rule is in force (``LeafRoles.text``); the
+learning controls reuse ``leaf_roles``.
 """
 
 from __future__ import annotations
