@@ -4,7 +4,8 @@
 // Python computes, once per tape, a fold hierarchy (fold_tree.py) and sends it as the widget's `folds` trait
 // (js/host/folds-contract.md; FoldSpec below); the widget's open set is the trait `opened` (ipywidgets' Widget.open()
 // is a method). The empty open set draws exactly the picture fold.py's planner draws; each open key replaces its
-// box by its members (nodes and child groups), drawn as a labelled Graphviz cluster. Held to
+// box by its members (nodes and child groups), drawn as a labelled Graphviz cluster. expand and expandAllThatFits
+// grow the open set through fold_fit.js's fit loop, as fold_tree.py does through fold_fit.py's. Held to
 // tests/vectors/folds/*.json.
 //
 // API (pure, no DOM; `tape` is js/core/spec.js's compileTape(spec); `open` is an array of keys; order never matters;
@@ -22,8 +23,9 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { writeDot } from "./dot.js";
+import { edgeLimit, fits, grow, unitArray, unitsOfFlags } from "./fold_fit.js";
 import { plural, thousands } from "./format.js";
-import { EDGES_PER_BOX, FOLD_SPEC_VERSION } from "../core/shared.js";
+import { FOLD_SPEC_VERSION } from "../core/shared.js";
 
 // Writing the DOT (and its text helpers, boxMax) is js/picture/dot.js's; re-exported as part of this API.
 export { boxMax, cleanText, escape, quote, thousands } from "./dot.js";
@@ -31,24 +33,12 @@ export { boxMax, cleanText, escape, quote, thousands } from "./dot.js";
 /** @import { Palette } from "./format.js" */
 /** @import { BinaryBuffer, Tape } from "../core/spec.js" */
 
-// ---------------------------------------------------------------- the types (the wire format: js/host/folds-contract.md)
+// ---------------------------------------------------------------- the hierarchy
 
-/** @typedef {"scope" | "sum" | "terms" | "leaves" | "distance"} FoldKind */
+// Python builds the tree (child_cap, build_tree and its helpers); JS decodes what it sends (compileFolds; the wire
+// format: js/host/folds-contract.md).
 
-/**
- * One row of the `folds` trait's groups: [key, kind, title, note, parent, total].
- * @typedef {[string, FoldKind, string, string, number, number]} FoldGroupRow
- */
-
-/**
- * The widget's `folds` trait, version 1 (FoldTree.spec()). Untrusted: compileFolds checks it at runtime.
- * @typedef {object} FoldSpec
- * @property {number} version FOLD_SPEC_VERSION
- * @property {number | null} [budget] the node budget the tree was built for
- * @property {string} [message] the picture's message when nothing is opened
- * @property {FoldGroupRow[]} groups parents before children
- * @property {BinaryBuffer | number[]} group_of Int32 per tape node: its innermost group, -1 for none
- */
+/** @typedef {"scope" | "sum" | "terms" | "leaves" | "distance"} FoldKind fold_rules.py's FoldKind */
 
 /**
  * A group of the compiled fold tree.
@@ -78,64 +68,19 @@ export { boxMax, cleanText, escape, quote, thousands } from "./dot.js";
  */
 
 /**
- * A closed box of a picture.
- * @typedef {object} PictureBox
- * @property {string} id "fold<k>"
- * @property {string} key
- * @property {FoldKind} kind
- * @property {string} title
- * @property {string} note
- * @property {number} count
- * @property {number} group
- * @property {number | null} total
- * @property {number[]} members
- * @property {number | null} output its one output node, or null
+ * One row of the `folds` trait's groups: [key, kind, title, note, parent, total].
+ * @typedef {[string, FoldKind, string, string, number, number]} FoldGroupRow
  */
 
 /**
- * An opened group, drawn as a cluster.
- * @typedef {object} PictureCluster
- * @property {string} id "open<k>"
- * @property {string} key
- * @property {FoldKind} kind
- * @property {string} title
- * @property {string} note what it holds (the fold rules' words)
- * @property {number} count
- * @property {number} group
- * @property {number} parent
+ * The widget's `folds` trait, version 1 (FoldTree.spec()). Untrusted: compileFolds checks it at runtime.
+ * @typedef {object} FoldSpec
+ * @property {number} version FOLD_SPEC_VERSION
+ * @property {number | null} [budget] the node budget the tree was built for
+ * @property {string} [message] the picture's message when nothing is opened
+ * @property {FoldGroupRow[]} groups parents before children
+ * @property {BinaryBuffer | number[]} group_of Int32 per tape node: its innermost group, -1 for none
  */
-
-/**
- * What an open set draws (pictureFor).
- * @typedef {object} Picture
- * @property {Int32Array} unitOf per node: its own id when drawn, else n + its box's group index
- * @property {string[]} nameOf per node: its DOT name, "n<i>" or "fold<k>" (made when first read)
- * @property {number[]} shown the nodes drawn
- * @property {PictureBox[]} boxes
- * @property {PictureCluster[]} clusters
- * @property {[string, string][]} edges [tail, head] DOT names, each once
- * @property {Map<number, string>} totals Σ box id by the node whose '+' it stands in for
- * @property {string} message
- */
-
-/**
- * How dotFor / writeDot write the DOT.
- * @typedef {object} DotOptions
- * @property {number} [precision] 4
- * @property {string} [rankdir] "LR"
- * @property {boolean} [color] true
- * @property {string} [color_scale] "relative" or "log" (the option's own name, as the shared vectors spell it)
- * @property {number} [output] the tape's root
- * @property {ArrayLike<number>} data every node's data
- * @property {ArrayLike<number>} grad every node's grad
- * @property {Palette} [palette] PALETTE
- * @property {Picture} [picture] pictureFor's result, if already made
- * @property {ArrayLike<number> | null} [reachedAt] the stepper's steps.reachedAt
- * @property {number} [step] the stepper's k
- * @property {boolean} [message] true: the picture's folding sentence as the graph's label (false: left out)
- */
-
-// ---------------------------------------------------------------- the hierarchy
 
 /**
  * Decode the `folds` trait (FoldTree.spec()) for `tape` (compileTape's result).
@@ -196,6 +141,49 @@ function readInt32(buffer, n) {
   return out;
 }
 
+// ---------------------------------------------------------------- a picture for an open set
+
+/**
+ * A closed box of a picture.
+ * @typedef {object} PictureBox
+ * @property {string} id "fold<k>"
+ * @property {string} key
+ * @property {FoldKind} kind
+ * @property {string} title
+ * @property {string} note
+ * @property {number} count
+ * @property {number} group
+ * @property {number | null} total
+ * @property {number[]} members
+ * @property {number | null} output its one output node, or null
+ */
+
+/**
+ * An opened group, drawn as a cluster.
+ * @typedef {object} PictureCluster
+ * @property {string} id "open<k>"
+ * @property {string} key
+ * @property {FoldKind} kind
+ * @property {string} title
+ * @property {string} note what it holds (the fold rules' words)
+ * @property {number} count
+ * @property {number} group
+ * @property {number} parent
+ */
+
+/**
+ * What an open set draws (pictureFor).
+ * @typedef {object} Picture
+ * @property {Int32Array} unitOf per node: its own id when drawn, else n + its box's group index
+ * @property {string[]} nameOf per node: its DOT name, "n<i>" or "fold<k>" (made when first read)
+ * @property {number[]} shown the nodes drawn
+ * @property {PictureBox[]} boxes
+ * @property {PictureCluster[]} clusters
+ * @property {[string, string][]} edges [tail, head] DOT names, each once
+ * @property {Map<number, string>} totals Σ box id by the node whose '+' it stands in for
+ * @property {string} message
+ */
+
 /**
  * Per group: opened, and inside opened groups only.
  * @param {FoldTree} tree
@@ -207,59 +195,6 @@ function openFlags(tree, open) {
   const flags = new Uint8Array(tree.groups.length);
   tree.groups.forEach((g, k) => { flags[k] = keys.has(g.key) && (g.parent < 0 || flags[g.parent]) ? 1 : 0; });
   return flags;
-}
-
-/**
- * @param {FoldTree} tree
- * @param {Uint8Array} flags
- * @returns {string[]}
- */
-function canonical(tree, flags) {
-  /** @type {string[]} */
-  const out = [];
-  tree.groups.forEach((g, k) => { if (flags[k]) out.push(g.key); });
-  return out;
-}
-
-/**
- * @param {FoldTree} tree
- * @param {Uint8Array} flags
- * @returns {number}
- */
-function unitsOfFlags(tree, flags) {
-  let units = tree.top;
-  tree.groups.forEach((g, k) => { if (flags[k]) units += g.children.length + g.nodes - 1; });
-  return units;
-}
-
-/**
- * How many units (nodes + boxes) the open set draws.
- * @param {FoldTree} tree
- * @param {Iterable<string>} open
- * @returns {number}
- */
-export function unitsFor(tree, open) {
-  return unitsOfFlags(tree, openFlags(tree, open));
-}
-
-/**
- * @param {FoldTree} tree
- * @param {Uint8Array} flags
- * @returns {{unit: Int32Array, box: Int32Array}}
- */
-function unitArray(tree, flags) {
-  const { n, groups, groupOf } = tree;
-  const box = new Int32Array(groups.length);
-  for (let g = 0; g < groups.length; g++) {
-    const above = groups[g].parent >= 0 ? box[groups[g].parent] : -1;
-    box[g] = above >= 0 ? above : flags[g] ? -1 : g;
-  }
-  const unit = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const g = groupOf[i];
-    unit[i] = g < 0 || box[g] < 0 ? i : n + box[g];
-  }
-  return { unit, box };
 }
 
 /**
@@ -396,72 +331,16 @@ function pictureEdges(tape, tree, shown, boxes, unit, boxOf) {
   return edges;
 }
 
-// How many distinct edges join two different units. The pairs go in an open-addressing table of int32 pairs: a Set
-// of numbers (tail * width + head, past 2^31) took ~2 ms a call on the moons loss, and expand calls it per child.
-/**
- * @param {FoldTree} tree
- * @param {Int32Array} unit
- * @returns {number}
- */
-function edgeCount(tree, unit) {
-  if (!tree.tape) throw new TypeError("fold tree: expand needs the tape: compileFolds(spec, tape)");
-  const { inputStart, inputs } = tree.tape;
-  let mask = 1023;
-  let tails = new Int32Array(mask + 1).fill(-1);
-  let heads = new Int32Array(mask + 1);
-  let count = 0;
-  /** @type {(c: number, u: number) => number} */
-  const slot = (c, u) => {
-    let h = (Math.imul(c, 0x9e3779b1) ^ Math.imul(u, 0x85ebca77)) & mask;
-    while (tails[h] !== -1 && (tails[h] !== c || heads[h] !== u)) h = (h + 1) & mask;
-    return h;
-  };
-  for (let i = 0; i < tree.n; i++) {
-    const u = unit[i];
-    for (let p = inputStart[i]; p < inputStart[i + 1]; p++) {
-      const c = unit[inputs[p]];
-      if (c === u) continue;
-      const h = slot(c, u);
-      if (tails[h] !== -1) continue;
-      tails[h] = c;
-      heads[h] = u;
-      if (++count * 2 > mask) { // grow: keep the table at most half full
-        const [oldTails, oldHeads] = [tails, heads];
-        mask = mask * 2 + 1;
-        tails = new Int32Array(mask + 1).fill(-1);
-        heads = new Int32Array(mask + 1);
-        for (let k = 0; k < oldTails.length; k++) {
-          if (oldTails[k] === -1) continue;
-          const g = slot(oldTails[k], oldHeads[k]);
-          tails[g] = oldTails[k];
-          heads[g] = oldHeads[k];
-        }
-      }
-    }
-  }
-  return count;
-}
-
 /**
  * @param {FoldTree} tree
  * @param {Uint8Array} flags
- * @param {number} budget
- * @param {number} limit
- * @returns {boolean}
+ * @returns {string[]}
  */
-function fits(tree, flags, budget, limit) {
-  if (unitsOfFlags(tree, flags) > budget) return false;
-  return edgeCount(tree, unitArray(tree, flags).unit) <= limit;
-}
-
-/**
- * @param {FoldTree} tree
- * @param {Uint8Array} flags
- * @param {number} budget
- * @returns {number}
- */
-function edgeLimit(tree, flags, budget) {
-  return Math.max(EDGES_PER_BOX * budget, edgeCount(tree, unitArray(tree, flags).unit));
+function canonical(tree, flags) {
+  /** @type {string[]} */
+  const out = [];
+  tree.groups.forEach((g, k) => { if (flags[k]) out.push(g.key); });
+  return out;
 }
 
 /**
@@ -491,10 +370,7 @@ export function expand(tree, open, key, budget) {
   const trial = flags.slice();
   for (let a = g; a >= 0; a = tree.groups[a].parent) trial[a] = 1;
   if (!fits(tree, trial, budget, limit)) return canonical(tree, flags);
-  for (const c of tree.groups[g].children) {
-    trial[c] = 1;
-    if (!fits(tree, trial, budget, limit)) trial[c] = 0;
-  }
+  grow(tree, trial, tree.groups[g].children, budget, limit);
   return canonical(tree, trial);
 }
 
@@ -522,11 +398,7 @@ export function collapse(tree, open, key) {
 export function expandAllThatFits(tree, open, budget) {
   const flags = openFlags(tree, open);
   const limit = edgeLimit(tree, flags, budget);
-  tree.groups.forEach((G, g) => {
-    if (flags[g] || (G.parent >= 0 && !flags[G.parent])) return;
-    flags[g] = 1;
-    if (!fits(tree, flags, budget, limit)) flags[g] = 0;
-  });
+  grow(tree, flags, tree.groups.keys(), budget, limit);
   return canonical(tree, flags);
 }
 
@@ -556,6 +428,37 @@ export function keysToReveal(tree, node) {
   for (let g = tree.groupOf[node]; g >= 0; g = tree.groups[g].parent) keys.push(tree.groups[g].key);
   return keys.reverse();
 }
+
+// Python's check_open has no twin: the kernel checks the open set the view sends.
+
+// JS only: the units an open set draws (Python's OpenSetFit keeps its count).
+/**
+ * How many units (nodes + boxes) the open set draws.
+ * @param {FoldTree} tree
+ * @param {Iterable<string>} open
+ * @returns {number}
+ */
+export function unitsFor(tree, open) {
+  return unitsOfFlags(tree, openFlags(tree, open));
+}
+
+// JS only (Python writes the DOT in dot.py's graph_view):
+/**
+ * How dotFor / writeDot write the DOT.
+ * @typedef {object} DotOptions
+ * @property {number} [precision] 4
+ * @property {string} [rankdir] "LR"
+ * @property {boolean} [color] true
+ * @property {string} [color_scale] "relative" or "log" (the option's own name, as the shared vectors spell it)
+ * @property {number} [output] the tape's root
+ * @property {ArrayLike<number>} data every node's data
+ * @property {ArrayLike<number>} grad every node's grad
+ * @property {Palette} [palette] PALETTE
+ * @property {Picture} [picture] pictureFor's result, if already made
+ * @property {ArrayLike<number> | null} [reachedAt] the stepper's steps.reachedAt
+ * @property {number} [step] the stepper's k
+ * @property {boolean} [message] true: the picture's folding sentence as the graph's label (false: left out)
+ */
 
 /**
  * The DOT of the open set, byte-identical to dot.py's graph_view(..., open_keys=open).dot for the same tape

@@ -4,38 +4,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { join } from "node:path";
 
-import { compileTape, decodeNumber } from "../core/spec.js";
 import { backwardSteps, gradsAfter } from "../core/stepper.js";
 import {
   closedBoxOf, collapse, compileFolds, dotFor, expand, expandAllThatFits, keysToReveal, pictureFor, unitsFor,
 } from "./fold_tree.js";
+import { FOLDS, foldFiles, load } from "./folds.fixture.js";
 
-const FOLDS = fileURLToPath(new URL("../../tests/vectors/folds/", import.meta.url));
-
-function specFromJson(json) {
-  const spec = {};
-  for (const [key, value] of Object.entries(json)) {
-    if (value && typeof value === "object" && !Array.isArray(value) && ("int32" in value || "float64" in value)) {
-      spec[key] = "int32" in value ? Int32Array.from(value.int32) : Float64Array.from(value.float64.map(decodeNumber));
-    } else spec[key] = value;
-  }
-  return spec;
-}
-
-function load(name) {
-  const v = JSON.parse(readFileSync(join(FOLDS, name), "utf-8"));
-  const tape = compileTape(specFromJson(v.spec));
-  const tree = compileFolds({ ...v.folds, group_of: Int32Array.from(v.folds.group_of) }, tape);
-  const data = Float64Array.from(v.data.map(decodeNumber));
-  const grad = Float64Array.from(v.grad.map(decodeNumber));
-  return { v, tape, tree, data, grad };
-}
-
-const files = readdirSync(FOLDS).filter((f) => f.endsWith(".json")).sort();
+const files = foldFiles();
 
 test("there are fold vectors to check", () => {
   assert.ok(files.length >= 6, `expected the fold vectors in ${FOLDS}; run .venv/bin/python tests/vectors/generate_folds.py`);

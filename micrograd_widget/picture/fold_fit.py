@@ -5,7 +5,8 @@ at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges of the set it s
 an open set costs a pass over the whole graph, so ``OpenSetFit`` keeps the picture's units (per node: itself or
 the closed box drawing it) and its unit and edge counts, and opening a box rewrites only the nodes inside it:
 trying a box costs the nodes it holds and their edges. The default picture it starts from (and the graph's
-consumers, per node) is worked out once per fold tree and kept.
+consumers, per node) is worked out once per fold tree and kept. js/picture/fold_fit.js is its twin (the same limits
+and loop; it counts each box tried on its whole picture).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["FitBase", "Opening", "OpenSetFit"]
 
 
+# ---------------------------------------------------------------- the units and edges of a picture
+
 @dataclass(frozen=True)
 class Opening:
     """What opening one group (its parent open, its children closed) does, whatever else is open: its members and
@@ -38,8 +41,6 @@ class Opening:
     internal: int
     inward: list[tuple[int, int]]
     outward: list[tuple[int, int]]
-
-
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,8 @@ def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[arra
             at[k] += 1
     return start, grouped
 
+
+# ---------------------------------------------------------------- the fit loop
 
 class OpenSetFit:
     """The picture of an open set that only grows, kept as units and counts. It starts from ``opened`` (per group,

@@ -36,6 +36,8 @@ from micrograd_widget.picture.text import plural, short
 __all__ = ["FoldTree", "Group", "Picture", "build_tree", "picture", "expand", "collapse", "expand_all_that_fits",
            "closed_box_of", "keys_to_reveal", "child_cap", "FOLD_SPEC_VERSION"]
 
+# ---------------------------------------------------------------- the hierarchy
+
 FOLD_SPEC_VERSION = 1
 MIN_CHILD_CAP = 16
 
