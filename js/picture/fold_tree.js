@@ -27,9 +27,6 @@ import { edgeLimit, fits, grow, unitArray, unitsOfFlags } from "./fold_fit.js";
 import { plural, thousands } from "./format.js";
 import { FOLD_SPEC_VERSION } from "../core/shared.js";
 
-// Writing the DOT (and its text helpers, boxMax) is js/picture/dot.js's; re-exported as part of this API.
-export { boxMax, cleanText, escape, quote, thousands } from "./dot.js";
-
 /** @import { Palette } from "./format.js" */
 /** @import { BinaryBuffer, Tape } from "../core/spec.js" */
 
