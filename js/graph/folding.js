@@ -1,3 +1,4 @@
+// @ts-check
 // Opening and closing fold boxes in the live view (issue 9). Python sends the fold hierarchy once (trait `folds`,
 // micrograd_widget/picture/fold_tree.py); js/picture/fold_tree.js folds any open set and writes its DOT (drawPicture, also the picture of
 // a graph that does not fold), so the view draws every picture with no kernel (exported page, reopened notebook). The open set is the `opened` trait: the view writes it (Python
@@ -10,12 +11,39 @@ import { layoutThread } from "../host/layout-worker.js";
 import { parseSVG } from "../ui/svg.js";
 import { whenIdle } from "../ui/idle.js";
 
+/** @import { DotOptions, FoldTree, PictureBox, PictureCluster } from "../picture/fold_tree.js" */
+/** @import { Palette } from "../picture/format.js" */
+/** @import { Tape } from "../core/spec.js" */
+/** @import { WidgetModel } from "../host/host.js" */
+/** @import { LayoutSignal } from "../host/layout-worker.js" */
+
+/**
+ * What the view binds a laid-out picture with (graph/picture.js BoundPicture's `view`).
+ * @typedef {object} PictureView
+ * @property {number[]} shown the nodes drawn
+ * @property {PictureBox[]} folds the closed boxes
+ * @property {PictureCluster[]} clusters the opened groups
+ * @property {Int32Array} fold_of per node: the index in `folds` of its closed box, -1 when it is drawn
+ * @property {string} message the picture's folding sentence (the status line's)
+ * @property {Palette} [palette]
+ */
+
+/** @typedef {{dot: string, view: PictureView}} DrawnPicture drawPicture's */
+
+/**
+ * A picture laid out before it was asked for (prefetch): `text`, a Promise of its SVG text (null: not laid out);
+ * `parsed`, that text parsed when the page was idle.
+ * @typedef {{id: string, drawn: DrawnPicture, text: Promise<string | null>, signal: LayoutSignal,
+ *   parsed: Element | null, used: boolean}} EarlyLayout
+ */
+
 const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG text on the moons loss)
 // A big graph's largest closed box is the likeliest to be opened first and the slowest to lay out (the moons loss's:
 // ~0.25 s of Graphviz the first time on a page, ~0.15 s once its WebAssembly has warmed up). Once the widget is in
 // view and the page idle, its opened picture is laid out early in the background (worker only), which warms
 // Graphviz up for whatever box is opened first. Smaller graphs open fast enough without it.
 export const SPECULATE_NODES = 10_000;
+/** @type {[number, number]} */
 const SPECULATE_IDLE = [2000, 1000]; // whenIdle's timeout, and its timer where the browser has no idle callbacks
 const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's User Timing name
 
@@ -24,6 +52,11 @@ const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's U
  * hierarchy with no groups, drawn whole) and the picture description (BoundPicture's `view`: nodes drawn, closed
  * boxes, opened clusters, per node its closed box, the status message, the palette). Each is a User Timing measure
  * PLAN_MEASURE on the page (the browser's profiler shows the main thread's time planning pictures).
+ * @param {Tape} tape
+ * @param {FoldTree} tree
+ * @param {string[]} open
+ * @param {DotOptions} options
+ * @returns {DrawnPicture}
  */
 export function drawPicture(tape, tree, open, options) {
   const start = performance.now();
@@ -49,18 +82,31 @@ export function drawPicture(tape, tree, open, options) {
   };
 }
 
-/** The open set as a sorted list of unique strings (order never matters to picture/fold_tree.js; equal sets compare equal). */
+/**
+ * The open set as a sorted list of unique strings (order never matters to picture/fold_tree.js; equal sets compare equal).
+ * @param {unknown} open
+ * @returns {string[]}
+ */
 export function canonicalOpen(open) {
   return Array.isArray(open) ? [...new Set(open.filter((k) => typeof k === "string"))].sort() : [];
 }
 
+/**
+ * @param {string[]} a
+ * @param {string[]} b
+ */
 function sameOpen(a, b) {
   return a.length === b.length && a.every((k, j) => k === b[j]);
 }
 
 /** The fold state of one view: the hierarchy, the open set, and the pictures drawn for it. */
 export class Folding {
-  /** A Folding for `model`'s `folds` trait, or null when the graph has no fold box (nothing to open). */
+  /**
+   * A Folding for `model`'s `folds` trait, or null when the graph has no fold box (nothing to open).
+   * @param {WidgetModel} model
+   * @param {Tape} tape
+   * @returns {Folding | null}
+   */
   static of(model, tape) {
     const spec = model.get("folds");
     if (!spec || !Array.isArray(spec.groups) || spec.groups.length === 0) return null;
@@ -68,23 +114,35 @@ export class Folding {
     return new Folding(model, tape, fold.compileFolds(spec, tape.n));
   }
 
+  /**
+   * @param {WidgetModel} model
+   * @param {Tape} tape
+   * @param {FoldTree} tree
+   */
   constructor(model, tape, tree) {
     this.model = model;
     this.tape = tape;
     this.tree = tree;
     this.open = canonicalOpen(model.get("opened"));
     this.drawn = null; // the open set of the picture shown (graph/drawing.js sets it), where a failed layout goes back to
-    this.early = []; // pictures laid out before they were asked for: { id, drawn: { dot, view }, text, signal }
+    /** @type {EarlyLayout[]} */
+    this.early = []; // pictures laid out before they were asked for
     this.soon = null; // the prefetch scheduled by prefetchSoon: { key, at, timer }
     this.stopLikeliest = null; // cancels prefetchLikeliest's wait
   }
 
+  /** @returns {number} */
   budget() {
     const b = this.model.get("node_budget");
     return Number.isInteger(b) ? b : this.tree.budget;
   }
 
-  /** drawPicture() of the open set `open` (default: the one shown) with this hierarchy. */
+  /**
+   * drawPicture() of the open set `open` (default: the one shown) with this hierarchy.
+   * @param {DotOptions} options
+   * @param {string[]} [open]
+   * @returns {DrawnPicture}
+   */
   draw(options, open = this.open) {
     return drawPicture(this.tape, this.tree, open, options);
   }
@@ -94,6 +152,8 @@ export class Folding {
    * a Promise of its SVG text. That DOT's numbers may be older than `options`' (a slider moved since): its boxes
    * were sized for those, as after any slider move (the key below holds all else that shapes the layout), and the
    * view paints today's numbers and fills over them once bound.
+   * @param {DotOptions} options
+   * @returns {DrawnPicture & {text?: Promise<string | Element | null>}}
    */
   drawing(options) {
     const hit = this.early.find((e) => e.id === layoutKey(this.open, options));
@@ -108,6 +168,9 @@ export class Folding {
    * Lay out, in the layout worker at low priority, the picture that expanding `key` would draw (the inspector
    * shows its Expand button): Expand then binds it without waiting for Graphviz. Returns a Promise of the SVG
    * text (null if the worker stopped before), or null when expanding draws nothing new.
+   * @param {string} key
+   * @param {DotOptions} options
+   * @returns {Promise<string | null> | null}
    */
   prefetch(key, options) {
     if (layoutThread() !== "worker") return null; // never laid out early on the main thread
@@ -136,6 +199,10 @@ export class Folding {
   /**
    * prefetch() `key` after `delay` ms (debounced: the latest box wins; a sooner one for the same box is kept), with
    * the drawing options `options()` gives then; `ready(key)` once it is laid out.
+   * @param {string} key
+   * @param {number} delay
+   * @param {() => DotOptions} options
+   * @param {(key: string) => void} ready
    */
   prefetchSoon(key, delay, options, ready) {
     const due = performance.now() + delay;
@@ -149,7 +216,12 @@ export class Folding {
   }
 
   /** Once `el` is in view and the page idle, prefetch() the largest of the closed boxes `folds` (BoundPicture's
-   * list) that opens (on a big graph: SPECULATE_NODES); `options` and `ready` as prefetchSoon's. */
+   * list) that opens (on a big graph: SPECULATE_NODES); `options` and `ready` as prefetchSoon's.
+   * @param {Element} el
+   * @param {PictureBox[]} folds
+   * @param {() => DotOptions} options
+   * @param {(key: string) => void} ready
+   */
   prefetchLikeliest(el, folds, options, ready) {
     const boxes = folds.filter((f) => f.key).sort((a, b) => b.count - a.count);
     if (!boxes.length || typeof IntersectionObserver !== "function") return;
@@ -177,7 +249,10 @@ export class Folding {
     if (this.stopLikeliest) this.stopLikeliest();
   }
 
-  /** Adopt Python's (or another view's) open set; true when it differs from the one drawn. */
+  /**
+   * Adopt Python's (or another view's) open set; true when it differs from the one drawn.
+   * @returns {boolean}
+   */
   receive() {
     const open = canonicalOpen(this.model.get("opened"));
     if (sameOpen(open, this.open)) return false;
@@ -185,7 +260,11 @@ export class Folding {
     return true;
   }
 
-  /** Make `open` the open set and tell the model; true when it changed. */
+  /**
+   * Make `open` the open set and tell the model; true when it changed.
+   * @param {string[]} open
+   * @returns {boolean}
+   */
   set(open) {
     open = canonicalOpen(open);
     if (sameOpen(open, this.open)) return false;
@@ -195,15 +274,18 @@ export class Folding {
     return true;
   }
 
+  /** @param {string} key */
   isOpen(key) {
     return this.open.includes(key);
   }
 
 
+  /** @param {string} key */
   expand(key) {
     return this.set(fold.expand(this.tree, this.open, key, this.budget()));
   }
 
+  /** @param {string} key */
   collapse(key) {
     return this.set(fold.collapse(this.tree, this.open, key));
   }
@@ -217,6 +299,8 @@ export class Folding {
    * it without filling them (expanding them one by one, outermost first, would spend the budget on their children
    * nearest the output: a moons layer opened its last neurons and then had no room for neurons.3). Kept within
    * the budget by picture/fold_tree.js's expand; when it does not fit beside what is open, the path to node i alone is shown.
+   * @param {number} i
+   * @returns {boolean}
    */
   reveal(i) {
     const keys = fold.keysToReveal(this.tree, i);
@@ -228,7 +312,12 @@ export class Folding {
     return this.set(open);
   }
 
-  /** True when the picked `target` (BoundPicture's { node } or { fold }) is drawn inside the opened group `key`. */
+  /**
+   * True when the picked `target` (BoundPicture's { node } or { fold }) is drawn inside the opened group `key`.
+   * @param {string} key
+   * @param {{node?: number, fold?: PictureBox} | null} target
+   * @returns {boolean}
+   */
   holds(key, target) {
     const { groups, groupOf } = this.tree;
     let g = !target ? -1 : target.node !== undefined ? groupOf[target.node] : target.fold ? groups[target.fold.group].parent : -1;
@@ -236,16 +325,28 @@ export class Folding {
     return false;
   }
 
-  /** The key of the innermost opened group holding node i (what Collapse closes), or null. */
+  /**
+   * The key of the innermost opened group holding node i (what Collapse closes), or null.
+   * @param {number} i
+   * @returns {string | null}
+   */
   openGroupOfNode(i) {
     return this.innermostOpen(this.tree.groupOf[i]);
   }
 
-  /** The key of the innermost opened group holding group g (a closed box's parent when open), or null. */
+  /**
+   * The key of the innermost opened group holding group g (a closed box's parent when open), or null.
+   * @param {number} g
+   * @returns {string | null}
+   */
   openGroupOfGroup(g) {
     return g >= 0 ? this.innermostOpen(this.tree.groups[g].parent) : null;
   }
 
+  /**
+   * @param {number} g
+   * @returns {string | null}
+   */
   innermostOpen(g) {
     for (; g >= 0; g = this.tree.groups[g].parent) {
       const key = this.tree.groups[g].key;
@@ -255,12 +356,22 @@ export class Folding {
   }
 }
 
-/** `ready(key)` once `early` (prefetch()'s Promise of SVG text, or null) brings a picture. */
+/**
+ * `ready(key)` once `early` (prefetch()'s Promise of SVG text, or null) brings a picture.
+ * @param {Promise<string | null> | null} early
+ * @param {string} key
+ * @param {(key: string) => void} ready
+ */
 function announce(early, key, ready) {
   if (early) early.then((svg) => svg && ready(key), () => {});
 }
 
-/** What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels). */
+/**
+ * What shapes the layout of `open` drawn with `options` (everything but the numbers in its labels).
+ * @param {string[]} open
+ * @param {DotOptions} options
+ * @returns {string}
+ */
 function layoutKey(open, { precision, rankdir, color, color_scale: kind, output, palette }) {
   return JSON.stringify([open, precision, rankdir, color, kind, output, palette ?? null]);
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // DOT -> SVG in the browser with Graphviz compiled to WebAssembly (@viz-js/viz): the widget's one
 // layout path. It runs in the page's layout worker when one can start (js/host/layout-worker.js), else here; the
 // WASM module is instantiated once per thread and shared by every view.
@@ -6,9 +7,16 @@ import { instance } from "@viz-js/viz";
 import { inLayoutWorker, ranOnMain, serveLayouts, workerLayout } from "./layout-worker.js";
 import { LOST_EDGE, NSLIMIT } from "../core/shared.js";
 
+/** @import { Viz } from "@viz-js/viz" */
+/** @import { LayoutSignal } from "./layout-worker.js" */
+
+/** @type {Promise<Viz> | null} */
 let viz = null;
 
-/** The shared Graphviz instance (the first call compiles the WASM module; later calls are free). */
+/**
+ * The shared Graphviz instance (the first call compiles the WASM module; later calls are free).
+ * @returns {Promise<Viz>}
+ */
 export function graphviz() {
   if (viz === null) {
     viz = instance().catch((err) => {
@@ -35,7 +43,7 @@ export function graphviz() {
  * RangeError when its recursion overflowed the stack). In the layout worker when there is one; `low`: a
  * prefetch (worker only: null when there is no worker), laid out after what a view waits for.
  * @param {string} dot
- * @param {{low?: boolean, signal?: {cancelled?: boolean} | null}} [options]
+ * @param {{low?: boolean, signal?: LayoutSignal | null}} [options]
  * @returns {Promise<string | null>}
  */
 export async function layoutSVG(dot, { low = false, signal = null } = {}) {
@@ -47,7 +55,7 @@ export async function layoutSVG(dot, { low = false, signal = null } = {}) {
       // WorkerGone: the worker could not start or died (this thread from now on). RangeError: a worker's stack is
       // ~3x smaller than the page's (Chromium: a plain chain of ~7,700 nodes overflows there, ~22,500 here), so a
       // picture too deep for the worker is laid out here, as before the worker.
-      if (err.name !== "WorkerGone" && err.name !== "RangeError") throw err;
+      if (!(err instanceof Error) || (err.name !== "WorkerGone" && err.name !== "RangeError")) throw err;
     }
   }
   if (low) return null;

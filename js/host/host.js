@@ -1,3 +1,4 @@
+// @ts-check
 // The exported page's own widget host (micrograd_widget/host/export.py writes the page; js/build.mjs bundles this
 // file into static/host.js, which the page carries inline as a module script). It replaces ipywidgets' HTML
 // manager (3.6 MB) and require.js with the small part of the anywidget model interface our views use, over
@@ -162,7 +163,8 @@ export class HostModel {
    * @param {unknown} [value]
    */
   set(name, value) {
-    const changes = name !== null && typeof name === "object" ? name : { [name]: value };
+    // a cast: a name here (strict checking narrows it so; the views' looser check, which reaches this file, does not)
+    const changes = name !== null && typeof name === "object" ? name : { [/** @type {string} */ (name)]: value };
     /** @type {string[]} */
     const changed = [];
     for (const [key, v] of Object.entries(changes)) {
@@ -367,8 +369,20 @@ function readJson(script) {
   try {
     return JSON.parse(script.textContent);
   } catch (err) {
-    throw new Error(`the page's ${script.type} is not JSON: ${err.message}`);
+    const bad = /** @type {SyntaxError} */ (err); // what JSON.parse throws
+    throw new Error(`the page's ${script.type} is not JSON: ${bad.message}`);
   }
+}
+
+/**
+ * The document's `<script type="{type}">` elements.
+ * @param {Document} doc
+ * @param {string} type
+ * @returns {NodeListOf<HTMLScriptElement>}
+ */
+function scripts(doc, type) {
+  // a cast: the selector matches script elements only, which tsc cannot tell from a string built at run time
+  return /** @type {NodeListOf<HTMLScriptElement>} */ (doc.querySelectorAll(`script[type="${type}"]`));
 }
 
 /**
@@ -380,9 +394,9 @@ function readJson(script) {
 export async function start(doc = document) {
   /** @type {Record<string, SavedModel>} */
   const saved = {};
-  for (const script of doc.querySelectorAll(`script[type="${STATE_TYPE}"]`)) Object.assign(saved, readJson(script).state || {});
+  for (const script of scripts(doc, STATE_TYPE)) Object.assign(saved, readJson(script).state || {});
   const manager = new HostManager(saved);
-  const views = [...doc.querySelectorAll(`script[type="${VIEW_TYPE}"]`)].map(async (script) => {
+  const views = [...scripts(doc, VIEW_TYPE)].map(async (script) => {
     const el = doc.createElement("div");
     el.className = "mgw-host-view";
     script.before(el);
@@ -395,7 +409,9 @@ export async function start(doc = document) {
       const note = doc.createElement("p");
       note.className = "mgw-host-error";
       note.setAttribute("role", "alert");
-      note.textContent = `This widget could not be shown: ${err && err.message ? err.message : err}`;
+      // a view's code may throw anything: its message when it has one, else the thing itself
+      const why = /** @type {{message?: unknown} | null | undefined} */ (err)?.message || err;
+      note.textContent = `This widget could not be shown: ${why}`;
       el.append(note);
     }
   });
@@ -404,5 +420,6 @@ export async function start(doc = document) {
 }
 
 if (typeof document !== "undefined" && document.querySelector(`script[type="${VIEW_TYPE}"]`)) {
-  window.mgwHost = start();
+  // the page's host, for a console or a test (a cast: Window does not declare it)
+  /** @type {Window & {mgwHost?: Promise<HostManager>}} */ (window).mgwHost = start();
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Graphviz in a Web Worker (issue 9): the page stays responsive while a picture is laid out. One module worker
 // per page, started from the views bundle's own URL (js/host/loader.js imports the bundle from a Blob URL and keeps
 // it), so Graphviz's JS is not shipped twice; the bundle notices it runs as this worker (its name) and answers
@@ -28,59 +29,126 @@ const limits = { idleMs: IDLE_MS, jobMs: JOB_MS };
 const YIELD_MS = 500;
 
 /**
+ * What a view sets to say it no longer waits for a layout (graph/picture.js, graph/folding.js).
+ * @typedef {{cancelled?: boolean}} LayoutSignal
+ */
+
+/**
+ * The page's message to the worker: Graphviz's WebAssembly (once), or a layout to make.
+ * @typedef {{wasm: Uint8Array, id?: undefined, dot?: undefined} | {wasm?: undefined, id: number, dot: string}} ToWorker
+ */
+
+/**
+ * The worker's message to the page: it is ready, or a layout's SVG text, or why that layout failed.
+ * @typedef {{ready: true, id?: undefined, svg?: undefined, error?: undefined}
+ *   | {ready?: undefined, id: number, svg: string, error?: undefined}
+ *   | {ready?: undefined, id: number, svg?: undefined, error: {name: string, message: string}}} FromWorker
+ */
+
+/**
+ * This thread's global scope as the worker's side uses it. The type check knows the page's (lib "dom"), not a
+ * worker's: WorkerGlobalScope, the worker's `name` and its postMessage without a target origin.
+ * @typedef {object} WorkerScope
+ * @property {unknown} [WorkerGlobalScope] defined in a worker only
+ * @property {string} [name] the worker's name (the page's window.name on the main thread)
+ * @property {((event: MessageEvent<ToWorker>) => void) | null} onmessage
+ * @property {(message: FromWorker) => void} postMessage
+ */
+
+// A cast through unknown: typeof globalThis is the page's Window, which a worker's scope is not.
+const scope = /** @type {WorkerScope} */ (/** @type {unknown} */ (globalThis));
+
+/**
+ * A layout asked for: queued in `waiting`, then `running` (id, limitMs and timer are set when it is sent).
+ * @typedef {object} Job
+ * @property {string} dot
+ * @property {boolean} low a prefetch
+ * @property {(svg: string | null) => void} resolve
+ * @property {(err: Error) => void} reject
+ * @property {boolean} cancelled its view's LayoutSignal.cancelled, read when it is looked at
+ * @property {number} id
+ * @property {number} limitMs
+ * @property {number} timer the watchdog's
+ */
+
+/**
  * The worker's time limits, for hosts and tests: `idleMs`, how long a worker no view holds stays open (default
  * 10 s), and `jobMs`, how long one layout may run in it before the worker is stopped (default 60 s); each read when
  * its timer starts. Returns the limits in force; `layoutWorkerLimits()` only reads them.
+ * @param {{idleMs?: number, jobMs?: number}} [wanted]
+ * @returns {{idleMs: number, jobMs: number}}
  */
 export function layoutWorkerLimits({ idleMs = limits.idleMs, jobMs = limits.jobMs } = {}) {
-  for (const [name, ms] of [["idleMs", idleMs], ["jobMs", jobMs]]) {
+  /** @type {[string, number][]} */
+  const given = [["idleMs", idleMs], ["jobMs", jobMs]];
+  for (const [name, ms] of given) {
     if (typeof ms !== "number" || !(ms > 0) || ms === Infinity) throw new RangeError(`${name} must be a positive number of ms, got ${ms}`);
   }
   Object.assign(limits, { idleMs, jobMs });
   return { ...limits };
 }
 
-/** True in the layout worker (the bundle started as one). */
+/**
+ * True in the layout worker (the bundle started as one).
+ * @returns {boolean}
+ */
 export function inLayoutWorker() {
-  return typeof WorkerGlobalScope !== "undefined" && globalThis.name === NAME;
+  return typeof scope.WorkerGlobalScope !== "undefined" && scope.name === NAME;
 }
 
-/** The worker's side: answer {id, dot} with {id, svg} or {id, error: {name, message}} using `layout(dot)`. */
+/**
+ * The worker's side: answer {id, dot} with {id, svg} or {id, error: {name, message}} using `layout(dot)`.
+ * @param {(dot: string) => Promise<string>} layout
+ */
 export function serveLayouts(layout) {
+  /** @type {Promise<void>} */
   let queue = Promise.resolve();
-  let gotWasm;
+  /** @type {(wasm: Uint8Array) => void} */
+  let gotWasm = () => {}; // replaced at once by the Promise below
+  /** @type {Promise<Uint8Array>} */
   const wasm = new Promise((resolve) => { gotWasm = resolve; }); // the page may send it after a layout
   provideWasm(() => wasm);
-  globalThis.onmessage = ({ data }) => {
+  scope.onmessage = ({ data }) => {
     if (data.wasm) {
       gotWasm(data.wasm);
       return;
     }
     queue = queue.then(async () => {
       try {
-        globalThis.postMessage({ id: data.id, svg: await layout(data.dot) });
+        scope.postMessage({ id: data.id, svg: await layout(data.dot) });
       } catch (err) {
-        globalThis.postMessage({ id: data.id, error: { name: err?.name ?? "Error", message: String(err?.message ?? err) } });
+        // layout() throws Errors (Graphviz's, a RangeError when its stack overflowed); anything else goes as its text
+        const e = /** @type {{name?: string, message?: string} | null | undefined} */ (err);
+        scope.postMessage({ id: data.id, error: { name: e?.name ?? "Error", message: String(e?.message ?? err) } });
       }
     });
   };
-  globalThis.postMessage({ ready: true });
+  scope.postMessage({ ready: true });
 }
 
 // The page's side. state: "none" (no worker now: not tried yet, or closed when idle or by the watchdog; the next
 // layout starts one), "starting", "ready", "gone" (main thread from now on).
+/** @type {Worker | null} */
 let worker = null;
+/** @type {"none" | "starting" | "ready" | "gone"} */
 let state = "none";
 let started = false; // a worker has run on this page: one can start again once closed
+/** @type {Job | null} */
 let running = null; // the job the worker is laying out
-const waiting = []; // jobs not sent yet: { dot, low, resolve, reject, cancelled }
+/** @type {Job[]} */
+const waiting = []; // jobs not sent yet
 let nextId = 0;
 let users = 0;
 let idleTimer = 0;
+/** @type {"worker" | "main"} */
 let last = "main"; // where the last finished layout ran
+/** @type {{job: Job, timer: number} | null} */
 let yielding = null; // the running job nobody waits for, due to be dropped for a waiting one: { job, timer }
 
-/** Where the last layout ran: "worker" or "main". */
+/**
+ * Where the last layout ran: "worker" or "main".
+ * @returns {"worker" | "main"}
+ */
 export function lastLayoutThread() {
   return last;
 }
@@ -91,12 +159,17 @@ export function ranOnMain() {
 }
 
 /** The thread that lays out from now on: "worker" (started, starting, or closed since and started again by the next
- * layout) or "main" (no worker could start, or none was tried yet: the first layout tries). */
+ * layout) or "main" (no worker could start, or none was tried yet: the first layout tries).
+ * @returns {"worker" | "main"}
+ */
 export function layoutThread() {
   return state === "starting" || state === "ready" || (state === "none" && started) ? "worker" : "main";
 }
 
-/** A view holds the worker while shown; `release` (returned) lets it go (closed when no view has held it for a while). */
+/**
+ * A view holds the worker while shown; `release` (returned) lets it go (closed when no view has held it for a while).
+ * @returns {() => void}
+ */
 export function holdLayoutWorker() {
   users += 1;
   clearTimeout(idleTimer);
@@ -130,7 +203,7 @@ function gone() {
 
 function start() {
   state = "gone";
-  if (typeof Worker !== "function" || typeof WorkerGlobalScope !== "undefined") return;
+  if (typeof Worker !== "function" || typeof scope.WorkerGlobalScope !== "undefined") return;
   let bytes;
   try {
     bytes = wasmBytes(); // throws when this bundle was given no WebAssembly (sources loaded as they are)
@@ -143,11 +216,17 @@ function start() {
 
 // A page opened from file:// may not start a module worker from a Blob URL (Chromium: an error event, no
 // message); it may from a data: URL of the same code, the second try.
+/** @returns {Promise<string>} */
 async function dataURL() {
   const code = await (await fetch(import.meta.url)).text();
   return `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}`;
 }
 
+/**
+ * @param {string} url the views bundle's
+ * @param {Uint8Array | Promise<Uint8Array>} bytes Graphviz's WebAssembly
+ * @param {boolean} firstTry from a Blob URL (a data: URL next)
+ */
 function spawn(url, bytes, firstTry) {
   const retry = () => {
     worker?.terminate();
@@ -168,6 +247,7 @@ function spawn(url, bytes, firstTry) {
     else gone();
   };
   worker.onmessageerror = gone;
+  /** @param {MessageEvent<FromWorker>} event */
   worker.onmessage = ({ data }) => {
     if (mine !== worker) return; // a worker stopped since (the watchdog)
     if (data.ready) {
@@ -193,7 +273,7 @@ function spawn(url, bytes, firstTry) {
 }
 
 function pump() {
-  if (state !== "ready" || running) return;
+  if (state !== "ready" || running || !worker) return; // a worker is ready: `worker` is it
   for (let k = 0; k < waiting.length; k++) if (waiting[k].cancelled) waiting.splice(k--, 1)[0].resolve(null);
   if (!waiting.length) return;
   const k = Math.max(0, waiting.findIndex((job) => !job.low)); // what a view waits for first, then prefetches
@@ -204,7 +284,10 @@ function pump() {
   worker.postMessage({ id: job.id, dot: job.dot });
 }
 
-/** The watchdog: `job` has run past limits.jobMs. Stop the worker, fail the job, start a fresh one for the rest. */
+/**
+ * The watchdog: `job` has run past limits.jobMs. Stop the worker, fail the job, start a fresh one for the rest.
+ * @param {Job} job
+ */
 function tooLong(job) {
   if (job !== running) return;
   stopRunning();
@@ -215,7 +298,10 @@ function tooLong(job) {
 }
 
 /** Nobody waits for the running job (an early layout, or a picture replaced since it was sent; `signal.cancelled`)
- * while a view waits for one queued behind it. */
+ * while a view waits for one queued behind it.
+ * @param {Job} job
+ * @returns {boolean}
+ */
 function needless(job) {
   return job.low || job.cancelled;
 }
@@ -236,12 +322,12 @@ function yieldSoon() {
 
 /** Stop the worker and its running job's timers (the job is settled by the caller). */
 function stopRunning() {
-  clearTimeout(running.timer);
+  if (running) clearTimeout(running.timer);
   if (yielding && yielding.job === running) {
     clearTimeout(yielding.timer);
     yielding = null;
   }
-  worker.terminate();
+  worker?.terminate(); // always one while a job runs
   worker = null;
   state = "none";
   running = null;
@@ -258,12 +344,16 @@ function startForTheRest() {
  * Lay `dot` out in the worker: a Promise of the SVG text, or null when there is no worker (lay it out here).
  * `low`: a prefetch, sent after every other job; `signal.cancelled` set before it is sent drops it (resolves null),
  * and set after, lets a view's layout queued behind it drop it too (YIELD_MS).
+ * @param {string} dot
+ * @param {{low?: boolean, signal?: LayoutSignal | null}} [options]
+ * @returns {Promise<string | null> | null}
  */
 export function workerLayout(dot, { low = false, signal = null } = {}) {
   if (state === "none") start();
   if (state === "gone") return null;
   return new Promise((resolve, reject) => {
-    const job = { dot, low, resolve, reject, get cancelled() { return !!signal?.cancelled; } };
+    /** @type {Job} */
+    const job = { dot, low, resolve, reject, get cancelled() { return !!signal?.cancelled; }, id: 0, limitMs: 0, timer: 0 };
     waiting.push(job);
     pump();
     if (!low) yieldSoon();
