@@ -139,3 +139,20 @@ def test_js_descent_equals_the_python_loop(build, h: float, steps: int, tmp_path
     assert got["loss"] < got["losses"][0], "descent must lower the loss"
     fixed = [j for j in range(len(start)) if j not in set(params)]
     assert fixed and all(got["values"][j] == start[j] for j in fixed), "inputs and constants must not move"
+
+
+def test_the_learning_state_from_the_view_is_checked_by_the_guard() -> None:
+    """The view's step count and step size (trait ``learning``): kept when well formed, refused in words otherwise,
+    the kernel's value unchanged."""
+    from helpers import from_browser
+
+    from micrograd_widget.graph.widget import explore
+    w = explore(lecture_L()["L"])
+    assert w.learning == {"steps": 0, "step_size": 0.01}
+    from_browser(w, learning={"steps": 3, "step_size": 0.5})
+    assert w.learning == {"steps": 3, "step_size": 0.5} and not w.error
+    for bad in ({"steps": -1, "step_size": 0.5}, {"steps": 2, "step_size": 0}, {"steps": 2, "step_size": math.inf},
+                {"steps": True, "step_size": 0.5}, [1, 2], {"steps": 2}):
+        from_browser(w, learning=bad)
+        assert w.learning == {"steps": 3, "step_size": 0.5}
+        assert "learning" in w.error, w.error
