@@ -54,6 +54,13 @@ export function step(tape, values, params, sign, h, output = tape.root, work = s
   return work.data[output];
 }
 
+/** Each parameter moved by `scale` times its grad in `grad`; returns `loss` (the step's output before the move). */
+function move(tape, values, params, scale, grad, loss) {
+  const { leaves } = tape;
+  for (let p = 0; p < params.length; p++) values[params[p]] += scale * grad[leaves[params[p]]];
+  return loss;
+}
+
 /**
  * Buffers for `step`: every node's data and grad.
  * @param {Tape} tape
@@ -82,6 +89,7 @@ export class Descent {
     this.output = output;
     this.work = scratch(tape);
     this.steps = 0;
+    this.fresh = false; // work holds the replay at the current values
     /** @type {number[]} */
     this.losses = [];
   }
@@ -97,11 +105,24 @@ export class Descent {
   run(count, h, sign = -1) {
     let loss = NaN;
     for (let s = 0; s < count; s++) {
-      loss = step(this.tape, this.values, this.params, sign, h, this.output, this.work);
+      // The replay at the current values was made already (replayed()): its grads are this step's.
+      loss = this.fresh ? move(this.tape, this.values, this.params, sign * h, this.work.grad, this.work.data[this.output])
+        : step(this.tape, this.values, this.params, sign, h, this.output, this.work);
+      this.fresh = false;
       this.losses.push(loss);
       this.steps += 1;
     }
     return loss;
+  }
+
+  /** Forward and backward at the current values into `work` (what the picture shows); the next step reuses them.
+   * Returns false when an op fails there. */
+  replayed() {
+    const failure = forward(this.tape, this.values, this.work.data);
+    if (failure >= 0) return false;
+    backward(this.tape, this.work.data, this.output, this.work.grad);
+    this.fresh = true;
+    return true;
   }
 
   /** The output's data at the current values (a forward pass; NaN when an op fails there). */

@@ -15,6 +15,7 @@ import { formatNumber, thousands } from "../picture/format.js";
 
 const FRAME_BUDGET_MS = 8; // steps per animation frame stop once they took this long (painting takes the rest)
 const WRITE_BACK_MS = 1000;
+const SLOW_MS = 250;
 const ANNOUNCE_MS = 3000;
 const CURVE_POINTS = 300; // at most this many points drawn, however long the run
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -58,6 +59,7 @@ export class LearnPanel {
     this.lossSteps = [];
     this.rate = { since: 0, steps: 0, perSecond: 0 };
     this.lastWrite = 0;
+    this.lastSlow = 0;
     this.lastAnnounce = 0;
     this.waiting = 0; // kernel path: steps of the run waiting for the kernel's numbers
     const off = view.mode === "readonly";
@@ -236,15 +238,24 @@ export class LearnPanel {
     }
     if (this.losses.length > 4 * CURVE_POINTS * 100) this.thin();
     view.leaves.values.set(run.values);
-    view.leaves.moved();
-    view.afterStep(null);
+    if (!run.replayed()) {
+      view.errors.showError("learn", "Training stopped: an op failed at these values.");
+      this.pause();
+      return;
+    }
+    view.showNumbers(Float64Array.from(run.work.data), Float64Array.from(run.work.grad)); // the replay the next step reuses
+    const slow = now - this.lastSlow >= SLOW_MS; // the sliders' rows and the curve follow a few times a second
+    if (slow) {
+      this.lastSlow = now;
+      view.leaves.moved();
+    }
     this.rate.steps += taken;
     const elapsed = now - this.rate.since;
     if (elapsed >= 500) {
       this.rate.perSecond = (this.rate.steps * 1000) / elapsed;
       this.rate = { since: now, steps: 0, perSecond: this.rate.perSecond };
     }
-    this.show(false);
+    if (slow) this.show(false);
     if (performance.now() - this.lastWrite >= WRITE_BACK_MS) {
       this.lastWrite = performance.now();
       view.leaves.settleNow();
@@ -266,6 +277,7 @@ export class LearnPanel {
     cancelAnimationFrame(this.frame);
     this.trainButton.setAttribute("aria-pressed", "false");
     this.trainButton.textContent = "Train";
+    this.view.leaves.moved();
     this.view.leaves.settleNow();
     this.save();
     this.show(true);
