@@ -313,6 +313,14 @@ export class Leaves {
     this.scheduleSettle();
   }
 
+  /** The learning controls moved the parameters in `values` (graph/learn-panel.js): show them and mark them unsent;
+   * the view replays itself. */
+  moved() {
+    for (const j of this.params) this.widenRange(j, this.values[j]);
+    for (const entry of this.rows.values()) this.syncRow(entry);
+    this.settle.dirty = true;
+  }
+
   /** Every leaf back to its starting value, sent to the kernel at once. */
   reset() {
     if (this.readonly) return;
@@ -320,6 +328,7 @@ export class Leaves {
     for (const entry of this.rows.values()) this.syncRow(entry);
     this.errors.clearError("input");
     this.onChange();
+    this.settle.dirty = true; // settled moves before it were sent: the starting values must be sent too
     this.settleNow();
   }
 

@@ -21,6 +21,7 @@
 //   graph/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   graph/output-mark.js  the bold mark on the output the grads are of
 //   graph/stepper-panel.js  the backprop stepper panel, its outlines and words (the steps: js/core/stepper.js)
+//   graph/learn-panel.js  step up/down, train in the page, the loss curve (the maths: js/core/learn.js); graph/deltas.js the Δ marks
 // js/host/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
 import { compileTape, initialData, kernelNumbers } from "../core/spec.js";
@@ -42,6 +43,8 @@ import { KernelReplay } from "./kernel.js";
 import { Toolbar, fillLegend } from "./toolbar.js";
 import { Download } from "./download.js";
 import { markOutput } from "./output-mark.js";
+import { LearnPanel } from "./learn-panel.js";
+import { DeltaMarks } from "./deltas.js";
 
 class GraphWidgetView {
   constructor(model, host) {
@@ -71,13 +74,19 @@ class GraphWidgetView {
     this.scratch = new Float64Array(n);
     this.mode = this.tape.replayable ? "browser" : this.tape.opaque >= 0 ? "readonly" : "kernel";
     const readonly = this.mode === "readonly";
+    this.deltas = new DeltaMarks();
     this.leaves = new Leaves(model, this.tape, this.names, readonly, this.errors, () => {
+      if (this.learn) this.learn.pause(); // a slider moved: training pauses, the Δ of the last step goes
+      this.deltas.clear();
       this.exitStepper();
       this.update();
     });
     this.kernel = new KernelReplay(model, n, this.tape.reason, {
       request: () => ({ leafValues: this.leaves.values, output: this.output }),
-      onNumbers: (data, grad) => this.showNumbers(data, grad),
+      onNumbers: (data, grad) => {
+        this.showNumbers(data, grad);
+        if (this.learn) this.learn.onKernelNumbers();
+      },
       errors: this.errors,
       setStatus: (text) => this.toolbar.setStatus(text),
     });
@@ -95,7 +104,10 @@ class GraphWidgetView {
     const pictureControls = [this.picture.zoom.controls, this.download.el];
     this.toolbar = new Toolbar(this.names, this.mode, this.tape.reason, pictureControls, {
       chooseOutput: (i) => this.chooseOutput(i),
-      reset: () => this.leaves.reset(),
+      reset: () => {
+        this.leaves.reset();
+        this.learn.reset();
+      },
       toggleStepper: () => (this.stepper ? this.exitStepper(true) : this.enterStepper()),
       openGradcheck: () => this.inspector.openGradcheck(),
       chooseColorScale: (name) => {
@@ -113,15 +125,17 @@ class GraphWidgetView {
     this.root.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && this.search.marks.active) this.search.clear();
     });
+    this.learn = new LearnPanel(this);
     this.stepperSlot = h("div", { className: "mgw-stepper-slot" });
     this.legend = h("div", { className: "mgw-legend", "data-role": "legend" });
     this.fillLegend();
-    this.root.append(this.toolbar.el, this.stepperSlot, this.errors.el, this.picture.frame,
+    this.root.append(this.toolbar.el, this.learn.el, this.stepperSlot, this.errors.el, this.picture.frame,
       h("div", { className: "mgw-panels" }, this.leaves.el, this.inspector.el), this.legend);
     this.toolbar.fillOutputOptions([], this.tape.root, this.output);
     if (readonly) this.errors.showError("readonly", `Sliders are off: ${this.tape.reason}.`);
     if (this.mode === "kernel") this.toolbar.setStatus(`${this.tape.reason}.`);
     if (this.mode === "browser") this.recompute();
+    this.learn.show(true);
     this.listen();
     this.drawing.layout();
   }
@@ -237,6 +251,7 @@ class GraphWidgetView {
     const bound = this.picture.bound;
     this.inspector.follow(bound);
     this.marks.show(this.stepper, bound);
+    this.deltas.clear();
     markOutput(bound, this.output);
     this.search.rebind();
     this.toolbar.fillOutputOptions(bound.shown, this.tape.root, this.output);
@@ -311,6 +326,14 @@ class GraphWidgetView {
     this.paint();
   }
 
+  /** The parameters moved (graph/learn-panel.js): replay here (`replay`), paint, and show each node's change since
+   * `before` ({data, grad} of the step before; null: no Δ, as while training). */
+  afterStep(before, replay = true) {
+    if (replay && this.mode === "browser") this.recompute();
+    if (before) this.deltas.show(this.picture.bound, this.names, { data: this.data, grad: this.grad }, before, this.model.get("precision"));
+    else this.deltas.clear();
+  }
+
   paint() {
     const bound = this.picture.bound;
     if (bound) {
@@ -336,6 +359,7 @@ class GraphWidgetView {
 
   enterStepper(focus = true) {
     if (this.mode !== "browser" || this.stepper) return;
+    this.learn.pause();
     const stepper = new Stepper(this.tape, this.data, this.output, {
       onChange: () => this.showStep(),
       onExit: () => this.exitStepper(true),
@@ -374,6 +398,7 @@ class GraphWidgetView {
   }
 
   destroy() {
+    if (this.learn) this.learn.destroy();
     if (this.leaves) this.leaves.destroy();
     this.destroyed = true;
     if (this.folding) this.folding.stopEarly();

@@ -2,16 +2,17 @@
 
 ``fold_spec(tree)`` is the ``folds`` trait (the fold hierarchy, fold_tree.py, from which the browser writes every
 live picture); its user strings go through spec.json_safe. A graph view may write only ``FROM_VIEW``: leaf values,
-the output, the opened boxes and the drawing options; ``check_from_view`` checks one such value (options
-normalised) or raises a TypeError/ValueError saying what was wrong, the offending value shortened. A training view
-may write only ``TRAINING_FROM_VIEW``, its view options. ``refuse_foreign`` is the one guard of both widgets:
-what else a front end sends is refused, logged, and the kernel's values pushed back. widget.py and training.py
-own the traits.
+the output, the opened boxes, the drawing options and the learning state (step count, step size);
+``check_from_view`` checks one such value (options normalised) or raises a TypeError/ValueError saying what was
+wrong, the offending value shortened. A training view may write only ``TRAINING_FROM_VIEW``, its view options.
+``refuse_foreign`` is the one guard of both widgets: what else a front end sends is refused, logged, and the
+kernel's values pushed back. widget.py and training.py own the traits.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Collection, Mapping
 from itertools import chain
 from typing import Any
@@ -22,11 +23,11 @@ from micrograd_widget.host.options import DRAWING_OPTIONS, check_option
 from micrograd_widget.picture import fold_tree
 from micrograd_widget.picture.text import short
 
-__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "option_from_view",
-           "fold_spec"]
+__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "check_learning",
+           "option_from_view", "fold_spec"]
 
 # What a front end may write; every other trait is the kernel's.
-FROM_VIEW = frozenset({"leaf_values", "output", "opened", *DRAWING_OPTIONS})
+FROM_VIEW = frozenset({"leaf_values", "output", "opened", "learning", *DRAWING_OPTIONS})
 TRAINING_FROM_VIEW = frozenset({"log_scale"})   # the training view's: only the options its toolbar changes
 
 
@@ -69,11 +70,26 @@ def check_from_view(tape: Tape, name: str, value: Any, tree: Callable[[], fold_t
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"output must be a node id (int), got {type(value).__name__}: {short(value)}")
         return value
+    if name == "learning":
+        return check_learning(value)
     if name == "opened":
         if not isinstance(value, list):
             raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: {short(value)}")
         return fold_tree.check_open(tape, tree(), value, node_budget)
     return option_from_view(name, value)
+
+
+def check_learning(value: Any) -> dict[str, Any]:
+    """The ``learning`` trait (the view's step count and step size, js/graph/learn-panel.js) checked: a mapping of
+    ``steps``, a whole number >= 0, and ``step_size``, a finite positive number; else a TypeError/ValueError."""
+    if not isinstance(value, Mapping) or set(value) != {"steps", "step_size"}:
+        raise TypeError(f"learning must be {{'steps': int, 'step_size': float}}, got {short(value)}")
+    steps, size = value["steps"], value["step_size"]
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"learning.steps must be a whole number >= 0, got {short(steps)}")
+    if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
+        raise ValueError(f"learning.step_size must be a finite positive number such as 0.01, got {short(size)}")
+    return {"steps": steps, "step_size": float(size)}
 
 
 def option_from_view(name: str, value: Any) -> Any:

@@ -95,6 +95,8 @@ class GraphWidget(_assets.AssetsWidget):
     opened: traitlets.List[str] = traitlets.List(traitlets.Unicode()).tag(sync=True)
     # Which leaves are parameters and the rule that says so (params.py LeafRoles.trait(); js/host/spec-contract.md).
     leaf_roles = traitlets.Dict().tag(sync=True)
+    # The view's learning state, saved with the widget state (js/graph/learn-panel.js; view_state.check_learning).
+    learning = traitlets.Dict({"steps": 0, "step_size": 0.01}).tag(sync=True)
 
     def __init__(self, root: Value, *, output: Value | int | None = None, params: Any = None,
                  **options: Any) -> None:
@@ -300,6 +302,8 @@ class GraphWidget(_assets.AssetsWidget):
                     setattr(self, name, own[name])  # as the view has it now, so that putting it back is a change
                 if not problems and own.keys() & {"leaf_values", "output"}:
                     self._settle(own.get("leaf_values", _KEEP), own.get("output", _KEEP), had)
+                if not problems and "learning" in own:
+                    self.learning = own["learning"]
                 options = {name: own[name] for name in (*DRAWING_OPTIONS, "opened") if name in own}
                 if not problems and options:
                     for name, value in options.items():

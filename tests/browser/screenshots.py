@@ -142,10 +142,24 @@ def opened_neuron(page, server, path: Path) -> None:
     page.locator('.mgw-root [data-role="graph"]').first.screenshot(path=str(path))
 
 
+def learning(page, server, path: Path) -> None:
+    """Training the lecture's MLP in the page: a few hundred steps of descent, the loss curve beside the picture."""
+    from builders import lecture_mlp_loss
+    open_view(page, server, lecture_mlp_loss())
+    page.locator('input[data-role="step-size"]').fill("0.01")
+    page.locator('input[data-role="step-size"]').press("Enter")
+    page.locator('[data-action="train"]').click()
+    steps = "document.querySelector('[data-role=\"steps\"]').textContent.replace(/,/g, '')"
+    page.wait_for_function(f"() => Number({steps}) > 1500")
+    page.locator('[data-action="train"]').click()
+    page.wait_for_timeout(300)
+    page.locator(".mgw-root").first.screenshot(path=str(path))
+
+
 # Each picture's file name in examples/images/ and the function that writes it: on the fake-model page (a static
 # server) or in a real JupyterLab.
 SHOTS = {"folded.png": folded_graph, "stepper.png": stepper, "gradcheck.png": gradcheck_panel,
-         "opened.png": opened_neuron, "trace.png": traced_path, "search.png": search_match}
+         "learning.png": learning, "opened.png": opened_neuron, "trace.png": traced_path, "search.png": search_match}
 LAB_SHOTS = {"widget-jupyterlab.png": widget_in_lab, "training.png": training_in_lab}
 IMAGES = frozenset(SHOTS) | frozenset(LAB_SHOTS)
 

@@ -1,0 +1,69 @@
+// @ts-check
+// The Δ marks a step leaves in the picture (js/host/svg-contract.md, "Δ after a step"): under each drawn value node's
+// data and grad numbers, its change since the step before ("Δ +0.0600"), until the next change. SVG text made with
+// createElementNS and textContent: no markup is parsed.
+
+import { formatNumber } from "../picture/format.js";
+import { change } from "../core/learn.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** `x` with its sign, as the Δ marks write it ("+0.0600", "-0.0100", "0.0000" when it rounds to nothing). */
+export function signed(x, precision) {
+  const text = formatNumber(x, precision);
+  return x > 0 && !/^0\.?0*$/.test(text) ? `+${text}` : text;
+}
+
+/** The lowest y of a box's outline (a polygon's points or a path's numbers), or NaN. */
+function bottomOf(shape) {
+  if (!shape) return NaN;
+  const raw = shape.getAttribute("points") || shape.getAttribute("d") || "";
+  const numbers = raw.match(/-?\d+(?:\.\d+)?/g) || [];
+  let bottom = -Infinity;
+  for (let t = 1; t < numbers.length; t += 2) bottom = Math.max(bottom, Number(numbers[t]));
+  return Number.isFinite(bottom) ? bottom : NaN;
+}
+
+export class DeltaMarks {
+  constructor() {
+    /** @type {Element[]} */
+    this.marks = [];
+  }
+
+  /**
+   * Write each drawn node's Δdata and Δgrad (now minus before) under its numbers in `bound` (graph/picture.js),
+   * replacing the marks of the step before.
+   */
+  show(bound, names, now, before, precision) {
+    this.clear();
+    if (!bound) return;
+    const dData = change(now.data, before.data);
+    const dGrad = change(now.grad, before.grad);
+    bound.shown.forEach((i, k) => {
+      const g = bound.boxes.group[k];
+      const bottom = bottomOf(bound.boxes.shape[k]);
+      if (!g || !Number.isFinite(bottom)) return;
+      const texts = g.querySelectorAll("text");
+      [[texts[1], "delta-data", dData[i]], [texts[2], "delta-grad", dGrad[i]]].forEach(([text, field, d]) => {
+        if (!text) return;
+        const mark = document.createElementNS(SVG_NS, "text");
+        mark.setAttribute("class", "mgw-delta");
+        mark.setAttribute("data-node", names.keys[i]);
+        mark.setAttribute("data-field", String(field));
+        mark.setAttribute("text-anchor", "middle");
+        mark.setAttribute("font-size", "9");
+        mark.setAttribute("x", text.getAttribute("x") || "0");
+        mark.setAttribute("y", String(bottom + 9));
+        mark.textContent = `\u0394 ${signed(Number(d), precision)}`;
+        g.append(mark);
+        this.marks.push(mark);
+      });
+    });
+  }
+
+  /** Remove every Δ mark (the numbers changed otherwise: a slider, training, Reset, a new picture). */
+  clear() {
+    for (const mark of this.marks) mark.remove();
+    this.marks = [];
+  }
+}

@@ -1,0 +1,346 @@
+// @ts-check
+// The learning controls (issue 21): a step size, Step up / Step down (every parameter at once, js/core/learn.js), Train
+// (gradient descent in the page: several steps per animation frame within a time budget, the picture painted once
+// per frame, never per step), the step count and steps per second, the loss curve (js/training/curve.js's maths),
+// and a throttled polite live region announcing the loss. The parameters are the leaf roles' (graph/leaves.js).
+// Moving a slider or entering the stepper pauses training. Pausing, and about every WRITE_BACK_MS while playing,
+// settles the leaf values by the existing write rule (trait `leaf_values`); the step count and step size are the
+// trait `learning` (micrograd_widget/graph/view_state.py check_learning). A graph only the kernel can replay steps
+// on the kernel's grads, one step per answer.
+
+import { h } from "../ui/dom.js";
+import { Descent, readStepSize, step } from "../core/learn.js";
+import { curvePath, logTicks, lossDomain, niceTicks, shortNumber } from "../training/curve.js";
+import { formatNumber, thousands } from "../picture/format.js";
+
+const FRAME_BUDGET_MS = 8; // steps per animation frame stop once they took this long (painting takes the rest)
+const WRITE_BACK_MS = 1000;
+const SLOW_MS = 250;
+const ANNOUNCE_MS = 3000;
+const CURVE_POINTS = 300; // at most this many points drawn, however long the run
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PLOT = { width: 260, height: 110, left: 44, right: 252, top: 8, bottom: 92 };
+
+/** The `learning` trait read back: a step count and a step size, the defaults where it is missing or bad. */
+export function readLearning(raw) {
+  const state = /** @type {{steps?: unknown, step_size?: unknown} | null} */ (raw && typeof raw === "object" ? raw : null);
+  const steps = state && Number.isInteger(state.steps) && Number(state.steps) >= 0 ? Number(state.steps) : 0;
+  const size = state ? readStepSize(String(state.step_size)).h : NaN;
+  return { steps, stepSize: Number.isFinite(size) ? size : 0.01 };
+}
+
+/** At most `count` evenly spread indices of a list of `n` (the last always in). */
+export function sampleIndices(n, count = CURVE_POINTS) {
+  if (n <= count) return Array.from({ length: n }, (_, i) => i);
+  const out = [];
+  for (let s = 0; s < count; s++) out.push(Math.round((s * (n - 1)) / (count - 1)));
+  return out;
+}
+
+const svgEl = (tag, attrs = {}) => {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+};
+
+export class LearnPanel {
+  /**
+   * `view` is the graph view (graph/widget.js): its tape, leaves, output, mode, model, errors; `view.afterStep(before)`
+   * replays and paints, showing each node's change since `before` ({data, grad}) when given.
+   */
+  constructor(view) {
+    this.view = view;
+    const { steps, stepSize } = readLearning(view.model.get("learning"));
+    this.steps = steps;
+    this.stepSize = stepSize;
+    this.playing = false;
+    this.frame = 0;
+    this.losses = [];
+    this.lossSteps = [];
+    this.rate = { since: 0, steps: 0, perSecond: 0 };
+    this.lastWrite = 0;
+    this.lastSlow = 0;
+    this.lastAnnounce = 0;
+    this.waiting = 0; // kernel path: steps of the run waiting for the kernel's numbers
+    const off = view.mode === "readonly";
+
+    this.sizeInput = h("input", {
+      type: "text", inputmode: "decimal", className: "mgw-step-size", "data-role": "step-size", value: String(stepSize),
+      "aria-label": "step size h (the learning rate)", "data-lm-suppress-shortcuts": "true", disabled: off,
+      title: "How far one step moves each parameter: p += h * grad (up) or p -= h * grad (down); any positive number",
+    });
+    this.sizeInput.addEventListener("change", () => this.readSize());
+    this.sizeInput.addEventListener("keydown", (event) => { if (event.key === "Enter") this.readSize(); });
+    const button = (action, text, title, fn) => {
+      const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text, disabled: off });
+      b.title = title;
+      b.addEventListener("click", fn);
+      return b;
+    };
+    this.upButton = button("step-up", "Step up", "Every parameter p += h * d(output)/dp: the output rises (the lecture's nudge)", () => this.stepOnce(+1));
+    this.downButton = button("step-down", "Step down", "Every parameter p -= h * d(output)/dp: one step of gradient descent", () => this.stepOnce(-1));
+    this.trainButton = button("train", "Train", "Play or pause gradient descent at this step size, in the page", () => this.toggle());
+    this.trainButton.setAttribute("aria-pressed", "false");
+    this.stepsText = h("output", { "data-role": "steps", text: thousands(steps) });
+    this.rateText = h("output", { "data-role": "steps-per-second", text: "\u2013" });
+    this.lossText = h("output", { "data-role": "learn-loss", text: "\u2013" });
+    this.note = h("span", { className: "mgw-note", "data-role": "learn-note" });
+    this.live = h("span", { className: "mgw-visually-hidden", "data-role": "learn-live", "aria-live": "polite" });
+    this.buildCurve();
+    const field = (text, input) => h("label", { className: "mgw-field" }, h("span", { text }), input);
+    this.el = h("div", { className: "mgw-learn", "data-role": "learn", role: "group", "aria-label": "learn: step and train" },
+      h("div", { className: "mgw-learn-controls" },
+        field("Step size h", this.sizeInput), this.upButton, this.downButton, this.trainButton,
+        h("span", { className: "mgw-learn-stats" }, "steps ", this.stepsText, " \u00b7 ", this.rateText, " steps/s \u00b7 output ", this.lossText),
+        this.note, this.live),
+      this.curve);
+    if (view.mode === "kernel") this.note.textContent = "Steps and training go through the kernel (a user-defined op), one kernel answer per step.";
+    if (off) this.note.textContent = "Learning is off: nothing can replay this graph.";
+  }
+
+  buildCurve() {
+    this.curve = svgEl("svg", { width: PLOT.width, height: PLOT.height, viewBox: `0 0 ${PLOT.width} ${PLOT.height}`,
+      "data-role": "learn-curve", role: "img", "aria-label": "loss curve of the steps taken", class: "mgw-learn-curve" });
+    this.curve.append(svgEl("rect", { x: PLOT.left, y: PLOT.top, width: PLOT.right - PLOT.left, height: PLOT.bottom - PLOT.top, class: "mgw-learn-plot" }));
+    this.axis = svgEl("g", { class: "mgw-learn-axis" });
+    this.line = svgEl("path", { class: "mgw-learn-line", fill: "none" });
+    this.curve.append(this.axis, this.line);
+  }
+
+  /** The step size typed, or the refusal in words (the old size kept). */
+  readSize() {
+    const { h: size, error } = readStepSize(this.sizeInput.value);
+    if (error) {
+      this.view.errors.showError("step-size", error);
+      this.sizeInput.setAttribute("aria-invalid", "true");
+      return null;
+    }
+    this.view.errors.clearError("step-size");
+    this.sizeInput.removeAttribute("aria-invalid");
+    if (size !== this.stepSize) {
+      this.stepSize = size;
+      this.save();
+    }
+    return size;
+  }
+
+  /** The view state: the step count and the step size (trait `learning`). */
+  save() {
+    const model = this.view.model;
+    model.set("learning", { steps: this.steps, step_size: this.stepSize });
+    model.save_changes();
+  }
+
+  /** The output's data at step `steps` joins the curve. */
+  record(loss) {
+    this.losses.push(loss);
+    this.lossSteps.push(this.steps);
+  }
+
+  /** One click: every parameter moved by sign * h * grad, replayed, each node's Δ shown. */
+  stepOnce(sign) {
+    const size = this.readSize();
+    if (size === null) return;
+    this.pause();
+    const view = this.view;
+    if (view.mode === "kernel") {
+      this.kernelStep(sign, size, true);
+      return;
+    }
+    const before = { data: Float64Array.from(view.data), grad: Float64Array.from(view.grad) };
+    try {
+      this.record(step(view.tape, view.leaves.values, view.leaves.params, sign, size, view.output));
+    } catch (err) {
+      view.errors.showError("learn", `The step was not taken: ${err.message}.`);
+      return;
+    }
+    this.steps += 1;
+    view.leaves.moved();
+    view.afterStep(before);
+    this.show(true);
+    view.leaves.settleNow();
+    this.save();
+  }
+
+  /** The kernel's grads are of the values shown (no request in flight): step on them and ask for the new numbers. */
+  kernelStep(sign, size, showDelta) {
+    const view = this.view;
+    const k = view.kernel.state;
+    if (k.inflight || k.pending) {
+      view.errors.showError("learn", "The kernel has not answered for the current values yet; try the step again when it has.");
+      return false;
+    }
+    const { leaves, leafValues } = { leaves: view.tape.leaves, leafValues: view.leaves.values };
+    this.record(view.data[view.output]);
+    for (const j of view.leaves.params) leafValues[j] += sign * size * view.grad[leaves[j]];
+    this.steps += 1;
+    this.pendingBefore = showDelta ? { data: Float64Array.from(view.data), grad: Float64Array.from(view.grad) } : null;
+    view.leaves.moved();
+    view.kernel.ask();
+    view.leaves.settleNow();
+    this.show(true);
+    return true;
+  }
+
+  /** The kernel answered (kernel path): show the Δ of a click, or take the run's next step. */
+  onKernelNumbers() {
+    const view = this.view;
+    if (this.pendingBefore) {
+      view.afterStep(this.pendingBefore, false);
+      this.pendingBefore = null;
+    }
+    if (this.playing) this.kernelStep(-1, this.stepSize, false);
+    this.show(true);
+  }
+
+  toggle() {
+    if (this.playing) this.pause();
+    else this.play();
+  }
+
+  play() {
+    const size = this.readSize();
+    const view = this.view;
+    if (size === null || this.playing || view.mode === "readonly") return;
+    view.exitStepper();
+    view.deltas.clear();
+    this.playing = true;
+    this.trainButton.setAttribute("aria-pressed", "true");
+    this.trainButton.textContent = "Pause";
+    this.rate = { since: performance.now(), steps: 0, perSecond: 0 };
+    this.lastWrite = performance.now();
+    if (view.mode === "kernel") {
+      this.kernelStep(-1, size, false);
+      return;
+    }
+    this.descent = new Descent(view.tape, view.leaves.values, view.leaves.params, view.output);
+    this.frame = requestAnimationFrame((t) => this.tick(t));
+  }
+
+  /** One animation frame of training: steps until the budget is spent, then one replay and paint of the picture. */
+  tick(now) {
+    if (!this.playing) return;
+    const view = this.view;
+    const run = this.descent;
+    const start = performance.now();
+    let taken = 0;
+    try {
+      do {
+        run.run(1, this.stepSize);
+        taken += 1;
+        this.steps += 1;
+        this.record(run.losses[run.losses.length - 1]);
+      } while (performance.now() - start < FRAME_BUDGET_MS);
+    } catch (err) {
+      view.errors.showError("learn", `Training stopped: ${err.message}.`);
+      this.pause();
+      return;
+    }
+    if (this.losses.length > 4 * CURVE_POINTS * 100) this.thin();
+    view.leaves.values.set(run.values);
+    if (!run.replayed()) {
+      view.errors.showError("learn", "Training stopped: an op failed at these values.");
+      this.pause();
+      return;
+    }
+    view.showNumbers(Float64Array.from(run.work.data), Float64Array.from(run.work.grad)); // the replay the next step reuses
+    const slow = now - this.lastSlow >= SLOW_MS; // the sliders' rows and the curve follow a few times a second
+    if (slow) {
+      this.lastSlow = now;
+      view.leaves.moved();
+    }
+    this.rate.steps += taken;
+    const elapsed = now - this.rate.since;
+    if (elapsed >= 500) {
+      this.rate.perSecond = (this.rate.steps * 1000) / elapsed;
+      this.rate = { since: now, steps: 0, perSecond: this.rate.perSecond };
+    }
+    if (slow) this.show(false);
+    if (performance.now() - this.lastWrite >= WRITE_BACK_MS) {
+      this.lastWrite = performance.now();
+      view.leaves.settleNow();
+      this.save();
+    }
+    this.frame = requestAnimationFrame((t) => this.tick(t));
+  }
+
+  /** Keep every other point of a very long run's curve (its shape stays; memory does not grow without end). */
+  thin() {
+    this.losses = this.losses.filter((_, i) => i % 2 === 0);
+    this.lossSteps = this.lossSteps.filter((_, i) => i % 2 === 0);
+  }
+
+  /** Stop training (a slider, the stepper, Pause): the parameters go to the kernel by the write rule. */
+  pause() {
+    if (!this.playing) return;
+    this.playing = false;
+    cancelAnimationFrame(this.frame);
+    this.trainButton.setAttribute("aria-pressed", "false");
+    this.trainButton.textContent = "Train";
+    this.view.leaves.moved();
+    this.view.leaves.settleNow();
+    this.save();
+    this.show(true);
+  }
+
+  /** Reset: the starting parameters are back (graph/leaves.js did that); the count and the curve start again. */
+  reset() {
+    this.pause();
+    this.steps = 0;
+    this.losses = [];
+    this.lossSteps = [];
+    this.rate.perSecond = 0;
+    this.view.deltas.clear();
+    this.save();
+    this.show(true);
+  }
+
+  /** The count, the rate, the output's data, the curve; the live region at most every ANNOUNCE_MS (`now`: at once). */
+  show(now) {
+    const view = this.view;
+    const loss = view.data[view.output];
+    const precision = view.model.get("precision");
+    this.stepsText.textContent = thousands(this.steps);
+    this.rateText.textContent = this.playing && this.rate.perSecond ? thousands(Math.round(this.rate.perSecond)) : "\u2013";
+    this.lossText.textContent = formatNumber(loss, precision);
+    this.drawCurve();
+    const t = performance.now();
+    if (now || t - this.lastAnnounce >= ANNOUNCE_MS) {
+      this.lastAnnounce = t;
+      this.live.textContent = `${this.playing ? "Training: " : ""}step ${thousands(this.steps)}, output ${formatNumber(loss, precision)}`;
+    }
+  }
+
+  drawCurve() {
+    const picks = sampleIndices(this.losses.length);
+    const steps = picks.map((i) => this.lossSteps[i]);
+    const losses = picks.map((i) => this.losses[i]);
+    // A log axis once the losses span two powers of ten (descent's curve falls fast, then slowly), all positive.
+    const positive = losses.length > 1 && losses.every((x) => x > 0);
+    const log = positive && Math.max(...losses) / Math.min(...losses) > 100;
+    const domain = lossDomain(losses, log);
+    const [y0, y1] = domain || [0, 1];
+    const x0 = steps.length ? steps[0] : 0;
+    const x1 = steps.length ? steps[steps.length - 1] : 1;
+    const sx = (s) => (x1 === x0 ? (PLOT.left + PLOT.right) / 2 : PLOT.left + ((s - x0) / (x1 - x0)) * (PLOT.right - PLOT.left));
+    const sy = (v) => PLOT.bottom - ((v - y0) / (y1 - y0)) * (PLOT.bottom - PLOT.top);
+    this.line.setAttribute("d", curvePath(steps, losses, sx, sy, log).d);
+    this.curve.setAttribute("data-scale", log ? "log" : "linear");
+    this.curve.setAttribute("data-points", String(this.losses.length));
+    const marks = [];
+    for (const v of !domain ? [] : log ? logTicks(y0, y1, 3) : niceTicks(y0, y1, 3)) {
+      const text = svgEl("text", { x: PLOT.left - 4, y: sy(v) + 3, "text-anchor": "end" });
+      text.textContent = shortNumber(log ? 10 ** v : v);
+      marks.push(svgEl("line", { x1: PLOT.left, x2: PLOT.right, y1: sy(v), y2: sy(v), class: "mgw-learn-grid" }), text);
+    }
+    const label = svgEl("text", { x: (PLOT.left + PLOT.right) / 2, y: PLOT.height - 4, "text-anchor": "middle" });
+    label.textContent = steps.length ? `steps ${thousands(x0)}\u2013${thousands(x1)}` : "no steps yet";
+    marks.push(label);
+    this.axis.replaceChildren(...marks);
+  }
+
+  destroy() {
+    this.playing = false;
+    cancelAnimationFrame(this.frame);
+  }
+}
