@@ -8,12 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from builders import lecture_mlp_loss, picture_view
 from playwright.sync_api import expect
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.fake_model import model_log, open_view
+from .mgw_browser.folds import key_of
 from .mgw_browser.graphs import lecture_L
 from .test_a11y import axe_problems
 
@@ -129,3 +133,37 @@ def test_the_exported_page_opens_pinned_and_compares(tmp_path, guarded, widget_b
     assert set(view.root.evaluate(_READ_FILLS).values()) == {"#ffffff"}
     expect(view.root.locator('[data-role="change-range"]')).to_have_count(1)
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
+
+
+_READ_BOX_TEXTS = """r => Object.fromEntries(
+  [...r.querySelectorAll('[data-role="graph"] g.mgw-fold text[data-field="max-grad"]')]
+    .map(el => [el.getAttribute('data-fold'), el.textContent]))"""
+
+
+def test_a_fold_box_shows_its_largest_change_from_the_pin(guarded, static_server, widget_bundle):
+    """The lecture's MLP loss, folded into neuron boxes: pinned, one weight moved, each box shows max |Δdata|, its
+    members' largest change, worked out from two replays of Python's tape."""
+    loss = lecture_mlp_loss()
+    widget = GraphWidget(loss)
+    tape = Tape.from_value(loss)
+    tape.forward()
+    pinned = list(tape.data)
+    page = guarded.page
+    page.set_viewport_size(WINDOW)
+    view = open_view(page, static_server, widget)
+    boxes = picture_view(widget)
+    listed = view.root.evaluate("r => [...r.querySelectorAll('input[type=range]')].map(e => e.dataset.leaf)")
+    leaf = next(i for i in tape.leaves if key_of(tape, i) == listed[0])
+    button(view, "pin").click()
+    view.type_number(listed[0], -2.5)
+    button(view, "show-change").click()
+    tape.forward({leaf: -2.5})
+    want = {}
+    for k, box in enumerate(boxes["folds"]):
+        members = [i for i in range(len(tape)) if boxes["fold_of"][i] == k]
+        largest = max(abs(tape.data[i] - pinned[i]) for i in members)
+        want[box["key"]] = "max |\u0394data| " + format_number(largest, 4)
+    assert len(set(want.values())) > 1, f"the move changes some boxes and not others: {want}"
+    poll(lambda: view.root.evaluate(_READ_BOX_TEXTS), lambda got: got == want, "each box's largest change")
+    page.screenshot(path=str(SHOTS / "folded.png"))
+    expect(view.root.locator('[data-role="fold-legend"]')).to_contain_text("max |\u0394data|, the largest change")
