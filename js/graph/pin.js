@@ -24,6 +24,7 @@ export class Pin {
     this.grad = null;
     this.output = -1;
     this.showing = false;
+    this.stepping = false; // the backprop stepper's picture is shown instead (its partial grads)
     this.delta = { data: new Float64Array(tape.n), grad: new Float64Array(tape.n) };
     const button = (action, text, title, act) => {
       const b = h("button", { type: "button", className: "mgw-button", "data-action": action, text });
@@ -92,16 +93,23 @@ export class Pin {
     this.changed();
   }
 
+  /** The backprop stepper is on (or off): its picture wins, the change picture waits. */
+  setStepping(on) {
+    this.stepping = on;
+    this.showControls();
+  }
+
   showControls() {
     const pinned = !!this.data;
-    this.showButton.disabled = this.unpinButton.disabled = !pinned;
+    this.unpinButton.disabled = !pinned;
+    this.showButton.disabled = !pinned || this.stepping;
     this.showButton.setAttribute("aria-pressed", String(this.showing));
     this.pinButton.textContent = pinned ? "Pin again" : "Pin";
   }
 
   /** While the picture shows change: each node's Δ from the pin of `data` and `grad` (the live numbers), else null. */
   changes(data, grad) {
-    if (!this.showing || !this.data || !this.grad) return null;
+    if (!this.showing || this.stepping || !this.data || !this.grad) return null;
     return { data: changeFrom(data, this.data, this.delta.data), grad: changeFrom(grad, this.grad, this.delta.grad) };
   }
 }

@@ -337,7 +337,7 @@ class GraphWidgetView {
   paint() {
     const bound = this.picture.bound;
     const st = this.stepper; // stepping: the partial grads after step k, and which nodes it has reached
-    const change = st ? null : this.pin.changes(this.data, this.grad); // the stepper's picture wins
+    const change = this.pin.changes(this.data, this.grad); // null while stepping: the stepper's picture wins
     const shows = change ? `change ${this.pin.output === this.output}` : "";
     if (shows !== this.legendShows) {
       this.legendShows = shows;
@@ -377,6 +377,7 @@ class GraphWidgetView {
     this.stepper = stepper;
     this.stepperSlot.replaceChildren(stepper.el);
     this.toolbar.setStepping(true);
+    this.pin.setStepping(true);
     this.showStep();
     if (focus) stepper.el.focus({ preventScroll: true });
   }
@@ -388,6 +389,7 @@ class GraphWidgetView {
     this.stepper.destroy();
     this.stepper = null;
     this.toolbar.setStepping(false);
+    this.pin.setStepping(false);
     this.showStep();
     if (refocus || hadFocus) this.toolbar.stepButton.focus({ preventScroll: true });
   }

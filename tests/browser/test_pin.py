@@ -18,8 +18,10 @@ from micrograd_widget.picture.text import format_number
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.fake_model import model_log, open_view
 from .mgw_browser.folds import key_of
-from .mgw_browser.graphs import lecture_L
+from .mgw_browser.graphs import LECTURE_L_SOURCE, lecture_L
+from .mgw_browser.lab import cell_locator, open_notebook
 from .test_a11y import axe_problems
+from .test_saved_state import executed_notebook_of
 
 pytestmark = pytest.mark.browser
 
@@ -76,6 +78,15 @@ def test_pin_then_a_slider_shows_each_nodes_change_from_the_pin_and_back(guarded
     assert axe_problems(page, "document.querySelector('.mgw-root')") == []
 
     view.set_slider("a", 4)                     # a drag shows the change live
+    view.expect_numbers(CHANGE_AT_4)
+
+    stepper = view.root.locator('[data-role="step-mode"]')
+    stepper.click()                             # the backprop stepper's picture wins while it is on
+    expect(show).to_be_disabled()
+    poll(lambda: texts(view, "a")[0], lambda got: got == "data 4.0000", "the stepper shows the numbers")
+    expect(legend).not_to_contain_text("change from the pin")
+    stepper.click()
+    expect(show).to_be_enabled()
     view.expect_numbers(CHANGE_AT_4)
 
     show.click()                                # back to the grad picture, the live numbers
@@ -167,3 +178,29 @@ def test_a_fold_box_shows_its_largest_change_from_the_pin(guarded, static_server
     poll(lambda: view.root.evaluate(_READ_BOX_TEXTS), lambda got: got == want, "each box's largest change")
     page.screenshot(path=str(SHOTS / "folded.png"))
     expect(view.root.locator('[data-role="fold-legend"]')).to_contain_text("max |\u0394data|, the largest change")
+
+
+PINNED_CELL = LECTURE_L_SOURCE + """\
+from micrograd_widget import explore
+w = explore(L)
+w.pin = {"leaf_values": [2.0, -3.0, 10.0, -2.0], "output": w.output}
+w.show_change = True
+w.set_leaf("a", 3.0)
+w
+"""
+
+
+@pytest.mark.jupyterlab
+def test_a_saved_notebook_reopens_pinned_without_its_kernel(jupyterlab, guarded_lab, notebook_name):
+    models = executed_notebook_of(jupyterlab.notebooks / notebook_name, [PINNED_CELL])
+    (graph,) = [m["state"] for m in models.values() if "folds" in m["state"]]
+    assert graph["pin"] == {"leaf_values": [2.0, -3.0, 10.0, -2.0], "output": 6} and graph["show_change"] is True
+    jupyterlab.trust(jupyterlab.notebooks / notebook_name)
+    page = guarded_lab.page
+    page.set_viewport_size(WINDOW)
+    open_notebook(page, jupyterlab, notebook_name)  # a fresh kernel: it never made this widget
+    view = WidgetDom(cell_locator(page, 0))
+    view.wait_ready(timeout_s=90)
+    view.expect_numbers(CHANGE_AT_3)
+    assert view.root.evaluate(_READ_FILLS) == FILLS_AT_3
+    expect(button(view, "show-change")).to_have_attribute("aria-pressed", "true")
