@@ -204,3 +204,23 @@ def test_a_saved_notebook_reopens_pinned_without_its_kernel(jupyterlab, guarded_
     view.expect_numbers(CHANGE_AT_3)
     assert view.root.evaluate(_READ_FILLS) == FILLS_AT_3
     expect(button(view, "show-change")).to_have_attribute("aria-pressed", "true")
+
+
+def test_a_graph_the_browser_cannot_replay_says_why_it_cannot_pin(guarded, static_server, widget_bundle):
+    """A user-defined op is replayed by the kernel: nothing replays the pinned numbers in the page, so Pin is off
+    and says why, and a pin in the saved state is not shown as a change (no number the page could not compute)."""
+    from micrograd_widget.core.ops import define_op
+    from micrograd_widget.engine import Value
+
+    cube = define_op("cube_for_pin_view", lambda a: a ** 3, lambda a, out: 3 * a * a)
+    x = Value(2.0, label="x")
+    y = Value.apply(cube, x)
+    y.label = "y"
+    widget = GraphWidget(y)
+    widget.pin = {"leaf_values": [1.0], "output": widget.output}
+    widget.show_change = True
+    view = open_view(guarded.page, static_server, widget)
+    expect(button(view, "pin")).to_be_disabled()
+    assert "replays the graph in the browser" in (button(view, "pin").get_attribute("title") or "")
+    expect(button(view, "show-change")).to_be_disabled()
+    view.expect_numbers({"x": {"data": 2.0, "grad": 12.0}, "y": {"data": 8.0, "grad": 1.0}})
