@@ -100,3 +100,49 @@ def test_bad_options_from_the_view_reach_its_error(name: str, value: Any, words:
     assert any(s.get(name) == old for s in sent.states()), "the kernel's option goes back to the view"
     from_browser(w, node_budget=2000)
     assert w.node_budget == 2000 and w.error == ""
+
+
+def test_a_pin_from_the_view_is_kept_as_view_state_and_saved() -> None:
+    """Issue 21: Pin and compare is view state: the pinned leaf values and output and the show-change switch are
+    taken from the view (the Values untouched) and saved with the widget state."""
+    nodes = lecture_L()
+    w = GraphWidget(nodes["L"])
+    pinned = {"leaf_values": [2.0, -3.0, 10.0, -2.0], "output": w.output}
+    from_browser(w, pin=pinned, show_change=True)
+    assert w.error == "" and w.pin == pinned and w.show_change is True
+    assert w.get_state(["pin", "show_change"]) == {"pin": pinned, "show_change": True}
+    assert [v.data for v in nodes.values()] == [v.data for v in lecture_L().values()], "a pin moves no Value"
+    from_browser(w, pin={"leaf_values": ["NaN", 1.0, 2.0, 3.0], "output": 0}, show_change=False)
+    assert w.error == "" and w.pin["leaf_values"][0] == "NaN" and w.show_change is False
+    from_browser(w, pin={})
+    assert w.pin == {} and w.error == ""
+
+
+@pytest.mark.parametrize("pin, show, words", [
+    ({"leaf_values": [1.0], "output": 0}, None, "expected a list of 4 leaf values"),
+    ({"leaf_values": [1.0, 2.0, 3.0, 4.0], "output": 99}, None, "pin output must be a node id from 0 to 6"),
+    ({"leaf_values": [1.0, 2.0, 3.0, 4.0], "output": "L"}, None, "must be a Value of this graph or a node id"),
+    ({"leaf_values": [1.0, 2.0, "x", 4.0], "output": 0}, None, "needs a number"),
+    ({"leaf_values": [1.0, 2.0, 3.0, 4.0]}, None, "exactly the keys 'leaf_values' and 'output'"),
+    ([2.0, -3.0], None, "pin must be {}"),
+    (None, "yes", "show_change must be true or false"),
+])
+def test_a_bad_pin_from_the_view_is_refused_in_words(pin: Any, show: Any, words: str) -> None:
+    w = GraphWidget(lecture_L()["L"])
+    sent = Recorder(w)
+    update = {"pin": pin} if pin is not None else {"show_change": show}
+    from_browser(w, **update)
+    assert words in w.error and len(w.error) < 300
+    assert w.pin == {} and w.show_change is False
+    assert any(s.get(next(iter(update))) in ({}, False) for s in sent.states()), "the kernel's value goes back"
+
+
+def test_a_pin_set_in_python_is_checked_as_the_views() -> None:
+    import traitlets
+
+    w = GraphWidget(lecture_L()["L"])
+    w.pin = {"leaf_values": [2, -3, 10, float("inf")], "output": 6}
+    assert w.pin == {"leaf_values": [2.0, -3.0, 10.0, "Infinity"], "output": 6}
+    with pytest.raises(traitlets.TraitError, match="expected a list of 4 leaf values"):
+        w.pin = {"leaf_values": [], "output": 6}
+    assert w.pin["output"] == 6

@@ -7,6 +7,7 @@
 
 import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural, thousands } from "../picture/format.js";
 import { NOT_REACHED, boxFill, pictureScale } from "../picture/dot.js";
+import { changeCaption, formatChange } from "../picture/change.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { h } from "../ui/dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
@@ -155,8 +156,8 @@ export class BoundPicture {
       reached: new Array(m).fill(""), legend: new Array(5).fill(""),
       folds: new Array(this.folds ? this.folds.list.length * FOLD_SLOTS : 0).fill("") };
     // The floats behind the painted texts and fills: a number equal to last frame's (Object.is) is not formatted again.
-    this.seen = { valid: false, precision: null, colored: false, log: false, scale: NaN, data: new Float64Array(m),
-      grad: new Float64Array(m) };
+    this.seen = { valid: false, precision: null, colored: false, log: false, scale: NaN, change: false,
+      data: new Float64Array(m), grad: new Float64Array(m) };
   }
 
   /**
@@ -164,26 +165,36 @@ export class BoundPicture {
    * with `reachedAt`/`step` telling which the backward pass has written), `output` (left out of the colour
    * scale: d out / d out = 1), `precision`, `colored`, `log` (the log colour scale). Boxes out of sight are written later (graph/visible.js),
    * except the output's: the number the widget is about is always written in the frame (one box).
+   * `change`: the picture of change from the pin (graph/pin.js): `data` and `grad` are each node's Δ, written signed
+   * with Δ captions; Δdata fills, on a scale over every node drawn (the output too), the SVG legend hidden (the one
+   * under the picture says what the fills mean). Returns the colour scale's full strength (0 when not colouring).
    */
-  paint({ data, grad, reachedAt, step, output, precision, colored, log = false }) {
+  paint({ data, grad, reachedAt, step, output, precision, colored, log = false, change = false }) {
+    if (this.seen.change !== change) this.forget(); // every caption, number and fill is written again
     const { boxes, painted, shown, palette, folds, seen, lazy } = this;
     colored = colored && !!palette;
-    if (folds.numbers) boxMaxima(folds.numbers, grad, output, folds.best, reachedAt, step);
-    const scale = colored ? pictureScale(grad, shown, folds.numbers ? folds.best : [], output, reachedAt, step) : 0;
+    const fills = change ? data : grad;
+    const counted = change ? -1 : output;
+    const format = change ? formatChange : formatNumber;
+    if (folds.numbers) boxMaxima(folds.numbers, fills, counted, folds.best, reachedAt, step);
+    const scale = colored ? pictureScale(fills, shown, folds.numbers ? folds.best : [], counted, reachedAt, step) : 0;
     const valid = seen.valid && seen.precision === precision && seen.colored === colored && seen.log === log;
     const sameScale = valid && Object.is(scale, seen.scale);
     const colors = colorScale(scale, precision, log);
     for (let k = 0; k < shown.length; k++) {
       const i = shown[k];
       const x = data[i];
-      if (!valid || !Object.is(x, seen.data[k])) {
+      const sameData = valid && Object.is(x, seen.data[k]);
+      if (!sameData) {
         seen.data[k] = x;
-        const d = formatNumber(x, precision);
-        if (d !== painted.data[k]) lazy.write(boxes.data[k], boxes.dataCaption[k] + (painted.data[k] = d), i === output);
+        const d = format(x, precision);
+        const caption = change ? changeCaption(boxes.dataCaption[k]) : boxes.dataCaption[k];
+        if (d !== painted.data[k]) lazy.write(boxes.data[k], caption + (painted.data[k] = d), i === output);
       }
       const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
       const gv = grad[i];
-      if (valid && reached === painted.reached[k] && Object.is(gv, seen.grad[k]) && (sameScale || !colored)) continue;
+      if (valid && reached === painted.reached[k] && Object.is(gv, seen.grad[k]) && (sameScale || !colored)
+        && (sameData || !change)) continue;
       seen.grad[k] = gv;
       if (reached !== painted.reached[k]) {
         painted.reached[k] = reached;
@@ -192,17 +203,20 @@ export class BoundPicture {
         else text.removeAttribute("data-reached");
         boxes.group[k].classList.toggle("mgw-unreached", reached === "false");
       }
-      const g = reached === "false" ? NOT_REACHED : formatNumber(gv, precision);
-      if (g !== painted.grad[k]) lazy.write(boxes.grad[k], boxes.gradCaption[k] + (painted.grad[k] = g), i === output);
+      const g = reached === "false" ? NOT_REACHED : format(gv, precision);
+      const caption = change ? changeCaption(boxes.gradCaption[k]) : boxes.gradCaption[k];
+      if (g !== painted.grad[k]) lazy.write(boxes.grad[k], caption + (painted.grad[k] = g), i === output);
       if (colored && boxes.shape[k]) {
-        const fill = reached === "false" ? palette.zero : gradColor(gv, colors, palette);
+        const fill = reached === "false" ? palette.zero : gradColor(fills[i], colors, palette);
         if (fill !== painted.fill[k]) lazy.write(boxes.shape[k], (painted.fill[k] = fill), i === output);
       }
     }
-    Object.assign(seen, { valid: true, precision, colored, log, scale });
-    if (folds.numbers) this.paintFolds(data, grad, reachedAt, step, precision, colored, colors);
-    if (colored && !sameScale) this.paintLegend(colors);
+    Object.assign(seen, { valid: true, precision, colored, log, scale, change });
+    if (folds.numbers) this.paintFolds(data, grad, reachedAt, step, precision, colored, colors, change);
+    if (change && this.legendGroup) this.legendGroup.setAttribute("display", "none");
+    else if (colored && !sameScale) this.paintLegend(colors);
     lazy.endFrame();
+    return scale;
   }
 
   /** The legend's marks for `colors`; while the numbers call for words the DOT's legend was not written with (or
@@ -237,13 +251,17 @@ export class BoundPicture {
    * The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|).
    * While stepping, as the value nodes: a box's one output not reached yet shows "grad ·" (greyed), and a box's
    * largest |grad| counts only the members reached (none yet: "max |grad| ·"); such a box is outlined mgw-unreached.
+   * `change`: as paint's, a box's largest |Δdata| ("max |Δdata| ") and fill.
    */
-  paintFolds(data, grad, reachedAt, step, precision, colored, colors) {
+  paintFolds(data, grad, reachedAt, step, precision, colored, colors, change = false) {
     const { folds, palette, lazy } = this;
     const painted = this.painted.folds;
     const { single } = folds.numbers;
+    const fills = change ? data : grad;
+    const format = change ? formatChange : formatNumber;
     const write = (field, slot, text) => {
-      if (field && text !== painted[slot]) lazy.write(field.node, field.caption + (painted[slot] = text));
+      const caption = field && (change ? changeCaption(field.caption) : field.caption);
+      if (field && text !== painted[slot]) lazy.write(field.node, caption + (painted[slot] = text));
     };
     const mark = (field, state) => {
       if (!field) return;
@@ -265,13 +283,13 @@ export class BoundPicture {
         if (g) g.classList.toggle("mgw-unreached", (one >= 0 ? oneState : maxState) === "false");
       }
       if (one >= 0) {
-        write(fields.data, slot, formatNumber(data[one], precision));
-        write(fields.grad, slot + 1, oneState === "false" ? NOT_REACHED : formatNumber(grad[one], precision));
+        write(fields.data, slot, format(data[one], precision));
+        write(fields.grad, slot + 1, oneState === "false" ? NOT_REACHED : format(grad[one], precision));
       }
       write(fields["max-grad"], slot + 2, maxState === "false" ? NOT_REACHED
-        : formatNumber(best >= 0 ? Math.abs(grad[best]) : 0, precision));
+        : formatNumber(best >= 0 ? Math.abs(fills[best]) : 0, precision));
       if (colored && folds.shape[k]) {
-        const fill = boxFill(grad, best, colors, palette, reachedAt !== null);
+        const fill = boxFill(fills, best, colors, palette, reachedAt !== null);
         if (fill !== painted[slot + 3]) lazy.write(folds.shape[k], (painted[slot + 3] = fill));
       }
     }

@@ -110,7 +110,26 @@ export function fillLegend(legend, palette, colored, scale = "relative") {
           + "0 (hover for the exact number). "
         : "on the relative scale: stronger for larger |grad|, full colour at the largest drawn. " }));
   }
-  parts.push(h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves. " }),
-    h("span", { text: "Drag to pan; Ctrl+wheel (or pinch) zooms." }));
-  legend.replaceChildren(...parts);
+  legend.replaceChildren(...parts, ...HOW_TO_USE());
+}
+
+const HOW_TO_USE = () => [
+  h("span", { text: "Click a box (or Tab to it and press Enter) to inspect it; rounded boxes are leaves. " }),
+  h("span", { text: "Drag to pan; Ctrl+wheel (or pinch) zooms." })];
+
+/** The legend while the picture shows change from the pin (graph/pin.js): what a box shows, what the fills mean
+ * when `colored`, and `note` (e.g. that the pin's grads are of another output); returns the span the view writes
+ * the fills' range into (js/picture/change.js changeLegendWords), null when not colouring. */
+export function fillChangeLegend(legend, palette, colored, note = "") {
+  const parts = [h("span", { "data-role": "change-legend", text: "Showing change from the pin: each box's Δdata "
+    + "and Δgrad, its data and grad now minus those pinned. " + note })];
+  let range = null;
+  if (colored) {
+    range = h("span", { "data-role": "change-range" });
+    parts.push(h("span", { text: "Fill by Δdata: " }), swatch("mgw-swatch", palette.negative),
+      h("span", { text: " decrease  " }), swatch("mgw-swatch", palette.zero), h("span", { text: " no change  " }),
+      swatch("mgw-swatch", palette.positive), h("span", { text: " increase, " }), range, h("span", { text: " " }));
+  }
+  legend.replaceChildren(...parts, ...HOW_TO_USE());
+  return range;
 }

@@ -22,6 +22,7 @@
 //   graph/output-mark.js  the bold mark on the output the grads are of
 //   graph/stepper-panel.js  the backprop stepper panel, its outlines and words (the steps: js/core/stepper.js)
 //   graph/learn-panel.js  step up/down, train in the page, the loss curve (the maths: js/core/learn.js); graph/deltas.js the Δ marks
+//   graph/pin.js        Pin and compare: the pinned numbers, the picture of change from them (js/picture/change.js)
 // js/host/loader.js (each widget's small `_esm`) imports the views bundle once per page and calls `render` below.
 
 import { compileTape, initialData, kernelNumbers } from "../core/spec.js";
@@ -40,7 +41,9 @@ import { Folding } from "./folding.js";
 import { Drawing } from "./drawing.js";
 import { Search, elementOf } from "./search.js";
 import { KernelReplay } from "./kernel.js";
-import { Toolbar, fillLegend } from "./toolbar.js";
+import { Toolbar, fillChangeLegend, fillLegend } from "./toolbar.js";
+import { Pin } from "./pin.js";
+import { changeLegendWords } from "../picture/change.js";
 import { Download } from "./download.js";
 import { markOutput } from "./output-mark.js";
 import { LearnPanel } from "./learn-panel.js";
@@ -81,6 +84,9 @@ class GraphWidgetView {
       this.exitStepper();
       this.update();
     });
+    this.pin = new Pin(model, this.tape, () => ({ leafValues: this.leaves.values, output: this.output }),
+      () => this.paint(), this.mode === "browser" ? "" : this.tape.reason);
+    this.legendShows = ""; // what the legend was filled for: "" the grads, else the change from the pin
     this.kernel = new KernelReplay(model, n, this.tape.reason, {
       request: () => ({ leafValues: this.leaves.values, output: this.output }),
       onNumbers: (data, grad) => {
@@ -122,6 +128,7 @@ class GraphWidgetView {
       this.foldToolbarButton("expand-all", "Expand all that fits", "Open fold boxes nearest the output first while the node budget allows"),
       this.foldToolbarButton("collapse-all", "Collapse all", "Close every opened fold box (the default picture)"));
     this.toolbar.el.insertBefore(this.foldControls, this.search.el);
+    this.toolbar.el.insertBefore(this.pin.el, this.foldControls);
     this.root.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && this.search.marks.active) this.search.clear();
     });
@@ -163,6 +170,12 @@ class GraphWidgetView {
       });
     }
     on("change:rankdir", () => this.drawing.relayout());
+    for (const name of ["pin", "show_change"]) {
+      on(`change:${name}`, () => {
+        this.pin.receive();
+        this.paint();
+      });
+    }
     on("change:opened", () => this.folding && this.folding.receive() && this.drawing.relayout());
     on("change:folds", () => {
       if (this.folding) this.folding.stopEarly(); // its early layouts are of the old hierarchy
@@ -236,7 +249,17 @@ class GraphWidgetView {
   }
 
   fillLegend() {
-    fillLegend(this.legend, PALETTE, this.model.get("color") !== false, this.model.get("color_scale"));
+    const colored = this.model.get("color") !== false;
+    if (this.legendShows) {
+      const other = this.pin.output !== this.output ? `(The pin's grads are of ${this.names.describe(this.pin.output)}.) ` : "";
+      this.changeRange = fillChangeLegend(this.legend, PALETTE, colored, other);
+      if (this.folding) {
+        this.legend.append(h("span", { "data-role": "fold-legend", text: " A dashed box is folded: it shows its output's "
+          + "Δdata and Δgrad, else max |Δdata|, the largest change inside it, and is filled by that change." }));
+      }
+      return;
+    }
+    fillLegend(this.legend, PALETTE, colored, this.model.get("color_scale"));
     if (this.folding) {
       this.legend.append(h("span", { "data-role": "fold-legend", text: " A dashed box is folded: it says how many nodes it "
         + "holds and, when one of them is its output, that node's data and grad, else max |grad|, the largest |grad| "
@@ -336,13 +359,23 @@ class GraphWidgetView {
 
   paint() {
     const bound = this.picture.bound;
+    const st = this.stepper; // stepping: the partial grads after step k, and which nodes it has reached
+    const change = this.pin.changes(this.data, this.grad); // null while stepping: the stepper's picture wins
+    const shows = change ? `change ${this.pin.output === this.output}` : "";
+    if (shows !== this.legendShows) {
+      this.legendShows = shows;
+      this.fillLegend();
+    }
     if (bound) {
-      const st = this.stepper; // stepping: the partial grads after step k, and which nodes it has reached
-      bound.paint({
-        data: this.data, grad: st ? st.grad : this.grad, reachedAt: st ? st.steps.reachedAt : null, step: st ? st.k : 0,
-        output: this.output, precision: this.model.get("precision"), colored: this.model.get("color") !== false,
-        log: this.model.get("color_scale") === "log",
+      const precision = this.model.get("precision");
+      const log = this.model.get("color_scale") === "log";
+      const scale = bound.paint({
+        data: change ? change.data : this.data, grad: change ? change.grad : st ? st.grad : this.grad,
+        reachedAt: st ? st.steps.reachedAt : null, step: st ? st.k : 0, output: this.output, precision,
+        colored: this.model.get("color") !== false, log, change: !!change,
       });
+      const words = change ? changeLegendWords(scale, precision, log) : "";
+      if (change && this.changeRange && this.changeRange.textContent !== words) this.changeRange.textContent = words;
     }
     this.inspector.fill();
   }
@@ -368,6 +401,7 @@ class GraphWidgetView {
     this.stepper = stepper;
     this.stepperSlot.replaceChildren(stepper.el);
     this.toolbar.setStepping(true);
+    this.pin.setStepping(true);
     this.showStep();
     if (focus) stepper.el.focus({ preventScroll: true });
   }
@@ -379,6 +413,7 @@ class GraphWidgetView {
     this.stepper.destroy();
     this.stepper = null;
     this.toolbar.setStepping(false);
+    this.pin.setStepping(false);
     this.showStep();
     if (refocus || hadFocus) this.toolbar.stepButton.focus({ preventScroll: true });
   }

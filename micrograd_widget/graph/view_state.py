@@ -2,7 +2,8 @@
 
 ``fold_spec(tree)`` is the ``folds`` trait (the fold hierarchy, fold_tree.py, from which the browser writes every
 live picture); its user strings go through spec.json_safe. A graph view may write only ``FROM_VIEW``: leaf values,
-the output, the opened boxes, the drawing options and the learning state (step count, step size);
+the output, the opened boxes, the drawing options, the learning state (step count, step size) and the pin
+(``PIN_STATE``: what was pinned, ``check_pin``, and whether the picture shows the change from it);
 ``check_from_view`` checks one such value (options normalised) or raises a TypeError/ValueError saying what was
 wrong, the offending value shortened. A training view may write only ``TRAINING_FROM_VIEW``, its view options.
 ``refuse_foreign`` is the one guard of both widgets: what else a front end sends is refused, logged, and the
@@ -17,17 +18,19 @@ from collections.abc import Callable, Collection, Mapping
 from itertools import chain
 from typing import Any
 
-from micrograd_widget.core.spec import json_safe
+from micrograd_widget.core.spec import encode_number, json_safe
 from micrograd_widget.core.tape import Tape
+from micrograd_widget.graph import writes
 from micrograd_widget.host.options import DRAWING_OPTIONS, check_option
 from micrograd_widget.picture import fold_tree
 from micrograd_widget.picture.text import short
 
-__all__ = ["FROM_VIEW", "TRAINING_FROM_VIEW", "refuse_shape", "refuse_foreign", "check_from_view", "check_learning",
-           "option_from_view", "fold_spec"]
+__all__ = ["FROM_VIEW", "PIN_STATE", "TRAINING_FROM_VIEW", "check_pin", "refuse_shape", "refuse_foreign",
+           "check_from_view", "check_learning", "option_from_view", "fold_spec"]
 
 # What a front end may write; every other trait is the kernel's.
-FROM_VIEW = frozenset({"leaf_values", "output", "opened", "learning", *DRAWING_OPTIONS})
+PIN_STATE = ("pin", "show_change")    # view state: the pinned numbers and whether the picture shows change from them
+FROM_VIEW = frozenset({"leaf_values", "output", "opened", "learning", *PIN_STATE, *DRAWING_OPTIONS})
 TRAINING_FROM_VIEW = frozenset({"log_scale"})   # the training view's: only the options its toolbar changes
 
 
@@ -76,6 +79,12 @@ def check_from_view(tape: Tape, name: str, value: Any, tree: Callable[[], fold_t
         if not isinstance(value, list):
             raise TypeError(f"opened must be a list of fold box keys, got {type(value).__name__}: {short(value)}")
         return fold_tree.check_open(tape, tree(), value, node_budget)
+    if name == "pin":
+        return check_pin(tape, value)
+    if name == "show_change":
+        if not isinstance(value, bool):
+            raise TypeError(f"show_change must be true or false, got {type(value).__name__}: {short(value)}")
+        return value
     return option_from_view(name, value)
 
 
@@ -90,6 +99,22 @@ def check_learning(value: Any) -> dict[str, Any]:
     if isinstance(size, bool) or not isinstance(size, (int, float)) or not math.isfinite(size) or size <= 0:
         raise ValueError(f"learning.step_size must be a finite positive number such as 0.01, got {short(size)}")
     return {"steps": steps, "step_size": float(size)}
+
+
+def check_pin(tape: Tape, value: Any) -> dict[str, Any]:
+    """The ``pin`` trait checked: ``{}`` (nothing pinned) or ``{"leaf_values": [one number per leaf, in
+    spec["leaves"] order], "output": node id}``, the numbers the view replays the frozen tape from to show each
+    node's change since the pin; returned with its numbers as JSON carries them, or a TypeError/ValueError."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"pin must be {{}} or {{'leaf_values': [...], 'output': node id}}, got "
+                        f"{type(value).__name__}: {short(value)}")
+    if not value:
+        return {}
+    if set(value) != {"leaf_values", "output"}:
+        raise ValueError(f"pin must have exactly the keys 'leaf_values' and 'output', got "
+                         f"{short(sorted(map(str, value)))}")
+    leaves = [encode_number(x) for x in writes.decode_leaves(tape, value["leaf_values"])]
+    return {"leaf_values": leaves, "output": writes.node_id(tape, value["output"], "pin output")}
 
 
 def option_from_view(name: str, value: Any) -> Any:

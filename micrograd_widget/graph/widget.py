@@ -16,13 +16,14 @@ fold_tree.FoldTree.spec(); no groups when nothing folds) and ``opened`` (the box
 (in ``spec["leaves"]`` order), ``leaf_roles`` (which leaves are parameters: params.py), ``output`` (the node
 differentiated), ``data``/``grad`` (the kernel's numbers as Float64 buffers, only for graphs the browser cannot
 replay: empty otherwise, so a settled slider does not ship every node twice), ``precision``, ``rankdir``,
-``node_budget``, ``color``, and ``error`` (why the kernel refused the last change). The browser writes every live
+``node_budget``, ``color``, ``pin``/``show_change`` (Pin and compare: view state), and ``error`` (why the kernel
+refused the last change). The browser writes every live
 picture from ``folds``, ``opened`` and the options (js/picture/fold_tree.js); no DOT is synced. The kernel plans a
 picture
 (dot.graph_view) only for the static outputs, when asked: the fallback of ``_repr_mimebundle_``, ``save_svg`` and
 save_html's ``<noscript>``.
 
-Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened`` and the view options
+Faults stay contained: a front end may write only ``leaf_values``, ``output``, ``opened``, the pin and the view options
 (view_state.py checks them; updates of any other trait are refused, logged and the kernel's value pushed back); a
 change from the view takes only the leaves the view changed and re-reads the others from the Values (the write
 rule, writes.py), so Python assignments and other widgets on the same graph are never undone; every front end then
@@ -97,6 +98,10 @@ class GraphWidget(_assets.AssetsWidget):
     leaf_roles = traitlets.Dict().tag(sync=True)
     # The view's learning state, saved with the widget state (js/graph/learn-panel.js; view_state.check_learning).
     learning = traitlets.Dict({"steps": 0, "step_size": 0.01}).tag(sync=True)
+    # View state (view_state.PIN_STATE): the pinned leaf values and output ({} for none) and whether the picture
+    # shows each node's change from them; the view replays the frozen tape for every pinned number.
+    pin = traitlets.Dict().tag(sync=True)
+    show_change = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, root: Value, *, output: Value | int | None = None, params: Any = None,
                  **options: Any) -> None:
@@ -304,7 +309,8 @@ class GraphWidget(_assets.AssetsWidget):
                     self._settle(own.get("leaf_values", _KEEP), own.get("output", _KEEP), had)
                 if not problems and "learning" in own:
                     self.learning = own["learning"]
-                options = {name: own[name] for name in (*DRAWING_OPTIONS, "opened") if name in own}
+                view = (*DRAWING_OPTIONS, "opened", *view_state.PIN_STATE)
+                options = {name: own[name] for name in view if name in own}
                 if not problems and options:
                     for name, value in options.items():
                         setattr(self, name, value)      # checked above: the opened validator passes it
@@ -373,6 +379,16 @@ class GraphWidget(_assets.AssetsWidget):
         try:
             return fold_tree.check_open(self.tape, self._fold_tree(), proposal["value"], self.node_budget)
         except ValueError as err:
+            raise traitlets.TraitError(str(err)) from None
+
+    @traitlets.validate("pin")
+    def _check_pin(self, proposal: dict[str, Any]) -> Any:
+        """A pin set in Python is checked as the view's is (view_state.check_pin); a bad one changes nothing."""
+        if self._writing:
+            return proposal["value"]
+        try:
+            return view_state.check_pin(self.tape, proposal["value"])
+        except (TypeError, ValueError) as err:
             raise traitlets.TraitError(str(err)) from None
 
     def _fold_tree(self) -> fold_tree.FoldTree:

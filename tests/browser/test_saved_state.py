@@ -40,7 +40,12 @@ SECOND_GRAPH_CELL = LECTURE_L_SOURCE + "from micrograd_widget import explore\nex
 
 def executed_notebook(path) -> dict:
     """Write the three cells to ``path``, execute them with nbclient storing the widget state; return the state."""
-    write_notebook(path, [GRAPH_CELL, TRAIN_CELL, SECOND_GRAPH_CELL])
+    return executed_notebook_of(path, [GRAPH_CELL, TRAIN_CELL, SECOND_GRAPH_CELL])
+
+
+def executed_notebook_of(path, cells: list[str]) -> dict:
+    """Write ``cells`` to ``path``, execute them with nbclient storing the widget state; return the state."""
+    write_notebook(path, cells)
     nb = nbformat.read(str(path), as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True).execute()
     nbformat.write(nb, str(path))
