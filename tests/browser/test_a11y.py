@@ -6,37 +6,18 @@ from __future__ import annotations
 
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from micrograd_widget.picture.text import format_number
 
+from .mgw_browser.a11y import axe_problems
 from .mgw_browser.dom import WidgetDom
 from .mgw_browser.fake_model import open_view
 from .mgw_browser.graphs import lecture_L, moons_loss
 
 pytestmark = pytest.mark.browser
-
-AXE = Path(__file__).resolve().parents[2] / "js" / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def axe_problems(page, context: str = "document") -> list[str]:
-    """The serious and critical violations axe-core finds in ``context`` (a JS expression: the page, or the
-    widget alone on the test harness's page), one line per element."""
-    if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: run `npm --prefix js ci`", pytrace=False)
-    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
-    result = page.evaluate(f"async () => await axe.run({context}, {{ resultTypes: ['violations'] }})")
-    problems = []
-    for v in result["violations"]:
-        if v["impact"] in ("serious", "critical"):
-            for node in v["nodes"]:
-                problems.append(f"{v['impact']} {v['id']}: {v['help']} at {node['target']}: "
-                                f"{node.get('failureSummary', '').strip()}")
-    return problems
-
 
 def open_inspector(view: WidgetDom, key: str) -> None:
     view.root.locator(f'[data-role="graph"] g[data-node="{key}"]').click()

@@ -15,13 +15,13 @@ from micrograd_widget.core.tape import Tape
 from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.picture.text import format_number
 
+from .mgw_browser.a11y import axe_problems
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.fake_model import model_log, open_view
 from .mgw_browser.folds import key_of
 from .mgw_browser.graphs import LECTURE_L_SOURCE, lecture_L
+from .mgw_browser.jupyter import executed_notebook_of
 from .mgw_browser.lab import cell_locator, open_notebook
-from .test_a11y import axe_problems
-from .test_saved_state import executed_notebook_of
 
 pytestmark = pytest.mark.browser
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import json
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 from playwright.sync_api import expect
 
 from .mgw_browser.dom import WidgetDom, expected_numbers
 from .mgw_browser.graphs import LECTURE_L_SOURCE, lecture_L
-from .mgw_browser.jupyter import write_notebook
+from .mgw_browser.jupyter import executed_notebook_of
 from .mgw_browser.lab import cell_locator, open_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.jupyterlab]
@@ -41,15 +39,6 @@ SECOND_GRAPH_CELL = LECTURE_L_SOURCE + "from micrograd_widget import explore\nex
 def executed_notebook(path) -> dict:
     """Write the three cells to ``path``, execute them with nbclient storing the widget state; return the state."""
     return executed_notebook_of(path, [GRAPH_CELL, TRAIN_CELL, SECOND_GRAPH_CELL])
-
-
-def executed_notebook_of(path, cells: list[str]) -> dict:
-    """Write ``cells`` to ``path``, execute them with nbclient storing the widget state; return the state."""
-    write_notebook(path, cells)
-    nb = nbformat.read(str(path), as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True).execute()
-    nbformat.write(nb, str(path))
-    return nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
 
 
 def test_a_saved_notebook_reopened_without_its_kernel_state_renders_both_widgets(jupyterlab, guarded_lab,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from nbclient import NotebookClient
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -155,3 +156,13 @@ class JupyterServer:
         if self.kind == "lab":
             return f"{self.url}/lab/tree/{name}?reset&token={self.token}"
         return f"{self.url}/notebooks/{name}?token={self.token}"
+
+
+def executed_notebook_of(path: Path, cells: list[str]) -> dict[str, Any]:
+    """Write ``cells`` to ``path``, execute them with nbclient storing the widget state; return the state."""
+    write_notebook(path, cells)
+    nb = nbformat.read(str(path), as_version=4)
+    NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True).execute()
+    nbformat.write(nb, str(path))
+    state: dict[str, Any] = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    return state
