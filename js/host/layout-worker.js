@@ -1,6 +1,5 @@
 // Graphviz in a Web Worker (issue 9): the page stays responsive while a picture is laid out. One module worker
-// per page, started from the views bundle's own URL (js/host/loader.js imports the bundle from a Blob URL and keeps
-// it), so Graphviz's JS is not shipped twice; the bundle notices it runs as this worker (its name) and answers
+// per page, started from the views bundle's own URL (js/host/bundle-worker.js), so Graphviz's JS is not shipped twice; the bundle notices it runs as this worker (its name) and answers
 // layout messages; Graphviz's WebAssembly bytes (js/host/graphviz-wasm.js's provider) are posted to it once.
 // When no worker can start (no Worker, a CSP forbidding blob: and data: workers, a bundle without its WebAssembly
 // provider) or it dies, layouts run on the main thread from then on, with no error for the user. Prefetches
@@ -13,6 +12,7 @@
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
 import { LAYOUT_TIME_LIMIT_MS } from "../core/shared.js";
+import { startBundleWorker, workersAvailable } from "./bundle-worker.js";
 
 const NAME = "micrograd-widget-graphviz";
 const IDLE_MS = 10_000; // a worker with no view left is closed after this long
@@ -69,7 +69,7 @@ export function serveLayouts(layout) {
 
 // The page's side. state: "none" (no worker now: not tried yet, or closed when idle or by the watchdog; the next
 // layout starts one), "starting", "ready", "gone" (main thread from now on).
-let worker = null;
+let worker = null; // a BundleWorker (js/host/bundle-worker.js)
 let state = "none";
 let started = false; // a worker has run on this page: one can start again once closed
 let running = null; // the job the worker is laying out
@@ -111,14 +111,14 @@ export function holdLayoutWorker() {
 
 function close() {
   if (users > 0 || running || waiting.length || !worker) return;
-  worker.terminate();
+  worker.stop();
   worker = null;
   state = "none";
 }
 
 /** Give up on the worker: every job not answered runs on the main thread (each job's `fallback`). */
 function gone() {
-  if (worker) worker.terminate();
+  if (worker) worker.stop();
   worker = null;
   state = "gone";
   const jobs = running ? [running, ...waiting] : [...waiting];
@@ -130,7 +130,7 @@ function gone() {
 
 function start() {
   state = "gone";
-  if (typeof Worker !== "function" || typeof WorkerGlobalScope !== "undefined") return;
+  if (!workersAvailable()) return;
   let bytes;
   try {
     bytes = wasmBytes(); // throws when this bundle was given no WebAssembly (sources loaded as they are)
@@ -138,58 +138,33 @@ function start() {
     return;
   }
   state = "starting";
-  spawn(import.meta.url, bytes, true);
+  const mine = worker = startBundleWorker(NAME, {
+    spawned: (w) => { Promise.resolve(bytes).then((wasm) => mine === worker && w.postMessage({ wasm }), gone); },
+    message: (data) => { if (mine === worker) answer(data); }, // not from a worker stopped since (the watchdog)
+    failed: () => { if (mine === worker) gone(); },
+  });
 }
 
-// A page opened from file:// may not start a module worker from a Blob URL (Chromium: an error event, no
-// message); it may from a data: URL of the same code, the second try.
-async function dataURL() {
-  const code = await (await fetch(import.meta.url)).text();
-  return `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}`;
-}
-
-function spawn(url, bytes, firstTry) {
-  const retry = () => {
-    worker?.terminate();
-    worker = null;
-    dataURL().then((data) => state === "starting" && spawn(data, bytes, false), gone);
-  };
-  try {
-    worker = new Worker(url, { type: "module", name: NAME });
-  } catch {
-    if (firstTry) return retry();
-    return gone();
-  }
-  const mine = worker;
-  worker.onerror = (event) => {
-    event.preventDefault();
-    if (mine !== worker) return;
-    if (firstTry && state === "starting") retry();
-    else gone();
-  };
-  worker.onmessageerror = gone;
-  worker.onmessage = ({ data }) => {
-    if (mine !== worker) return; // a worker stopped since (the watchdog)
-    if (data.ready) {
-      state = "ready";
-      started = true;
-      pump();
-      return;
-    }
-    const job = running;
-    if (!job || job.id !== data.id) return;
-    clearTimeout(job.timer);
-    running = null;
-    last = "worker";
-    if (data.error) job.reject(Object.assign(data.error.name === "RangeError" ? new RangeError(data.error.message) : new Error(data.error.message), { name: data.error.name }));
-    else job.resolve(data.svg);
+/** A message of the worker: it is ready, or a layout is done. */
+function answer(data) {
+  if (data.ready) {
+    state = "ready";
+    started = true;
     pump();
-    if (users === 0) {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(close, limits.idleMs);
-    }
-  };
-  Promise.resolve(bytes).then((wasm) => mine === worker && worker.postMessage({ wasm }), gone);
+    return;
+  }
+  const job = running;
+  if (!job || job.id !== data.id) return;
+  clearTimeout(job.timer);
+  running = null;
+  last = "worker";
+  if (data.error) job.reject(Object.assign(data.error.name === "RangeError" ? new RangeError(data.error.message) : new Error(data.error.message), { name: data.error.name }));
+  else job.resolve(data.svg);
+  pump();
+  if (users === 0) {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(close, limits.idleMs);
+  }
 }
 
 function pump() {
@@ -201,7 +176,7 @@ function pump() {
   job.id = ++nextId;
   job.limitMs = limits.jobMs;
   job.timer = setTimeout(() => tooLong(job), job.limitMs);
-  worker.postMessage({ id: job.id, dot: job.dot });
+  worker.post({ id: job.id, dot: job.dot });
 }
 
 /** The watchdog: `job` has run past limits.jobMs. Stop the worker, fail the job, start a fresh one for the rest. */
@@ -241,7 +216,7 @@ function stopRunning() {
     clearTimeout(yielding.timer);
     yielding = null;
   }
-  worker.terminate();
+  worker.stop();
   worker = null;
   state = "none";
   running = null;
