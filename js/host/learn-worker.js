@@ -14,7 +14,7 @@
 // always the steps applied to the values it holds, and the floats are the main thread's (same code, same order).
 // The worker yields between chunks (a MessageChannel: no timer clamp), so {stop} is heard within a chunk.
 // Lifetime: a stopped run leaves the worker open IDLE_MS for the next Play, then it is terminated; close() (the view
-// went) terminates it at once. When no worker can start (no Worker, a CSP forbidding blob: and data: workers) or it
+// went) terminates it at once. When no worker can start or none says {ready} within START_MS (no Worker, a CSP forbidding blob: and data: workers) or it
 // dies, `onGone` says so and the view trains on its own thread from then on.
 
 import { Descent } from "../core/learn.js";
@@ -25,6 +25,7 @@ import { startBundleWorker, workersAvailable } from "./bundle-worker.js";
 const NAME = "micrograd-widget-learn";
 const CHUNK_MS = 16; // the worker's steps between two updates: about one frame
 const IDLE_MS = 10_000; // a worker with no run is terminated after this long
+const START_MS = 5000; // a worker not ready by then is given up (the bundle's sources loaded unbundled: no server)
 
 /**
  * One update of a run, as the page receives it.
@@ -125,6 +126,7 @@ function serveDescent() {
     channel.port2.postMessage(0);
   });
   globalThis.onmessage = ({ data }) => handle(data);
+  globalThis.postMessage({ ready: true });
 }
 
 if (inLearnWorker()) serveDescent();
@@ -153,6 +155,8 @@ export class DescentWorker {
     this.onGone = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.idleTimer = undefined;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.startTimer = undefined;
   }
 
   /** Whether a run can go to a worker (none could start: the caller steps on its own thread). */
@@ -195,6 +199,7 @@ export class DescentWorker {
   /** Terminate the worker now (the view is gone, or it has been idle). */
   close() {
     clearTimeout(this.idleTimer);
+    clearTimeout(this.startTimer);
     this.current = null;
     this.onUpdate = null;
     if (this.worker) this.worker.stop();
@@ -202,18 +207,24 @@ export class DescentWorker {
   }
 
   open() {
+    clearTimeout(this.startTimer);
     const mine = this.worker = startBundleWorker(NAME, {
       spawned: (w) => {
         w.postMessage({ tape: replayArrays(this.tape) });
         if (this.current) w.postMessage({ start: this.current });
       },
       message: (data) => {
+        if (data.ready) {
+          clearTimeout(this.startTimer);
+          return;
+        }
         if (mine !== this.worker || !this.current || data.id !== this.current.id) return; // a stopped run's
         if (this.onUpdate) this.onUpdate(data);
         if (data.error) this.stop(); // the run ended there (the idle timer starts)
       },
       failed: () => {
         if (mine !== this.worker) return;
+        clearTimeout(this.startTimer);
         this.worker = null;
         this.failed = true;
         const gone = this.current ? this.onGone : null;
@@ -221,5 +232,14 @@ export class DescentWorker {
         if (gone) gone();
       },
     });
+    this.startTimer = setTimeout(() => { if (mine === this.worker) this.giveUp(); }, START_MS);
+  }
+
+  /** The worker never said it was ready: stop it; the page steps on its own thread from now on. */
+  giveUp() {
+    const gone = this.current ? this.onGone : null;
+    this.close();
+    this.failed = true;
+    if (gone) gone();
   }
 }

@@ -118,6 +118,7 @@ test("the page hears only the run going; a stopped worker closes when idle, and 
   const run = { values: Float64Array.from(tape.leafData), params: [0, 1], output: tape.root, h: 0.01 };
   assert.equal(dw.start(run, (u) => heard.push([u.id, u.steps]), () => assert.fail("not gone")), true);
   const [w] = FakeWorker.made;
+  w.answer({ ready: true });
   assert.equal(w.name, "micrograd-widget-learn");
   assert.ok(w.sent[0].tape && w.sent[1].start, "the tape first, then the run");
   w.answer(update(1, 3));
@@ -148,6 +149,7 @@ test("a worker dying mid-run says so and the next runs stay on the page's thread
   let gone = 0;
   dw.start({ values: tape.leafData, params: [0], output: tape.root, h: 0.01 }, () => {}, () => { gone += 1; });
   const [w] = FakeWorker.made;
+  w.answer({ ready: true });
   w.answer(update(1, 1));
   w.onerror({ preventDefault() {} }); // after a message: its death, not a refused start
   assert.equal(gone, 1);
@@ -156,4 +158,16 @@ test("a worker dying mid-run says so and the next runs stay on the page's thread
   assert.equal(FakeWorker.made.length, 1);
   globalThis.Worker = undefined;
   assert.equal(new DescentWorker(tape).usable, false);
+});
+
+test("a worker that never says it is ready (the bundle's sources unbundled) is given up: the page's thread trains", (t) => {
+  withFakeWorker(t);
+  const tape = lectureL();
+  const dw = new DescentWorker(tape);
+  let gone = 0;
+  dw.start({ values: tape.leafData, params: [0], output: tape.root, h: 0.01 }, () => {}, () => { gone += 1; });
+  t.mock.timers.tick(5000);
+  assert.equal(gone, 1);
+  assert.ok(FakeWorker.made[0].terminated);
+  assert.equal(dw.usable, false);
 });
