@@ -105,13 +105,15 @@ def main() -> None:
             before, start = page.evaluate(STEPS), time.perf_counter()
             training = median_interval(page.evaluate(FRAMES, SECONDS * 1000))
             after, took = page.evaluate(STEPS), time.perf_counter() - start
+            thread = page.locator('[data-role="learn"]').get_attribute("data-thread")
             page.locator('[data-action="train"]').click()
             in_page = (after - before) / took
         finally:
             browser.close()
     kernel = kernel_steps_per_second(tape, params)
     micrograd = micrograd_steps_per_second()
-    print(f"the exported page, training with the picture following: {in_page:,.0f} steps/s")
+    print(f"the exported page, training with the picture following: {in_page:,.0f} steps/s "
+          f"(descent on the {thread} thread)")
     print(f"the kernel's Tape.replay loop on the same tape:          {kernel:,.1f} steps/s -> page "
           f"{in_page / kernel:,.1f}x   (target >= 20x)")
     print(f"micrograd 0.1.0's training step, same network and data:  {micrograd:,.2f} steps/s -> page "

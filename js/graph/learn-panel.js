@@ -1,8 +1,9 @@
 // @ts-check
 // The learning controls (issue 21): a step size, Step up / Step down (every parameter at once, js/core/learn.js), Train
-// (gradient descent in the page: several steps per animation frame within a time budget, the picture painted once
-// per frame, never per step), the step count and steps per second, the loss curve (js/training/curve.js's maths),
-// and a throttled polite live region announcing the loss. The parameters are the leaf roles' (graph/leaves.js).
+// (gradient descent in the page: in a Web Worker, js/host/learn-worker.js, whose latest values, losses and replay the
+// picture paints once per animation frame; where no worker can start, on this thread, as many steps per frame as the
+// paint leaves room for within a frame; never a paint per step), the step count and steps per second, the loss curve
+// (js/training/curve.js's maths), and a throttled polite live region announcing the loss. The parameters are the leaf roles' (graph/leaves.js).
 // Moving a slider or entering the stepper pauses training. Pausing, and about every WRITE_BACK_MS while playing,
 // settles the leaf values by the existing write rule (trait `leaf_values`); the step count and step size are the
 // trait `learning` (micrograd_widget/graph/view_state.py check_learning). A graph only the kernel can replay steps
@@ -10,10 +11,15 @@
 
 import { h } from "../ui/dom.js";
 import { Descent, readStepSize, step } from "../core/learn.js";
+import { DescentWorker } from "../host/learn-worker.js";
 import { curvePath, logTicks, lossDomain, niceTicks, shortNumber } from "../training/curve.js";
 import { formatNumber, thousands } from "../picture/format.js";
 
-const FRAME_BUDGET_MS = 8; // steps per animation frame stop once they took this long (painting takes the rest)
+// With no worker, a frame's steps stop after FRAME_MS - FRAME_SLACK_MS - the last paint's cost (at most
+// MAX_BUDGET_MS, at least one step): the browser's own style, layout and compositing need the slack.
+const FRAME_MS = 1000 / 60;
+const FRAME_SLACK_MS = 6;
+const MAX_BUDGET_MS = 8;
 const WRITE_BACK_MS = 1000;
 const SLOW_MS = 250;
 const ANNOUNCE_MS = 3000;
@@ -62,6 +68,11 @@ export class LearnPanel {
     this.lastSlow = 0;
     this.lastAnnounce = 0;
     this.waiting = 0; // kernel path: steps of the run waiting for the kernel's numbers
+    this.worker = null; // the DescentWorker Train runs in, made at the first Play
+    this.descent = null; // training on this thread instead (no worker)
+    this.unpainted = null; // the worker's last update, painted at the next frame
+    this.runStart = 0; // the step count when the worker's run started
+    this.paintMs = 0; // the last paint's cost (the budget of a frame's steps on this thread)
     const off = view.mode === "readonly";
 
     this.sizeInput = h("input", {
@@ -213,43 +224,62 @@ export class LearnPanel {
       this.kernelStep(-1, size, false);
       return;
     }
-    this.descent = new Descent(view.tape, view.leaves.values, view.leaves.params, view.output);
+    this.worker ??= new DescentWorker(view.tape);
+    this.descent = null;
+    this.unpainted = null;
+    this.runStart = this.steps;
+    const run = { values: view.leaves.values, params: view.leaves.params, output: view.output, h: size };
+    if (!this.worker.start(run, (u) => this.heard(u), () => this.workerGone())) this.trainHere();
+    this.el.dataset.thread = this.descent ? "main" : "worker";
     this.frame = requestAnimationFrame((t) => this.tick(t));
   }
 
-  /** One animation frame of training: steps until the budget is spent, then one replay and paint of the picture. */
+  /** Train on this thread (no worker could start, or it died): from the values now held. */
+  trainHere() {
+    const view = this.view;
+    this.descent = new Descent(view.tape, view.leaves.values, view.leaves.params, view.output);
+    this.el.dataset.thread = "main";
+  }
+
+  /** The worker's update: its steps and losses join the count and the curve, its values are the leaves' at once (so
+   * the count always matches the values held); its replay waits for the next frame's paint. */
+  heard(update) {
+    const view = this.view;
+    const first = this.runStart + update.steps - update.losses.length;
+    for (let s = 0; s < update.losses.length; s++) {
+      this.steps = first + s + 1;
+      this.record(update.losses[s]);
+    }
+    this.steps = this.runStart + update.steps;
+    this.rate.steps += update.losses.length;
+    view.leaves.values.set(update.values);
+    if (update.error) {
+      this.unpainted = null;
+      view.errors.showError("learn", `Training stopped: ${update.error}.`);
+      this.pause();
+      view.afterStep(null); // the picture at the values held (the replay names a failing node)
+      return;
+    }
+    this.unpainted = update;
+  }
+
+  workerGone() {
+    if (this.playing) this.trainHere();
+  }
+
+  /** One animation frame of training: the worker's latest replay painted, or (no worker) steps within the frame's
+   * budget then one replay and paint. */
   tick(now) {
     if (!this.playing) return;
     const view = this.view;
-    const run = this.descent;
-    const start = performance.now();
-    let taken = 0;
-    try {
-      do {
-        run.run(1, this.stepSize);
-        taken += 1;
-        this.steps += 1;
-        this.record(run.losses[run.losses.length - 1]);
-      } while (performance.now() - start < FRAME_BUDGET_MS);
-    } catch (err) {
-      view.errors.showError("learn", `Training stopped: ${err.message}.`);
-      this.pause();
-      return;
-    }
+    if (this.descent && !this.stepHere()) return;
+    if (this.unpainted) this.paintLatest();
     if (this.losses.length > 4 * CURVE_POINTS * 100) this.thin();
-    view.leaves.values.set(run.values);
-    if (!run.replayed()) {
-      view.errors.showError("learn", "Training stopped: an op failed at these values.");
-      this.pause();
-      return;
-    }
-    view.showNumbers(Float64Array.from(run.work.data), Float64Array.from(run.work.grad)); // the replay the next step reuses
     const slow = now - this.lastSlow >= SLOW_MS; // the sliders' rows and the curve follow a few times a second
     if (slow) {
       this.lastSlow = now;
       view.leaves.moved();
     }
-    this.rate.steps += taken;
     const elapsed = now - this.rate.since;
     if (elapsed >= 500) {
       this.rate.perSecond = (this.rate.steps * 1000) / elapsed;
@@ -264,6 +294,47 @@ export class LearnPanel {
     this.frame = requestAnimationFrame((t) => this.tick(t));
   }
 
+  /** This frame's steps on this thread (budget: FRAME_MS less the last paint's cost and the slack), then the replay
+   * the next step reuses, painted. False when training stopped. */
+  stepHere() {
+    const view = this.view;
+    const run = this.descent;
+    const budget = Math.min(MAX_BUDGET_MS, FRAME_MS - FRAME_SLACK_MS - (this.paintMs || 0));
+    const start = performance.now();
+    let taken = 0;
+    try {
+      do {
+        run.run(1, this.stepSize);
+        taken += 1;
+        this.steps += 1;
+        this.record(run.losses[run.losses.length - 1]);
+      } while (performance.now() - start < budget);
+    } catch (err) {
+      view.errors.showError("learn", `Training stopped: ${err.message}.`);
+      this.pause();
+      return false;
+    }
+    run.losses.length = 0;
+    this.rate.steps += taken;
+    view.leaves.values.set(run.values);
+    if (!run.replayed()) {
+      view.errors.showError("learn", "Training stopped: an op failed at these values.");
+      this.pause();
+      return false;
+    }
+    const painted = performance.now();
+    view.showNumbers(Float64Array.from(run.work.data), Float64Array.from(run.work.grad)); // the replay the next step reuses
+    this.paintMs = performance.now() - painted;
+    return true;
+  }
+
+  /** The worker's last replay painted (its values are held already). */
+  paintLatest() {
+    const { data, grad } = this.unpainted;
+    this.unpainted = null;
+    this.view.showNumbers(data, grad);
+  }
+
   /** Keep every other point of a very long run's curve (its shape stays; memory does not grow without end). */
   thin() {
     this.losses = this.losses.filter((_, i) => i % 2 === 0);
@@ -275,6 +346,8 @@ export class LearnPanel {
     if (!this.playing) return;
     this.playing = false;
     cancelAnimationFrame(this.frame);
+    if (this.worker) this.worker.stop(); // what it steps after its last update is dropped: the count is the values'
+    if (this.unpainted) this.paintLatest(); // the numbers shown (and the stepper's) are of the values held
     this.trainButton.setAttribute("aria-pressed", "false");
     this.trainButton.textContent = "Train";
     this.view.leaves.moved();
@@ -342,5 +415,6 @@ export class LearnPanel {
   destroy() {
     this.playing = false;
     cancelAnimationFrame(this.frame);
+    if (this.worker) this.worker.close();
   }
 }

@@ -1,7 +1,6 @@
 // @ts-check
 // Graphviz in a Web Worker (issue 9): the page stays responsive while a picture is laid out. One module worker
-// per page, started from the views bundle's own URL (js/host/loader.js imports the bundle from a Blob URL and keeps
-// it), so Graphviz's JS is not shipped twice; the bundle notices it runs as this worker (its name) and answers
+// per page, started from the views bundle's own URL (js/host/bundle-worker.js), so Graphviz's JS is not shipped twice; the bundle notices it runs as this worker (its name) and answers
 // layout messages; Graphviz's WebAssembly bytes (js/host/graphviz-wasm.js's provider) are posted to it once.
 // When no worker can start (no Worker, a CSP forbidding blob: and data: workers, a bundle without its WebAssembly
 // provider) or it dies, layouts run on the main thread from then on, with no error for the user. Prefetches
@@ -14,6 +13,7 @@
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
 import { LAYOUT_TIME_LIMIT_MS } from "../core/shared.js";
+import { startBundleWorker, workersAvailable } from "./bundle-worker.js";
 
 const NAME = "micrograd-widget-graphviz";
 const IDLE_MS = 10_000; // a worker with no view left is closed after this long
@@ -104,7 +104,7 @@ export function serveLayouts(layout) {
   /** @type {Promise<void>} */
   let queue = Promise.resolve();
   /** @type {(wasm: Uint8Array) => void} */
-  let gotWasm = () => {}; // replaced at once by the Promise below
+  let gotWasm = () => {};
   /** @type {Promise<Uint8Array>} */
   const wasm = new Promise((resolve) => { gotWasm = resolve; }); // the page may send it after a layout
   provideWasm(() => wasm);
@@ -113,13 +113,13 @@ export function serveLayouts(layout) {
       gotWasm(data.wasm);
       return;
     }
+    const { id, dot } = data;
     queue = queue.then(async () => {
       try {
-        scope.postMessage({ id: data.id, svg: await layout(data.dot) });
+        scope.postMessage({ id, svg: await layout(dot) });
       } catch (err) {
-        // layout() throws Errors (Graphviz's, a RangeError when its stack overflowed); anything else goes as its text
         const e = /** @type {{name?: string, message?: string} | null | undefined} */ (err);
-        scope.postMessage({ id: data.id, error: { name: e?.name ?? "Error", message: String(e?.message ?? err) } });
+        scope.postMessage({ id, error: { name: e?.name ?? "Error", message: String(e?.message ?? err) } });
       }
     });
   };
@@ -128,7 +128,7 @@ export function serveLayouts(layout) {
 
 // The page's side. state: "none" (no worker now: not tried yet, or closed when idle or by the watchdog; the next
 // layout starts one), "starting", "ready", "gone" (main thread from now on).
-/** @type {Worker | null} */
+/** @type {import("./bundle-worker.js").BundleWorker | null} */
 let worker = null;
 /** @type {"none" | "starting" | "ready" | "gone"} */
 let state = "none";
@@ -184,14 +184,14 @@ export function holdLayoutWorker() {
 
 function close() {
   if (users > 0 || running || waiting.length || !worker) return;
-  worker.terminate();
+  worker.stop();
   worker = null;
   state = "none";
 }
 
 /** Give up on the worker: every job not answered runs on the main thread (each job's `fallback`). */
 function gone() {
-  if (worker) worker.terminate();
+  if (worker) worker.stop();
   worker = null;
   state = "gone";
   const jobs = running ? [running, ...waiting] : [...waiting];
@@ -203,7 +203,7 @@ function gone() {
 
 function start() {
   state = "gone";
-  if (typeof Worker !== "function" || typeof scope.WorkerGlobalScope !== "undefined") return;
+  if (!workersAvailable()) return;
   let bytes;
   try {
     bytes = wasmBytes(); // throws when this bundle was given no WebAssembly (sources loaded as they are)
@@ -211,65 +211,36 @@ function start() {
     return;
   }
   state = "starting";
-  spawn(import.meta.url, bytes, true);
-}
-
-// A page opened from file:// may not start a module worker from a Blob URL (Chromium: an error event, no
-// message); it may from a data: URL of the same code, the second try.
-/** @returns {Promise<string>} */
-async function dataURL() {
-  const code = await (await fetch(import.meta.url)).text();
-  return `data:text/javascript;charset=utf-8,${encodeURIComponent(code)}`;
+  const mine = worker = startBundleWorker(NAME, {
+    spawned: (w) => { Promise.resolve(bytes).then((wasm) => mine === worker && w.postMessage({ wasm }), gone); },
+    message: (data) => { if (mine === worker) answer(data); }, // not from a worker stopped since (the watchdog)
+    failed: () => { if (mine === worker) gone(); },
+  });
 }
 
 /**
- * @param {string} url the views bundle's
- * @param {Uint8Array | Promise<Uint8Array>} bytes Graphviz's WebAssembly
- * @param {boolean} firstTry from a Blob URL (a data: URL next)
+ * A message of the worker: it is ready, or a layout is done.
+ * @param {FromWorker} data
  */
-function spawn(url, bytes, firstTry) {
-  const retry = () => {
-    worker?.terminate();
-    worker = null;
-    dataURL().then((data) => state === "starting" && spawn(data, bytes, false), gone);
-  };
-  try {
-    worker = new Worker(url, { type: "module", name: NAME });
-  } catch {
-    if (firstTry) return retry();
-    return gone();
-  }
-  const mine = worker;
-  worker.onerror = (event) => {
-    event.preventDefault();
-    if (mine !== worker) return;
-    if (firstTry && state === "starting") retry();
-    else gone();
-  };
-  worker.onmessageerror = gone;
-  /** @param {MessageEvent<FromWorker>} event */
-  worker.onmessage = ({ data }) => {
-    if (mine !== worker) return; // a worker stopped since (the watchdog)
-    if (data.ready) {
-      state = "ready";
-      started = true;
-      pump();
-      return;
-    }
-    const job = running;
-    if (!job || job.id !== data.id) return;
-    clearTimeout(job.timer);
-    running = null;
-    last = "worker";
-    if (data.error) job.reject(Object.assign(data.error.name === "RangeError" ? new RangeError(data.error.message) : new Error(data.error.message), { name: data.error.name }));
-    else job.resolve(data.svg);
+function answer(data) {
+  if (data.ready) {
+    state = "ready";
+    started = true;
     pump();
-    if (users === 0) {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(close, limits.idleMs);
-    }
-  };
-  Promise.resolve(bytes).then((wasm) => mine === worker && worker.postMessage({ wasm }), gone);
+    return;
+  }
+  const job = running;
+  if (!job || job.id !== data.id) return;
+  clearTimeout(job.timer);
+  running = null;
+  last = "worker";
+  if (data.error) job.reject(Object.assign(data.error.name === "RangeError" ? new RangeError(data.error.message) : new Error(data.error.message), { name: data.error.name }));
+  else job.resolve(data.svg);
+  pump();
+  if (users === 0) {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(close, limits.idleMs);
+  }
 }
 
 function pump() {
@@ -281,7 +252,7 @@ function pump() {
   job.id = ++nextId;
   job.limitMs = limits.jobMs;
   job.timer = setTimeout(() => tooLong(job), job.limitMs);
-  worker.postMessage({ id: job.id, dot: job.dot });
+  worker.post({ id: job.id, dot: job.dot });
 }
 
 /**
@@ -327,7 +298,7 @@ function stopRunning() {
     clearTimeout(yielding.timer);
     yielding = null;
   }
-  worker?.terminate(); // always one while a job runs
+  worker?.stop(); // always one while a job runs
   worker = null;
   state = "none";
   running = null;
