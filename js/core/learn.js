@@ -54,7 +54,16 @@ export function step(tape, values, params, sign, h, output = tape.root, work = s
   return work.data[output];
 }
 
-/** Each parameter moved by `scale` times its grad in `grad`; returns `loss` (the step's output before the move). */
+/**
+ * Each parameter moved by `scale` times its grad in `grad`; returns `loss` (the step's output before the move).
+ * @param {Tape} tape
+ * @param {Float64Array} values
+ * @param {Int32Array | number[]} params
+ * @param {number} scale
+ * @param {Float64Array} grad
+ * @param {number} loss
+ * @returns {number}
+ */
 function move(tape, values, params, scale, grad, loss) {
   const { leaves } = tape;
   for (let p = 0; p < params.length; p++) values[params[p]] += scale * grad[leaves[params[p]]];
