@@ -5,7 +5,6 @@ pressed: no serious or critical violation; pressed buttons' text has at least 4.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -85,10 +84,7 @@ def test_exported_page_has_no_serious_violation_with_the_inspector_or_stepper_op
     guarded.page.emulate_media(color_scheme=scheme)
 
     out = save_html(lecture_L()["L"], tmp_path / "page.html")
-    served = static_server.root / f"a11y-{tmp_path.name}"
-    served.mkdir()
-    shutil.copy(out, served / "page.html")
-    guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
+    guarded.page.goto(static_server.serve_alone(out, f"a11y-{tmp_path.name}"))
     view = WidgetDom(guarded.page)
     view.wait_ready(60)
     if panel == "inspector":
@@ -135,10 +131,7 @@ def test_exported_page_has_no_serious_violation_with_the_learning_controls_in_us
 
     guarded.page.emulate_media(color_scheme=scheme)
     out = save_html(lecture_L()["L"], tmp_path / "page.html")
-    served = static_server.root / f"a11y-learn-{tmp_path.name}"
-    served.mkdir()
-    shutil.copy(out, served / "page.html")
-    guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
+    guarded.page.goto(static_server.serve_alone(out, f"a11y-learn-{tmp_path.name}"))
     view = WidgetDom(guarded.page)
     view.wait_ready(60)
     learn = view.root.locator('[data-role="learn"]')

@@ -25,8 +25,10 @@ _FIRE = """([reply, buffers]) => {
 }"""
 
 
-def test_the_kernels_replay_answer_arrives_as_float64_buffers_and_is_shown(guarded, static_server, widget_bundle):
-    cube = define_op("cube_for_replay_view", lambda a: a ** 3, lambda a, out: 3 * a * a)
+def cube_widget(name: str) -> tuple[Value, GraphWidget, list[tuple[Any, Any]]]:
+    """z = cube(x) * 0.5 at x = 2, cube a user-defined op called ``name``: x, the widget, and what it sends
+    (content, buffers)."""
+    cube = define_op(name, lambda a: a ** 3, lambda a, out: 3 * a * a)
     x = Value(2.0, label="x")
     y = Value.apply(cube, x)
     y.label = "y"
@@ -35,6 +37,11 @@ def test_the_kernels_replay_answer_arrives_as_float64_buffers_and_is_shown(guard
     widget = GraphWidget(z)
     sent: list[tuple[Any, Any]] = []
     widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append((data, buffers))  # type: ignore[method-assign]
+    return x, widget, sent
+
+
+def test_the_kernels_replay_answer_arrives_as_float64_buffers_and_is_shown(guarded, static_server, widget_bundle):
+    x, widget, sent = cube_widget("cube_for_replay_view")
     view = open_view(guarded.page, static_server, widget)
     took = view.set_slider("x", 3.0)
     requests = poll(lambda: [m for m in model_log(guarded.page)["send"] if m.get("type") == "replay"], bool,
@@ -52,15 +59,7 @@ def test_the_kernels_replay_answer_arrives_as_float64_buffers_and_is_shown(guard
 def test_step_and_train_on_a_user_op_graph_run_in_the_kernel_and_say_so(guarded, static_server, widget_bundle):
     """Learning on such a graph goes through the kernel (issue 21): a Step down is one learn request, Train sends
     more, each answer's steps counted and its numbers shown; the view says training runs in the kernel."""
-    cube = define_op("cube_for_learn_view", lambda a: a ** 3, lambda a, out: 3 * a * a)
-    x = Value(2.0, label="x")
-    y = Value.apply(cube, x)
-    y.label = "y"
-    z = y * 0.5
-    z.label = "z"
-    widget = GraphWidget(z)
-    sent: list[tuple[Any, Any]] = []
-    widget.comm.send = lambda data=None, metadata=None, buffers=None: sent.append((data, buffers))  # type: ignore[method-assign]
+    _x, widget, sent = cube_widget("cube_for_learn_view")
     view = open_view(guarded.page, static_server, widget)
     assert "run in the kernel" in (view.root.locator('[data-role="learn-note"]').text_content() or "")
 

@@ -8,7 +8,6 @@ Expected numbers are worked out by hand or by the engine in this process, never 
 from __future__ import annotations
 
 import math
-import shutil
 
 import pytest
 from builders import lecture_mlp_and_loss
@@ -63,11 +62,7 @@ def exported(tmp_path, static_server, guarded, widget_bundle):
     from micrograd_widget import save_html
 
     def _open(root: Value) -> WidgetDom:
-        out = save_html(root, tmp_path / "page.html")
-        served = static_server.root / f"learn-{tmp_path.name}"
-        served.mkdir()
-        shutil.copy(out, served / "page.html")
-        guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
+        guarded.page.goto(static_server.serve_alone(save_html(root, tmp_path / "page.html"), f"learn-{tmp_path.name}"))
         view = WidgetDom(guarded.page)
         view.wait_ready(60)
         return view
