@@ -6,8 +6,9 @@
 // (js/training/curve.js's maths), and a throttled polite live region announcing the loss. The parameters are the leaf roles' (graph/leaves.js).
 // Moving a slider or entering the stepper pauses training. Pausing, and about every WRITE_BACK_MS while playing,
 // settles the leaf values by the existing write rule (trait `leaf_values`); the step count and step size are the
-// trait `learning` (micrograd_widget/graph/view_state.py check_learning). A graph only the kernel can replay steps
-// on the kernel's grads, one step per answer.
+// trait `learning` (micrograd_widget/graph/view_state.py check_learning). A graph only the kernel can replay (a
+// user-defined op) steps and trains in the kernel: learn requests (graph/kernel.js) of as many steps as it answers
+// in about KERNEL_ANSWER_MS; with no kernel (the exported page) a step is refused in words at once.
 
 import { h } from "../ui/dom.js";
 import { Descent, readStepSize, step } from "../core/learn.js";
@@ -23,6 +24,8 @@ const MAX_BUDGET_MS = 8;
 const WRITE_BACK_MS = 1000;
 const SLOW_MS = 250;
 const ANNOUNCE_MS = 3000;
+const KERNEL_ANSWER_MS = 250; // a learn request's steps are sized to be answered in about this long
+const KERNEL_MAX_STEPS = 10000; // micrograd_widget/graph/requests.py MAX_LEARN_STEPS
 const CURVE_POINTS = 300; // at most this many points drawn, however long the run
 const SVG_NS = "http://www.w3.org/2000/svg";
 const PLOT = { width: 260, height: 110, left: 44, right: 252, top: 8, bottom: 92 };
@@ -67,12 +70,12 @@ export class LearnPanel {
     this.lastWrite = 0;
     this.lastSlow = 0;
     this.lastAnnounce = 0;
-    this.waiting = 0; // kernel path: steps of the run waiting for the kernel's numbers
     this.worker = null; // the DescentWorker Train runs in, made at the first Play
     this.descent = null; // training on this thread instead (no worker)
     this.unpainted = null; // the worker's last update, painted at the next frame
     this.runStart = 0; // the step count when the worker's run started
     this.paintMs = 0; // the last paint's cost (the budget of a frame's steps on this thread)
+    this.batch = 1; // kernel path: the steps of the next learn request
     const off = view.mode === "readonly";
 
     this.sizeInput = h("input", {
@@ -105,7 +108,12 @@ export class LearnPanel {
         h("span", { className: "mgw-learn-stats" }, "steps ", this.stepsText, " \u00b7 ", this.rateText, " steps/s \u00b7 output ", this.lossText),
         this.note, this.live),
       this.curve);
-    if (view.mode === "kernel") this.note.textContent = "Steps and training go through the kernel (a user-defined op), one kernel answer per step.";
+    const ops = view.tape.unsupported.join(", ");
+    this.noKernel = `this graph has an op the browser cannot replay (${ops}); training needs the kernel, and this page has none`;
+    if (view.mode === "kernel") {
+      this.note.textContent = view.hasKernel ? `Steps and training run in the kernel (user-defined op ${ops}), at the rate it answers.`
+        : `Learning is off: ${this.noKernel}.`;
+    }
     if (off) this.note.textContent = "Learning is off: nothing can replay this graph.";
   }
 
@@ -155,7 +163,7 @@ export class LearnPanel {
     this.pause();
     const view = this.view;
     if (view.mode === "kernel") {
-      this.kernelStep(sign, size, true);
+      this.kernelRun(sign, size, 1, true);
       return;
     }
     const before = { data: Float64Array.from(view.data), grad: Float64Array.from(view.grad) };
@@ -173,35 +181,56 @@ export class LearnPanel {
     this.save();
   }
 
-  /** The kernel's grads are of the values shown (no request in flight): step on them and ask for the new numbers. */
-  kernelStep(sign, size, showDelta) {
+  /** Kernel path: `count` steps run by the kernel from the values shown (a learn request); `showDelta`: a click's. */
+  kernelRun(sign, size, count, showDelta) {
     const view = this.view;
-    const k = view.kernel.state;
-    if (k.inflight || k.pending) {
-      view.errors.showError("learn", "The kernel has not answered for the current values yet; try the step again when it has.");
-      return false;
+    if (!view.hasKernel) {
+      view.errors.showError("learn", `Not taken: ${this.noKernel}.`);
+      this.pause();
+      return;
     }
-    const { leaves, leafValues } = { leaves: view.tape.leaves, leafValues: view.leaves.values };
-    this.record(view.data[view.output]);
-    for (const j of view.leaves.params) leafValues[j] += sign * size * view.grad[leaves[j]];
-    this.steps += 1;
-    this.pendingBefore = showDelta ? { data: Float64Array.from(view.data), grad: Float64Array.from(view.grad) } : null;
-    view.leaves.moved();
-    view.kernel.ask();
-    view.leaves.settleNow();
-    this.show(true);
-    return true;
+    const sent = Float64Array.from(view.leaves.values);
+    const before = showDelta ? { data: Float64Array.from(view.data), grad: Float64Array.from(view.grad) } : null;
+    const asked = performance.now();
+    if (!view.kernel.learn(count, size, sign, (answer) => this.onLearned(answer, sent, before, asked))) {
+      view.errors.showError("learn", "The kernel has not answered for the current values yet; try the step again when it has.");
+      this.pause();
+    }
   }
 
-  /** The kernel answered (kernel path): show the Δ of a click, or take the run's next step. */
-  onKernelNumbers() {
+  /** The kernel's steps came back: shown, written back (a click, or every WRITE_BACK_MS), and the run goes on. */
+  onLearned(answer, sent, before, asked) {
     const view = this.view;
-    if (this.pendingBefore) {
-      view.afterStep(this.pendingBefore, false);
-      this.pendingBefore = null;
+    const values = view.leaves.values;
+    // null: refused or no answer (said in the error box). Values moved meanwhile (a slider, Reset): an answer about
+    // values gone, never shown; the move asked for its own numbers.
+    if (!answer || values.some((x, j) => !Object.is(x, sent[j]))) {
+      this.pause();
+      return;
     }
-    if (this.playing) this.kernelStep(-1, this.stepSize, false);
-    this.show(true);
+    view.errors.clearError("learn");
+    values.set(answer.leafValues);
+    for (const loss of answer.losses) {
+      this.steps += 1;
+      this.record(loss);
+    }
+    view.leaves.moved();
+    view.showNumbers(answer.data, answer.grad);
+    view.afterStep(before, false);
+    const now = performance.now();
+    if (!this.playing || now - this.lastWrite >= WRITE_BACK_MS) {
+      this.lastWrite = now;
+      view.leaves.settleNow();
+      this.save();
+    }
+    if (this.playing) {
+      this.rate.steps += answer.steps;
+      this.rate.perSecond = (this.rate.steps * 1000) / Math.max(1, now - this.rate.since);
+      const grow = Math.min(4, KERNEL_ANSWER_MS / Math.max(1, now - asked));
+      this.batch = Math.max(1, Math.min(KERNEL_MAX_STEPS, Math.round(answer.steps * grow)));
+      this.kernelRun(-1, this.stepSize, this.batch, false);
+    }
+    this.show(!this.playing);
   }
 
   toggle() {
@@ -221,7 +250,7 @@ export class LearnPanel {
     this.rate = { since: performance.now(), steps: 0, perSecond: 0 };
     this.lastWrite = performance.now();
     if (view.mode === "kernel") {
-      this.kernelStep(-1, size, false);
+      this.kernelRun(-1, size, this.batch, false);
       return;
     }
     this.worker ??= new DescentWorker(view.tape);

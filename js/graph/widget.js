@@ -76,6 +76,7 @@ class GraphWidgetView {
     this.grad = kernelNumbers(model.get("grad"), n) || new Float64Array(n);
     this.scratch = new Float64Array(n);
     this.mode = this.tape.replayable ? "browser" : this.tape.opaque >= 0 ? "readonly" : "kernel";
+    this.hasKernel = model.hasKernel !== false; // the exported page's model says it has none (js/host/host.js)
     const readonly = this.mode === "readonly";
     this.deltas = new DeltaMarks();
     this.leaves = new Leaves(model, this.tape, this.names, readonly, this.errors, () => {
@@ -89,10 +90,7 @@ class GraphWidgetView {
     this.legendShows = ""; // what the legend was filled for: "" the grads, else the change from the pin
     this.kernel = new KernelReplay(model, n, this.tape.reason, {
       request: () => ({ leafValues: this.leaves.values, output: this.output }),
-      onNumbers: (data, grad) => {
-        this.showNumbers(data, grad);
-        if (this.learn) this.learn.onKernelNumbers();
-      },
+      onNumbers: (data, grad) => this.showNumbers(data, grad),
       errors: this.errors,
       setStatus: (text) => this.toolbar.setStatus(text),
     });

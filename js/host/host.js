@@ -147,6 +147,8 @@ export class HostModel {
     this.listeners = [];
     /** @type {Record<string, unknown>} */
     this.unsaved = {};
+    /** This page has no kernel: a view refuses at once what only a kernel can do, rather than wait for an answer. */
+    this.hasKernel = false;
   }
 
   /**

@@ -1,35 +1,45 @@
 """The kernel's answers to a widget view's custom requests, with the bounds a front end may ask for.
 
 A graph with a user-defined op cannot be replayed in the browser, so the view asks the kernel:
-``{"type": "replay"}`` (data and grads for the leaf values it shows, the Values untouched) and
+``{"type": "replay"}`` (data and grads for the leaf values it shows, the Values untouched),
 ``{"type": "gradcheck"}`` (micrograd_widget.core.gradcheck for those values, applied first as a settled slider
-would be). Every request gets a reply, an ``error`` one when it cannot be answered; a refused request
-leaves the Values, the tape and the widget's traits as they were. The work a front end can ask for is
+would be) and ``{"type": "learn"}`` (steps of core/learn.py's Descent from those values: the learning controls'
+Step and Train on such a graph). Every request gets a reply, an ``error`` one when it cannot be answered; a refused
+request leaves the Values, the tape and the widget's traits as they were. The work a front end can ask for is
 bounded by its cost: a gradcheck request checks at most ``MAX_GRADCHECK_LEAVES`` distinct leaves (the size
 of its reply) and at most ``MAX_GRADCHECK_WORK`` leaves x nodes (each leaf replays every node twice; the view
-pages through more), and a replay request carries exactly one value per leaf.
+pages through more), a learn request runs at most ``MAX_LEARN_STEPS`` steps and ``MAX_LEARN_WORK`` steps x nodes
+(fewer when the graph is large: the reply says how many), and a replay request carries exactly one value per leaf.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from micrograd_widget.core.gradcheck import GRADCHECK_DEFAULTS, check_options, check_tape
+from micrograd_widget.core.learn import Descent, read_step_size
 from micrograd_widget.core.spec import encode_number, json_safe, to_buffer
 from micrograd_widget.core.tape import Tape, TapeReplayError
 from micrograd_widget.graph.writes import decode_leaves, node_id, real_number
+from micrograd_widget.picture.text import short
 
 if TYPE_CHECKING:
     from micrograd_widget.graph.widget import GraphWidget
 
-__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_ERROR_CHARS", "error_text", "answer"]
+__all__ = ["MAX_GRADCHECK_LEAVES", "MAX_GRADCHECK_WORK", "MAX_LEARN_STEPS", "MAX_LEARN_WORK", "MAX_ERROR_CHARS",
+           "error_text", "answer"]
 
 MAX_GRADCHECK_LEAVES = 256
 # Leaves x nodes one gradcheck request may cost (two forward replays per leaf over every node, plus the request's
 # own replays): it bounds the kernel's time on one request to a couple of seconds (docs/benchmarks.md, the row
 # "a view's gradcheck request", benchmarks/bench_requests.py).
 MAX_GRADCHECK_WORK = 4_000_000
+# Steps one learn request may ask for, and steps x nodes it may cost (a forward and a backward pass per step): the
+# view asks again for more, so the kernel answers a few times a second and training can pause between answers.
+MAX_LEARN_STEPS = 10_000
+MAX_LEARN_WORK = 1_000_000
 MAX_ERROR_CHARS = 300
 
 def error_text(err: BaseException) -> str:
@@ -165,6 +175,41 @@ def _gradcheck(widget: GraphWidget, content: dict[str, Any]) -> Reply:
     }, []  # at most MAX_GRADCHECK_LEAVES rows: JSON
 
 
+def _learn(widget: GraphWidget, content: dict[str, Any]) -> Reply:
+    """Steps of ``p += sign * h * grad`` on the widget's parameters (its ``leaf_roles``), from the view's leaf
+    values, for graphs the browser cannot replay: core/learn.py's Descent on the widget's own tape.
+
+    Request ``{"type": "learn", "seq", "leaf_values", "output", "step_size", "steps", "sign"}`` (``steps``: 1 to
+    MAX_LEARN_STEPS, default 1; ``sign``: -1, descent, the default, or +1); answer ``{"type": "learn", "seq",
+    "steps", "buffers": ["leaf_values", "data", "grad", "losses"]}``: the steps taken (fewer than asked when they
+    would cost more than MAX_LEARN_WORK steps x nodes; at least one), the leaf values after them, every node's data
+    and grad at those values, and the output's data before each step, as Float64 buffers. The Values and the tape
+    are not touched: the view settles the new values by the write rule, as a slider's."""
+    tape = widget.tape
+    values = decode_leaves(tape, content.get("leaf_values"))
+    output = node_id(tape, content.get("output", tape.root), "output")
+    size = read_step_size(real_number(content.get("step_size"), "learn step_size"))
+    asked, sign = content.get("steps", 1), content.get("sign", -1)
+    if isinstance(asked, bool) or not isinstance(asked, int) or not 1 <= asked <= MAX_LEARN_STEPS:
+        raise ValueError(f"learn steps must be a whole number from 1 to {MAX_LEARN_STEPS:,}, got {short(asked)}")
+    if sign not in (1, -1) or isinstance(sign, bool):
+        raise ValueError(f"learn sign must be 1 (up) or -1 (down, gradient descent), got {short(sign)}")
+    steps = min(asked, max(1, MAX_LEARN_WORK // len(tape)))
+    params = array("i")
+    params.frombytes(bytes(widget.leaf_roles["params"]))
+    saved = (tape.data, tape.grad)
+    try:
+        run = Descent(tape, values, params.tolist(), output)
+        run.run(steps, size, sign)
+        data = tape.forward(run.values)  # the numbers at the new values: what the view shows next
+        grad = tape.backward(output)
+    finally:
+        tape.data, tape.grad = saved
+    buffers = [to_buffer(array("d", run.values)), to_buffer(data), to_buffer(grad), to_buffer(array("d", run.losses))]
+    return {"type": "learn", "seq": _seq(content), "steps": steps,
+            "buffers": ["leaf_values", "data", "grad", "losses"]}, buffers
+
+
 _HANDLERS: dict[str, Callable[[GraphWidget, dict[str, Any]], Reply]] = {
-    "replay": _replay, "gradcheck": _gradcheck,
+    "replay": _replay, "gradcheck": _gradcheck, "learn": _learn,
 }

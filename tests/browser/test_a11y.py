@@ -5,7 +5,6 @@ pressed: no serious or critical violation; pressed buttons' text has at least 4.
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 from playwright.sync_api import expect
@@ -66,10 +65,7 @@ def test_exported_page_has_no_serious_violation_with_the_inspector_or_stepper_op
     guarded.page.emulate_media(color_scheme=scheme)
 
     out = save_html(lecture_L()["L"], tmp_path / "page.html")
-    served = static_server.root / f"a11y-{tmp_path.name}"
-    served.mkdir()
-    shutil.copy(out, served / "page.html")
-    guarded.page.goto(f"{static_server.url}/{served.name}/page.html")
+    guarded.page.goto(static_server.serve_alone(out, f"a11y-{tmp_path.name}"))
     view = WidgetDom(guarded.page)
     view.wait_ready(60)
     if panel == "inspector":
@@ -106,3 +102,27 @@ def show_view(guarded, static_server, widget_bundle):
     def _show(root, **options):
         return open_view(guarded.page, static_server, root, **options), guarded.page
     return _show
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_exported_page_has_no_serious_violation_with_the_learning_controls_in_use(
+        tmp_path, static_server, widget_bundle, guarded, scheme):
+    """The learning controls (issue 21) after a Step up (its Δ marks on every box) and while Train plays (pressed)."""
+    from micrograd_widget import save_html
+
+    guarded.page.emulate_media(color_scheme=scheme)
+    out = save_html(lecture_L()["L"], tmp_path / "page.html")
+    guarded.page.goto(static_server.serve_alone(out, f"a11y-learn-{tmp_path.name}"))
+    view = WidgetDom(guarded.page)
+    view.wait_ready(60)
+    learn = view.root.locator('[data-role="learn"]')
+    expect(learn).to_be_visible()
+    view.root.locator('[data-action="step-up"]').click()
+    expect(view.root.locator('[data-field="delta-data"]').first).to_be_visible()
+    view.root.locator('[data-action="train"]').click()
+    guarded.page.mouse.move(1, 1)
+    expect(view.root.locator('[data-action="train"]')).to_have_attribute("aria-pressed", "true")
+    problems = axe_problems(guarded.page)
+    assert not problems, "axe-core:\n" + "\n".join(problems)
+    for button in view.root.evaluate(_PRESSED):
+        assert contrast(button["color"], button["background"]) >= 4.5, button

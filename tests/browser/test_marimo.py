@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import random
 import shutil
+import textwrap
 import time
+from typing import Any
 
 import pytest
 from builders import lecture_L
@@ -129,4 +131,35 @@ def test_a_training_loop_updates_the_view_live_without_finish(marimo_app, guarde
     poll(lambda: (status.text_content() or "").strip(), lambda text: text == f"finished after {STEPS} steps",
          "the view to say the run finished", timeout_s=IDLE_END * (1 + 1 / IDLE_TICKS) + 20)
     assert root.get_attribute("data-finished") == "true"
+    assert not guarded_lab.log.outside
+
+
+
+MLP_LOSS = """
+    import random
+    from micrograd_widget.nn import MLP
+    random.seed(1)
+    model = MLP(3, [4, 4, 1])
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+    loss.backward()
+"""
+
+
+def test_the_widget_trains_in_marimo(marimo_app, guarded_lab):
+    """Train in a marimo app (issue 21): steps are taken in the page and the loss falls below the one computed here."""
+    here: dict[str, Any] = {}
+    exec(textwrap.dedent(MLP_LOSS), here)  # the same loss, in this process: the number training must go below
+    page = guarded_lab.page
+    page.goto(marimo_app([Cell(MLP_LOSS, defines=("loss",)), Cell("loss", reads=("loss",))]))
+    view = WidgetDom(page)
+    view.wait_ready(timeout_s=60)
+    train, steps = view.root.locator('[data-action="train"]'), view.root.locator('[data-role="steps"]')
+    train.click()
+    poll(lambda: int((steps.text_content() or "0").replace(",", "")), lambda n: n > 20, "training to take steps")
+    train.click()
+    assert train.get_attribute("aria-pressed") == "false"
+    shown = float(view.root.locator('[data-role="learn-loss"]').text_content() or "nan")
+    assert shown < here["loss"].data, "training must lower the loss"
     assert not guarded_lab.log.outside

@@ -3,6 +3,7 @@ static/ folder at /static/ and the test pages at /pages/. ES modules need http (
 
 from __future__ import annotations
 
+import shutil
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -68,6 +69,14 @@ class StaticServer:
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="mgw-static-server", daemon=True)
         self._thread.start()
+
+    def serve_alone(self, page: Path, folder: str) -> str:
+        """The URL of a copy of ``page`` alone in a new folder ``folder`` of the root (an exported page as a
+        learner would put it on a web server: nothing beside it)."""
+        served = self.root / folder
+        served.mkdir()
+        shutil.copy(page, served / page.name)
+        return f"{self.url}/{folder}/{page.name}"
 
     def close(self) -> None:
         self._httpd.shutdown()
