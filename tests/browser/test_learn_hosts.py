@@ -1,7 +1,7 @@
-"""Learning where the widget runs (issue 21), beyond the fake-model page (tests/browser/test_learn.py): JupyterLab,
-where a Step up in the widget reaches the kernel's Values (the next cell sees them, grads recomputed), and the exported
-page (save_html), which trains with no kernel, resets, and refuses at once, in words, to step a graph with a
-user-defined op.
+"""Learning where the widget runs (issue 21), beyond the fake-model page (tests/browser/test_learn.py): JupyterLab
+and Notebook 7, where a Step up in the widget reaches the kernel's Values (the next cell sees them, grads recomputed),
+and the exported page (save_html), which trains with no kernel, resets, and refuses at once, in words, to step a graph
+with a user-defined op.
 
 Expected numbers are worked out by hand or by the engine in this process, never read from the view."""
 
@@ -39,14 +39,17 @@ def _nudged(printed: dict | None) -> bool:
         for k, (data, grad) in NUDGED.items())
 
 
-@pytest.mark.jupyterlab
-def test_a_step_up_in_lab_reaches_the_kernels_values_with_their_grads(jupyterlab, guarded_lab, notebook_name):
-    page = guarded_lab.page
-    explore = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
-    write_notebook(jupyterlab.notebooks / notebook_name, [explore, PRINT_LECTURE_L_SOURCE])
-    open_notebook(page, jupyterlab, notebook_name)
-    run_all(page, "lab")
+EXPLORE_L = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explore(L)\nw\n"
+
+
+def _step_up_reaches_the_kernel(page, server, notebook_name: str, kind: str) -> None:
+    """In ``server`` (JupyterLab: kind "lab"; Notebook 7: "notebook"), the lecture's L in a widget, one click of Step
+    up at the default step size, then the next cell prints the kernel's Values: they must be NUDGED."""
+    write_notebook(server.notebooks / notebook_name, [EXPLORE_L, PRINT_LECTURE_L_SOURCE])
+    open_notebook(page, server, notebook_name)
+    run_all(page, kind)
     view = widget_in_cell(page, 0)
+    expect(view.root.locator('input[data-role="step-size"]')).to_have_value("0.01")  # the default NUDGED assumes
     view.root.locator('[data-action="step-up"]').click()
     expect(view.root.locator('[data-role="steps"]')).to_have_text("1")
     printed = poll(lambda: marked_json(run_cell(page, 1)["outputs"], KERNEL_STATE_MARKER), _nudged,
@@ -54,6 +57,17 @@ def test_a_step_up_in_lab_reaches_the_kernels_values_with_their_grads(jupyterlab
                    interval_s=0.5)
     assert _nudged(printed), printed
     assert not view.error_text(), view.error_text()
+
+
+@pytest.mark.jupyterlab
+def test_a_step_up_in_lab_reaches_the_kernels_values_with_their_grads(jupyterlab, guarded_lab, notebook_name):
+    _step_up_reaches_the_kernel(guarded_lab.page, jupyterlab, notebook_name, "lab")
+
+
+@pytest.mark.jupyterlab
+def test_a_step_up_in_notebook7_reaches_the_kernels_values_with_their_grads(jupyter_notebook, guarded_lab,
+                                                                             notebook_name):
+    _step_up_reaches_the_kernel(guarded_lab.page, jupyter_notebook, notebook_name, "notebook")
 
 
 @pytest.fixture
