@@ -1,7 +1,10 @@
 // @ts-check
-// The overview of a picture that does not fit its box (issue 19): a small map in the box's bottom-left corner, the
+// The overview of a picture much larger than its box (issue 19): a small map in the box's bottom-left corner, the
 // picture's boxes as grey rectangles (the output in the accent colour, opened boxes as dashed frames) and the part in
-// sight outlined. Click or drag on it to go there; with the focus on it, the arrow keys pan. It is drawn once per
+// sight outlined. Click or drag on it to go there; with the focus on it, the arrow keys pan. It is shown only when it
+// helps (under half the picture in sight across or down, `needsMap`), it is see-through until hovered or focused,
+// and its button (beside it, always opaque) hides it down to that button and shows it again, so it never keeps a
+// box out of reach. It is drawn once per
 // picture (the boxes' places never change after layout) and its outline moves only when the box scrolls or zooms:
 // a slider frame touches nothing of it (benchmarks/bench_zoom.py measures that).
 
@@ -11,6 +14,14 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const MAP_PX = { width: 180, height: 120 }; // the map's largest size; it keeps the picture's proportions
 const MIN_SIDE_PX = 24; // a very long picture's map is at least this wide or tall
 const KEY_STEP = 0.25; // an arrow key pans by this fraction of the part in sight
+// Shown when less than this share of the picture is in sight across or down: a picture up to twice its box is found
+// again with one scroll (the lecture's L at 60% in a notebook column), where the map would only cover boxes.
+const MAP_BELOW = 0.5;
+
+/** Whether a picture `content` px (width, height) seen through a box `view` px needs the map (see MAP_BELOW). */
+export function needsMap(content, view) {
+  return content.width * MAP_BELOW > view.width + 1 || content.height * MAP_BELOW > view.height + 1;
+}
 
 /** The map's size for a picture `width` x `height` px: within MAP_PX, proportional, no side below MIN_SIDE_PX. */
 export function mapSize(width, height) {
@@ -43,17 +54,21 @@ export class Overview {
     this.boxes = svgEl("g", {});
     this.sight = svgEl("rect", { class: "mgw-overview-sight" });
     this.map.append(this.boxes, this.sight);
-    this.el = h("div", { className: "mgw-overview", "data-role": "overview", tabindex: "0", role: "group",
+    this.pane = h("div", { className: "mgw-overview-pane", "data-role": "overview", tabindex: "0", role: "group",
       "aria-label": "Overview of the picture: the outlined part is in sight; click or drag to go elsewhere, arrow keys pan",
-      title: "Overview: click or drag to go there", hidden: true });
-    this.el.append(this.map);
+      title: "Overview: click or drag to go there" });
+    this.pane.append(this.map);
+    this.toggle = h("button", { type: "button", className: "mgw-button mgw-overview-toggle", "data-role": "overview-toggle" });
+    this.el = h("div", { className: "mgw-overview", hidden: true }, this.pane, this.toggle);
+    this.setOpen(true);
     this.listeners = [
       [box, "scroll", () => this.update(), { passive: true }],
-      [this.el, "pointerdown", (e) => this.onPointerDown(e)],
-      [this.el, "pointermove", (e) => this.onPointerMove(e)],
-      [this.el, "pointerup", (e) => this.onPointerUp(e)],
-      [this.el, "pointercancel", (e) => this.onPointerUp(e)],
-      [this.el, "keydown", (e) => this.onKey(e)],
+      [this.pane, "pointerdown", (e) => this.onPointerDown(e)],
+      [this.pane, "pointermove", (e) => this.onPointerMove(e)],
+      [this.pane, "pointerup", (e) => this.onPointerUp(e)],
+      [this.pane, "pointercancel", (e) => this.onPointerUp(e)],
+      [this.pane, "keydown", (e) => this.onKey(e)],
+      [this.toggle, "click", () => this.setOpen(this.pane.hidden)],
     ];
     for (const [target, type, fn, options] of this.listeners) target.addEventListener(type, fn, options);
   }
@@ -67,13 +82,29 @@ export class Overview {
     });
   }
 
-  /** Show the map when the picture does not fit, with its boxes (drawn again for a new picture) and the part in sight. */
+  /** Show the map (`open`) or only its button; the learner's choice holds for every later picture of this view. */
+  setOpen(open) {
+    this.pane.hidden = !open;
+    this.toggle.textContent = open ? "×" : "Map";
+    this.toggle.setAttribute("aria-expanded", String(open));
+    this.toggle.setAttribute("aria-label", open ? "Hide the overview map" : "Show the overview map");
+    this.toggle.title = open ? "Hide the overview map" : "Show the overview map";
+    if (open) this.update();
+  }
+
+  /** Show the map when it helps (`needsMap`), with its boxes (drawn again for a new picture) and the part in sight. */
   draw() {
     const box = this.box;
     const svg = box.querySelector("svg");
-    const fits = !svg || (box.scrollWidth <= box.clientWidth + 1 && box.scrollHeight <= box.clientHeight + 1);
-    this.el.hidden = fits;
-    if (fits) return;
+    const hide = !svg || !needsMap({ width: box.scrollWidth, height: box.scrollHeight },
+      { width: box.clientWidth, height: box.clientHeight });
+    this.el.hidden = hide;
+    if (hide) return;
+    // In the box's bottom-left corner, above its horizontal scrollbar.
+    const frame = /** @type {HTMLElement | null} */ (this.el.offsetParent);
+    this.el.style.left = `${box.offsetLeft + box.clientLeft + 8}px`;
+    if (frame) this.el.style.bottom = `${frame.clientHeight - (box.offsetTop + box.clientTop + box.clientHeight) + 8}px`;
+    if (this.pane.hidden) return;
     const pic = svg.getBoundingClientRect();
     if (svg !== this.picture) this.drawBoxes(svg, pic);
     const { width, height } = this.size;
@@ -85,9 +116,6 @@ export class Overview {
     this.sight.setAttribute("y", y.toFixed(1));
     this.sight.setAttribute("width", Math.min(width - x, box.clientWidth * kx).toFixed(1));
     this.sight.setAttribute("height", Math.min(height - y, box.clientHeight * ky).toFixed(1));
-    // In the box's bottom-left corner, above its horizontal scrollbar.
-    this.el.style.left = `${box.offsetLeft + box.clientLeft + 8}px`;
-    this.el.style.top = `${box.offsetTop + box.clientTop + box.clientHeight - height - 8}px`;
   }
 
   /** The picture's boxes as rectangles on the map, in the map's own px (the picture shrunk to the map's size). */
@@ -120,7 +148,7 @@ export class Overview {
   onPointerDown(event) {
     if (event.button !== 0) return;
     this.drag = event.pointerId;
-    if (this.el.setPointerCapture) this.el.setPointerCapture(event.pointerId);
+    if (this.pane.setPointerCapture) this.pane.setPointerCapture(event.pointerId);
     this.goTo(event.clientX, event.clientY);
     event.preventDefault();
   }

@@ -126,3 +126,20 @@ def test_exported_page_has_no_serious_violation_with_the_learning_controls_in_us
     assert not problems, "axe-core:\n" + "\n".join(problems)
     for button in view.root.evaluate(_PRESSED):
         assert contrast(button["color"], button["background"]) >= 4.5, button
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_overview_map_and_its_hide_button_have_no_serious_violation(show_view, theme):
+    """The moons loss with layers.1 opened shows the overview map (graph/overview.js): axe with it shown and hidden."""
+    from .mgw_browser.exports import expand_box
+
+    view, page = show_view(moons_loss(), theme=theme)
+    expand_box(view, page, "layers.1")
+    toggle = view.root.locator('[data-role="overview-toggle"]')
+    expect(view.root.locator('[data-role="overview"]')).to_be_visible()
+    for shown in (True, False):
+        if not shown:
+            toggle.click()
+            expect(toggle).to_have_attribute("aria-expanded", "false")
+        problems = axe_problems(page, "document.querySelector('.mgw-root')")
+        assert not problems, f"axe-core (map shown: {shown}):\n" + "\n".join(problems)

@@ -128,7 +128,7 @@ def test_the_exported_page_shows_the_output_and_keeps_the_place_on_expand_all(tm
 
 
 _SCROLL = "r => { const b = r.querySelector('[data-role=graph]'); return [b.scrollLeft, b.scrollTop]; }"
-_MAP = """r => { const m = r.querySelector('[data-role=overview]'); if (m.hidden) return null;
+_MAP = """r => { const m = r.querySelector('[data-role=overview]'); if (!m.checkVisibility()) return null;
   const s = m.querySelector('.mgw-overview-sight').getBoundingClientRect();
   const b = m.querySelector('svg').getBoundingClientRect();
   return { map: [b.left, b.top, b.right, b.bottom], sight: [s.left, s.top, s.right, s.bottom] }; }"""
@@ -160,3 +160,79 @@ def test_the_overview_map_of_a_picture_that_does_not_fit_moves_the_view_where_it
     view.root.locator('[data-role="overview"]').focus()
     page.keyboard.press("ArrowRight")
     poll(lambda: view.root.evaluate(_SCROLL), lambda now: now[0] > after[0], "ArrowRight on the map to pan right")
+
+
+def test_the_lecture_L_a_little_wider_than_a_narrow_box_shows_no_map_over_its_leaves(show, guarded):
+    """The JupyterLab screenshot's case: at the readable zoom the L is a little wider than an ~800 px box; one scroll
+    finds the rest, so no map covers the leaves a and b in the bottom-left corner."""
+    from .mgw_browser.graphs import lecture_L
+
+    guarded.page.set_viewport_size({"width": 820, "height": 900})
+    view = show(lecture_L()["L"])
+    s = assert_output_in_sight(view, "the L in a narrow box")
+    assert not s["fits"], f"the L fits whole: the test shows nothing ({s})"
+    guarded.page.wait_for_timeout(100)  # the map is drawn at an animation frame
+    assert view.root.evaluate(_MAP) is None, "a picture only a little wider than its box got the overview map"
+    expect(view.root.locator('[data-role="overview-toggle"]')).to_be_hidden()
+
+
+# The client point at the middle of the map, the node (if any) and the overview element found there.
+_AT = """(r, [x, y]) => { const el = document.elementFromPoint(x, y);
+  const node = el && el.closest('g.node[data-node]');
+  return { node: node && node.getAttribute('data-node'), overview: !!(el && el.closest('.mgw-overview')) }; }"""
+
+# Scroll the graph box so the middle of a value box lands at client point (x, y); that box's key, or null.
+_BOX_UNDER = """(r, [x, y]) => { const box = r.querySelector('[data-role=graph]');
+  for (const g of box.querySelectorAll('g.node[data-node]')) {
+    const b = g.getBoundingClientRect();
+    const left = box.scrollLeft + (b.left + b.right) / 2 - x, top = box.scrollTop + (b.top + b.bottom) / 2 - y;
+    if (left < 0 || top < 0 || left > box.scrollWidth - box.clientWidth || top > box.scrollHeight - box.clientHeight)
+      continue;
+    box.scrollLeft = left; box.scrollTop = top;
+    return g.getAttribute('data-node');
+  }
+  return null; }"""
+
+
+def test_a_big_pictures_map_is_see_through_and_its_button_hides_it_to_click_the_box_under_it(show, guarded):
+    """The moons loss with layers.1 opened (13,000 px tall in a 630 px box): the map is shown, faint until hovered,
+    and its labelled button (keyboard too) hides it so the box under it takes the click; the choice holds."""
+    from .mgw_browser.exports import expand_box
+
+    page = guarded.page
+    page.set_viewport_size({"width": 1000, "height": 900})
+    view = show(moons_loss())
+    expand_box(view, page, "layers.1")
+    for _ in range(2):  # wider than the box by more than the map's width, so a box can be scrolled under the map
+        button(view, "zoom-in").click()
+    m = poll(lambda: view.root.evaluate(_MAP), lambda m: m is not None, "the overview of a big picture")
+    pane = view.root.locator('[data-role="overview"]')
+    toggle = view.root.locator('[data-role="overview-toggle"]')
+    page.mouse.move(1, 1)
+    faint = lambda: float(pane.evaluate("e => getComputedStyle(e).opacity"))  # noqa: E731
+    poll(faint, lambda o: o <= 0.5, "the map see-through while not hovered")
+    pane.hover()
+    poll(faint, lambda o: o >= 0.9, "the map opaque while hovered")
+    x, y = (m["map"][0] + m["map"][2]) / 2, (m["map"][1] + m["map"][3]) / 2
+    key = view.root.evaluate(_BOX_UNDER, [x, y])
+    assert key, "no value box can be scrolled under the map"
+    assert view.root.evaluate(_AT, [x, y])["overview"], "the map is not over the box: the test shows nothing"
+    expect(toggle).to_have_accessible_name("Hide the overview map")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    toggle.focus()
+    page.keyboard.press("Enter")
+    expect(pane).to_be_hidden()
+    expect(toggle).to_be_visible()
+    expect(toggle).to_have_accessible_name("Show the overview map")
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    assert view.root.evaluate(_AT, [x, y]) == {"node": key, "overview": False}, "the hidden map still covers the box"
+    page.mouse.click(x, y)
+    inspector = view.root.locator('[data-role="inspector"]')
+    expect(inspector).to_have_attribute("data-node", key)
+    # scrolling (the map redrawn) keeps it hidden; the button shows it again
+    view.root.evaluate("r => { r.querySelector('[data-role=graph]').scrollTop += 200; }")
+    page.wait_for_timeout(100)
+    expect(pane).to_be_hidden()
+    toggle.click()
+    expect(pane).to_be_visible()
+    poll(lambda: view.root.evaluate(_MAP), lambda m: m is not None, "the map shown again")
