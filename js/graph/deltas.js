@@ -1,12 +1,12 @@
 // @ts-check
 // The Δ marks a step leaves in the picture (js/host/svg-contract.md, "Δ after a step"): under each drawn value node's
 // data and grad numbers, its change since the step before ("Δ +0.0600"), until the next change. SVG text made with
-// createElementNS and textContent: no markup is parsed.
+// svgElement (js/ui/svg.js) and textContent: no markup is parsed.
 
 import { formatNumber } from "../picture/format.js";
 import { change } from "../core/learn.js";
+import { svgElement } from "../ui/svg.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** `x` with its sign, as the Δ marks write it ("+0.0600", "-0.0100", "0.0000" when it rounds to nothing). */
 export function signed(x, precision) {
@@ -46,14 +46,8 @@ export class DeltaMarks {
       const texts = g.querySelectorAll("text");
       [[texts[1], "delta-data", dData[i]], [texts[2], "delta-grad", dGrad[i]]].forEach(([text, field, d]) => {
         if (!text) return;
-        const mark = document.createElementNS(SVG_NS, "text");
-        mark.setAttribute("class", "mgw-delta");
-        mark.setAttribute("data-node", names.keys[i]);
-        mark.setAttribute("data-field", String(field));
-        mark.setAttribute("text-anchor", "middle");
-        mark.setAttribute("font-size", "9");
-        mark.setAttribute("x", text.getAttribute("x") || "0");
-        mark.setAttribute("y", String(bottom + 9));
+        const mark = svgElement("text", { class: "mgw-delta", "data-node": names.keys[i], "data-field": field,
+          "text-anchor": "middle", "font-size": 9, x: text.getAttribute("x") || "0", y: bottom + 9 });
         mark.textContent = `\u0394 ${signed(Number(d), precision)}`;
         g.append(mark);
         this.marks.push(mark);

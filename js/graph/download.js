@@ -8,6 +8,7 @@
 // string is parsed as markup: the SVG is cloned from the live picture and serialized, never built as text.
 
 import { h } from "../ui/dom.js";
+import { svgElement } from "../ui/svg.js";
 import { svgSizePx } from "./zoom.js";
 
 export const PNG_SCALE = 2;
@@ -74,7 +75,7 @@ export function svgFileText(svg) {
     el.removeAttribute("tabindex");
     el.removeAttribute("role");
   }
-  const style = document.createElementNS("http://www.w3.org/2000/svg", "style");
+  const style = svgElement("style");
   style.textContent = EXPORT_STYLE;
   copy.insertBefore(style, copy.firstChild);
   return '<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n' + new XMLSerializer().serializeToString(copy) + "\n";

@@ -11,6 +11,7 @@
 // in about KERNEL_ANSWER_MS; with no kernel (the exported page) a step is refused in words at once.
 
 import { h } from "../ui/dom.js";
+import { svgElement } from "../ui/svg.js";
 import { Descent, readStepSize, step } from "../core/learn.js";
 import { DescentWorker } from "../host/learn-worker.js";
 import { curvePath, logTicks, lossDomain, niceTicks, shortNumber } from "../training/curve.js";
@@ -27,7 +28,6 @@ const ANNOUNCE_MS = 3000;
 const KERNEL_ANSWER_MS = 250; // a learn request's steps are sized to be answered in about this long
 const KERNEL_MAX_STEPS = 10000; // micrograd_widget/graph/requests.py MAX_LEARN_STEPS
 const CURVE_POINTS = 300; // at most this many points drawn, however long the run
-const SVG_NS = "http://www.w3.org/2000/svg";
 const PLOT = { width: 260, height: 110, left: 44, right: 252, top: 8, bottom: 92 };
 
 /** The `learning` trait read back: a step count and a step size, the defaults where it is missing or bad. */
@@ -45,12 +45,6 @@ export function sampleIndices(n, count = CURVE_POINTS) {
   for (let s = 0; s < count; s++) out.push(Math.round((s * (n - 1)) / (count - 1)));
   return out;
 }
-
-const svgEl = (tag, attrs = {}) => {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  return el;
-};
 
 export class LearnPanel {
   /**
@@ -118,11 +112,11 @@ export class LearnPanel {
   }
 
   buildCurve() {
-    this.curve = svgEl("svg", { width: PLOT.width, height: PLOT.height, viewBox: `0 0 ${PLOT.width} ${PLOT.height}`,
+    this.curve = svgElement("svg", { width: PLOT.width, height: PLOT.height, viewBox: `0 0 ${PLOT.width} ${PLOT.height}`,
       "data-role": "learn-curve", role: "img", "aria-label": "loss curve of the steps taken", class: "mgw-learn-curve" });
-    this.curve.append(svgEl("rect", { x: PLOT.left, y: PLOT.top, width: PLOT.right - PLOT.left, height: PLOT.bottom - PLOT.top, class: "mgw-learn-plot" }));
-    this.axis = svgEl("g", { class: "mgw-learn-axis" });
-    this.line = svgEl("path", { class: "mgw-learn-line", fill: "none" });
+    this.curve.append(svgElement("rect", { x: PLOT.left, y: PLOT.top, width: PLOT.right - PLOT.left, height: PLOT.bottom - PLOT.top, class: "mgw-learn-plot" }));
+    this.axis = svgElement("g", { class: "mgw-learn-axis" });
+    this.line = svgElement("path", { class: "mgw-learn-line", fill: "none" });
     this.curve.append(this.axis, this.line);
   }
 
@@ -431,11 +425,11 @@ export class LearnPanel {
     this.curve.setAttribute("data-points", String(this.losses.length));
     const marks = [];
     for (const v of !domain ? [] : log ? logTicks(y0, y1, 3) : niceTicks(y0, y1, 3)) {
-      const text = svgEl("text", { x: PLOT.left - 4, y: sy(v) + 3, "text-anchor": "end" });
+      const text = svgElement("text", { x: PLOT.left - 4, y: sy(v) + 3, "text-anchor": "end" });
       text.textContent = shortNumber(log ? 10 ** v : v);
-      marks.push(svgEl("line", { x1: PLOT.left, x2: PLOT.right, y1: sy(v), y2: sy(v), class: "mgw-learn-grid" }), text);
+      marks.push(svgElement("line", { x1: PLOT.left, x2: PLOT.right, y1: sy(v), y2: sy(v), class: "mgw-learn-grid" }), text);
     }
-    const label = svgEl("text", { x: (PLOT.left + PLOT.right) / 2, y: PLOT.height - 4, "text-anchor": "middle" });
+    const label = svgElement("text", { x: (PLOT.left + PLOT.right) / 2, y: PLOT.height - 4, "text-anchor": "middle" });
     label.textContent = steps.length ? `steps ${thousands(x0)}\u2013${thousands(x1)}` : "no steps yet";
     marks.push(label);
     this.axis.replaceChildren(...marks);

@@ -9,8 +9,8 @@
 // a slider frame touches nothing of it (benchmarks/bench_zoom.py measures that).
 
 import { h } from "../ui/dom.js";
+import { svgElement } from "../ui/svg.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const MAP_PX = { width: 180, height: 120 }; // the map's largest size; it keeps the picture's proportions
 const MIN_SIDE_PX = 24; // a very long picture's map is at least this wide or tall
 const KEY_STEP = 0.25; // an arrow key pans by this fraction of the part in sight
@@ -37,12 +37,6 @@ export function scrollForMapPoint(at, map, content, view) {
   return Math.max(0, Math.min(s, content - view));
 }
 
-function svgEl(tag, attrs) {
-  const el = document.createElementNS(SVG_NS, tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  return el;
-}
-
 /** The overview map of scroll box `box` (the graph box); `el` goes beside it in a positioned frame. */
 export class Overview {
   constructor(box) {
@@ -50,9 +44,9 @@ export class Overview {
     this.picture = null; // the <svg> the map was drawn for
     this.due = 0; // the animation frame of a pending update
     this.drag = null;
-    this.map = svgEl("svg", { class: "mgw-overview-map", "aria-hidden": "true" });
-    this.boxes = svgEl("g", {});
-    this.sight = svgEl("rect", { class: "mgw-overview-sight" });
+    this.map = svgElement("svg", { class: "mgw-overview-map", "aria-hidden": "true" });
+    this.boxes = svgElement("g", {});
+    this.sight = svgElement("rect", { class: "mgw-overview-sight" });
     this.map.append(this.boxes, this.sight);
     this.pane = h("div", { className: "mgw-overview-pane", "data-role": "overview", tabindex: "0", role: "group",
       "aria-label": "Overview of the picture: the outlined part is in sight; click or drag to go elsewhere, arrow keys pan",
@@ -131,7 +125,7 @@ export class Overview {
       if (!r.width) continue;
       const cls = g.classList.contains("cluster") ? "mgw-overview-cluster"
         : g.classList.contains("mgw-output-node") ? "mgw-overview-output" : g.classList.contains("mgw-fold") ? "mgw-overview-fold" : "";
-      shapes.push(svgEl("rect", { x: ((r.left - pic.left) * kx).toFixed(1), y: ((r.top - pic.top) * ky).toFixed(1),
+      shapes.push(svgElement("rect", { x: ((r.left - pic.left) * kx).toFixed(1), y: ((r.top - pic.top) * ky).toFixed(1),
         width: Math.max(0.8, r.width * kx).toFixed(1), height: Math.max(0.8, r.height * ky).toFixed(1), class: cls }));
     }
     this.boxes.replaceChildren(...shapes);
