@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from micrograd_widget.core.tape import Tape
 from micrograd_widget.picture.text import short
 
-__all__ = ["read_step_size", "step", "Descent", "change"]
+__all__ = ["read_step_size", "step", "Descent"]
 
 
 # ------------------------------------------------------------------ the step size
@@ -74,7 +74,4 @@ class Descent:
 
 
 # ------------------------------------------------------------------ change since the step before
-
-def change(now: Sequence[float], before: Sequence[float]) -> list[float]:
-    """Per node, ``now[i] - before[i]``: the Δ a step shows beside each number."""
-    return [a - b for a, b in zip(now, before, strict=True)]
+# The Δ beside each number is the view's alone (js/core/learn.js change): the kernel path answers numbers, not Δ.
