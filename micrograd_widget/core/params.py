@@ -22,7 +22,7 @@ from typing import Any
 from micrograd_widget.core.spec import to_buffer
 from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
-from micrograd_widget.picture.text import short
+from micrograd_widget.picture.text import plural, short
 
 __all__ = ["LeafRoles", "leaf_roles", "mark_parameters", "RULES"]
 
@@ -61,7 +61,7 @@ class LeafRoles:
         rest = self.total - count
         others = "is an input or constant" if rest == 1 else "are inputs and constants"
         tail = "" if rest == 0 else f"; the other {rest:,} {others}"
-        return f"Parameters: {which} ({count:,} of {self.total:,} {'leaf' if self.total == 1 else 'leaves'}){tail}."
+        return f"Parameters: {which} ({count:,} of {plural(self.total, 'leaf')}){tail}."
 
     def trait(self) -> dict[str, Any]:
         """The widget's ``leaf_roles`` trait (js/host/spec-contract.md, "The leaf roles"): ``params``, an Int32 buffer

@@ -23,7 +23,7 @@ from micrograd_widget.core.learn import Descent, read_step_size
 from micrograd_widget.core.spec import encode_number, json_safe, to_buffer
 from micrograd_widget.core.tape import Tape, TapeReplayError
 from micrograd_widget.graph.writes import decode_leaves, node_id, real_number
-from micrograd_widget.picture.text import short
+from micrograd_widget.picture.text import plural, short
 
 if TYPE_CHECKING:
     from micrograd_widget.graph.widget import GraphWidget
@@ -135,7 +135,7 @@ def _check_work(tape: Tape, leaves: int) -> None:
     if work > MAX_GRADCHECK_WORK:
         fits = MAX_GRADCHECK_WORK // len(tape)
         raise TapeReplayError(
-            f"this gradcheck would cost {leaves:,} {'leaf' if leaves == 1 else 'leaves'} x {len(tape):,} nodes = "
+            f"this gradcheck would cost {plural(leaves, 'leaf')} x {len(tape):,} nodes = "
             f"{work:,}, over the limit of {MAX_GRADCHECK_WORK:,} per request (MAX_GRADCHECK_WORK, ~2 s of kernel "
             "time): " + (f"ask for at most {fits:,} leaves at a time, or " if fits else "")
             + "run micrograd_widget.core.gradcheck(root, leaves=[...]) in Python")
