@@ -21,11 +21,13 @@ from micrograd_widget.nn import squared_error
 SPEC_JS = (Path(__file__).resolve().parents[1] / "js" / "core" / "spec.js").as_uri()
 LEARN_JS = (Path(__file__).resolve().parents[1] / "js" / "core" / "learn.js").as_uri()
 FIXTURE_JS = (Path(__file__).resolve().parents[1] / "js" / "core" / "tapes.fixture.js").as_uri()
+TAPE_JS = (Path(__file__).resolve().parents[1] / "js" / "core" / "tape.js").as_uri()
 
 # Reads {"spec": Tape.to_json(), "params": [...], "h": h, "steps": N} on stdin; prints the leaf values and the loss.
 DESCENT_SCRIPT = """
 import { compileTape } from %s;
 import { Descent } from %s;
+import { forward } from %s;
 import { fromVector } from %s;
 let text = "";
 for await (const chunk of process.stdin) text += chunk;
@@ -33,7 +35,9 @@ const job = JSON.parse(text);
 const tape = compileTape(fromVector(job.spec));
 const run = new Descent(tape, tape.leafData, Int32Array.from(job.params));
 run.run(job.steps, job.h);
-console.log(JSON.stringify({ values: Array.from(run.values), loss: run.loss(), losses: run.losses }));
+const data = new Float64Array(tape.n);
+forward(tape, run.values, data);
+console.log(JSON.stringify({ values: Array.from(run.values), loss: data[tape.root], losses: run.losses }));
 """
 
 
@@ -126,7 +130,7 @@ def test_js_descent_equals_the_python_loop(build, h: float, steps: int, tmp_path
     spec = tape.to_json()
     expected, loss = _python_loop(tape, params, h, steps)
     script = tmp_path / "descent.mjs"
-    script.write_text(DESCENT_SCRIPT % (json.dumps(SPEC_JS), json.dumps(LEARN_JS), json.dumps(FIXTURE_JS)))
+    script.write_text(DESCENT_SCRIPT % tuple(json.dumps(url) for url in (SPEC_JS, LEARN_JS, TAPE_JS, FIXTURE_JS)))
     job = json.dumps({"spec": spec, "params": list(params), "h": h, "steps": steps})
     result = subprocess.run([node, str(script)], input=job, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"node failed: {result.stderr[-2000:]}"

@@ -133,12 +133,6 @@ export class Descent {
     this.fresh = true;
     return true;
   }
-
-  /** The output's data at the current values (a forward pass; NaN when an op fails there). */
-  loss() {
-    const failure = forward(this.tape, this.values, this.work.data);
-    return failure >= 0 ? NaN : this.work.data[this.output];
-  }
 }
 
 // ------------------------------------------------------------------ change since the step before

@@ -67,11 +67,6 @@ class Descent:
             self.steps += 1
         return loss
 
-    def loss(self) -> float:
-        """The output's data at the current values (a forward pass)."""
-        data = self.tape.forward(self.values)
-        return data[self.tape.root if self.output is None else self.output]
-
 
 # ------------------------------------------------------------------ change since the step before
 # The Δ beside each number is the view's alone (js/core/learn.js change): the kernel path answers numbers, not Δ.
