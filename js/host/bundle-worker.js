@@ -27,6 +27,15 @@ export function workersAvailable() {
   return typeof Worker === "function" && !("WorkerGlobalScope" in globalThis);
 }
 
+/**
+ * True in the bundle started as the worker named `name` (the job it serves).
+ * @param {string} name
+ * @returns {boolean}
+ */
+export function startedAs(name) {
+  return "WorkerGlobalScope" in globalThis && /** @type {{name?: string}} */ (globalThis).name === name;
+}
+
 /** The bundle's code as a data: URL (the second try). */
 async function dataURL() {
   const code = await (await fetch(import.meta.url)).text();

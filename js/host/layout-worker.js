@@ -13,7 +13,7 @@
 
 import { provideWasm, wasmBytes } from "./graphviz-wasm.js";
 import { LAYOUT_TIME_LIMIT_MS } from "../core/shared.js";
-import { startBundleWorker, workersAvailable } from "./bundle-worker.js";
+import { startBundleWorker, startedAs, workersAvailable } from "./bundle-worker.js";
 
 const NAME = "micrograd-widget-graphviz";
 const IDLE_MS = 10_000; // a worker with no view left is closed after this long
@@ -47,10 +47,8 @@ const YIELD_MS = 500;
 
 /**
  * This thread's global scope as the worker's side uses it. The type check knows the page's (lib "dom"), not a
- * worker's: WorkerGlobalScope, the worker's `name` and its postMessage without a target origin.
+ * worker's: its postMessage without a target origin.
  * @typedef {object} WorkerScope
- * @property {unknown} [WorkerGlobalScope] defined in a worker only
- * @property {string} [name] the worker's name (the page's window.name on the main thread)
  * @property {((event: MessageEvent<ToWorker>) => void) | null} onmessage
  * @property {(message: FromWorker) => void} postMessage
  */
@@ -93,7 +91,7 @@ export function layoutWorkerLimits({ idleMs = limits.idleMs, jobMs = limits.jobM
  * @returns {boolean}
  */
 export function inLayoutWorker() {
-  return typeof scope.WorkerGlobalScope !== "undefined" && scope.name === NAME;
+  return startedAs(NAME);
 }
 
 /**

@@ -18,7 +18,7 @@
 // dies, `onGone` says so and the view trains on its own thread from then on.
 
 import { Descent } from "../core/learn.js";
-import { startBundleWorker, workersAvailable } from "./bundle-worker.js";
+import { startBundleWorker, startedAs, workersAvailable } from "./bundle-worker.js";
 
 /** @import { Tape } from "../core/spec.js" */
 
@@ -41,7 +41,7 @@ const START_MS = 5000; // a worker not ready by then is given up (the bundle's s
 
 /** True in the learn worker (the bundle started as one). */
 export function inLearnWorker() {
-  return "WorkerGlobalScope" in globalThis && /** @type {{name?: string}} */ (globalThis).name === NAME;
+  return startedAs(NAME);
 }
 
 /**
