@@ -17,7 +17,7 @@ import { cleanText } from "../picture/text.js";
 import { MAX_NAME_CHARS } from "./names.js";
 
 export const SETTLE_MS = 150;
-const MAX_LEAF_ROWS = 40;
+const MAX_LEAF_ROWS = 64; // the lecture MLP's 41 parameters listed whole; more need the filter
 const NATURAL = new Intl.Collator("en", { numeric: true });
 
 /** The slider range for a value: [v - |v| - 1, v + |v| + 1] widened to whole numbers. */

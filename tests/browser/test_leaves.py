@@ -22,7 +22,7 @@ from .mgw_browser.graphs import chain_graph, lecture_L
 pytestmark = pytest.mark.browser
 
 SETTLE_S = 0.15  # the view's settle delay (SETTLE_MS in js/graph/leaves.js)
-MAX_LEAF_ROWS = 40  # rows the panel lists at most (js/graph/leaves.js); more leaves get a filter box
+MAX_LEAF_ROWS = 64  # rows the panel lists at most (js/graph/leaves.js); more leaves get a filter box
 
 # Set a leaf's slider to each value in turn, dispatching 'input' as a drag does (no 'change': still held),
 # all in one task so no timer can fire in between; report what the view had sent by the end of that task.
@@ -100,10 +100,10 @@ def _rows(view: WidgetDom) -> list[str]:
 
 
 def test_the_leaf_filter_lists_matching_leaves_exact_match_first(show):
-    root = chain_graph(200)
+    root = chain_graph(400)
     tape = Tape.from_value(root)
     labels = [tape.labels[i] for i in tape.leaves]
-    assert labels == [f"x{k}" for k in range(50)], "chain_graph(200) has the 50 leaves x0..x49"
+    assert labels == [f"x{k}" for k in range(100)], "chain_graph(400) has the 100 leaves x0..x99"
     view = show(root)
     box = view.root.locator('input[data-role="leaf-filter"]')
     expect(box).to_have_count(1)
@@ -111,12 +111,12 @@ def test_the_leaf_filter_lists_matching_leaves_exact_match_first(show):
     assert len(_rows(view)) == MAX_LEAF_ROWS
     assert view.root.locator("input[type=range]").count() == MAX_LEAF_ROWS
     note = view.root.locator('[data-role="leaf-note"]')
-    expect(note).to_contain_text(f"Showing {MAX_LEAF_ROWS} of 50 matching leaves (of 50)")
+    expect(note).to_contain_text(f"Showing {MAX_LEAF_ROWS} of 100 matching leaves (of 100)")
 
     box.fill("x4")
-    want = ["x4"] + [f"x4{d}" for d in range(10)]  # contains "x4"; the exact match first
+    want = ["x4"] + [f"x4{d}" for d in range(10)]  # contains "x4" (x40..x49); the exact match first
     poll(lambda: _rows(view), lambda rows: rows[:1] == ["x4"] and sorted(rows) == sorted(want), "rows matching x4")
-    expect(note).to_have_text(f"{len(want)} of 50 leaves match.")
+    expect(note).to_have_text(f"{len(want)} of 100 leaves match.")
 
     x7 = tape.leaves[7]
     box.fill(f"#{x7}")
@@ -124,7 +124,7 @@ def test_the_leaf_filter_lists_matching_leaves_exact_match_first(show):
 
     box.fill("no such leaf")
     poll(lambda: _rows(view), lambda rows: rows == [], "no rows for a filter nothing matches")
-    expect(note).to_have_text("0 of 50 leaves match.")
+    expect(note).to_have_text("0 of 100 leaves match.")
 
     box.fill("x45")
     poll(lambda: _rows(view), lambda rows: rows == ["x45"], "the row of x45")
@@ -205,6 +205,8 @@ def test_the_lecture_mlp_loss_lists_its_parameters_first_and_its_constants_colla
     keys = {str(i): i for i in params}
     assert rows[0]["key"] in keys, f"the first row {rows[0]} is no parameter of the model"
     assert all(r["key"] in keys for r in rows), "a constant is listed among the parameters"
+    assert {r["key"] for r in rows} == set(keys), f"{len(rows)} of the model's {len(keys)} parameters are listed"
+    expect(view.root.locator('[data-role="leaf-note"]')).to_have_text("41 of 41 parameters match.")
     assert rows[0]["name"] == tape.labels[keys[rows[0]["key"]]], "a row under its module's heading shows its label"
     group = view.root.locator('[data-role="leaf-group"]').first
     expect(group).to_have_text(tape.scopes[keys[rows[0]["key"]]])
