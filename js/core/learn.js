@@ -134,17 +134,3 @@ export class Descent {
     return true;
   }
 }
-
-// ------------------------------------------------------------------ change since the step before
-
-/**
- * Per node, `now[i] - before[i]` (the Δ a step shows beside each number).
- * @param {ArrayLike<number>} now
- * @param {ArrayLike<number>} before
- * @returns {Float64Array}
- */
-export function change(now, before) {
-  const out = new Float64Array(now.length);
-  for (let i = 0; i < now.length; i++) out[i] = now[i] - before[i];
-  return out;
-}

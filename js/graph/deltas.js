@@ -3,16 +3,8 @@
 // data and grad numbers, its change since the step before ("Δ +0.0600"), until the next change. SVG text made with
 // svgElement (js/ui/svg.js) and textContent: no markup is parsed.
 
-import { formatNumber } from "../picture/format.js";
-import { change } from "../core/learn.js";
+import { changeFrom, formatChange } from "../picture/change.js";
 import { svgElement } from "../ui/svg.js";
-
-
-/** `x` with its sign, as the Δ marks write it ("+0.0600", "-0.0100", "0.0000" when it rounds to nothing). */
-export function signed(x, precision) {
-  const text = formatNumber(x, precision);
-  return x > 0 && !/^0\.?0*$/.test(text) ? `+${text}` : text;
-}
 
 /** The lowest y of a box's outline (a polygon's points or a path's numbers), or NaN. */
 function bottomOf(shape) {
@@ -37,8 +29,8 @@ export class DeltaMarks {
   show(bound, names, now, before, precision) {
     this.clear();
     if (!bound) return;
-    const dData = change(now.data, before.data);
-    const dGrad = change(now.grad, before.grad);
+    const dData = changeFrom(now.data, before.data, new Float64Array(now.data.length));
+    const dGrad = changeFrom(now.grad, before.grad, new Float64Array(now.grad.length));
     bound.shown.forEach((i, k) => {
       const g = bound.boxes.group[k];
       const bottom = bottomOf(bound.boxes.shape[k]);
@@ -48,7 +40,7 @@ export class DeltaMarks {
         if (!text) return;
         const mark = svgElement("text", { class: "mgw-delta", "data-node": names.keys[i], "data-field": field,
           "text-anchor": "middle", "font-size": 9, x: text.getAttribute("x") || "0", y: bottom + 9 });
-        mark.textContent = `\u0394 ${signed(Number(d), precision)}`;
+        mark.textContent = `\u0394 ${formatChange(Number(d), precision)}`;
         g.append(mark);
         this.marks.push(mark);
       });

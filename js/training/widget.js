@@ -41,7 +41,7 @@ export function neuronNorms(grads, units) {
  * a `with` block, or the end of the cell that ran the loop). */
 export function statusText(finished, count) {
   if (!count) return "waiting for w.log(loss)";
-  return finished ? `finished after ${count} step${count === 1 ? "" : "s"}` : "training\u2026";
+  return finished ? `finished after ${plural(count, "step")}` : "training\u2026";
 }
 
 /** `x` shown at `precision` decimals (the widget's option), its exact repr in data-value and the tooltip; "–" for none. */

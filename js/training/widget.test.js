@@ -17,4 +17,5 @@ test("the status says when the loop finished and after how many steps", () => {
   assert.equal(statusText(false, 3), "training\u2026");
   assert.equal(statusText(true, 1), "finished after 1 step");
   assert.equal(statusText(true, 40), "finished after 40 steps");
+  assert.equal(statusText(true, 12000), "finished after 12,000 steps");
 });
