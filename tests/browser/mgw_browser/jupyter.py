@@ -54,12 +54,15 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
 
 
 class JupyterServer:
-    """``jupyter lab`` (kind='lab') or ``jupyter notebook`` (kind='notebook') serving ``home``'s ``notebooks/``."""
+    """``jupyter lab`` (kind='lab'), ``jupyter notebook`` (kind='notebook') or a bare ``jupyter server``
+    (kind='server': the REST API and kernel websockets, no UI) serving ``home``'s ``notebooks/``; ``extra_args``
+    are added to its command line."""
 
-    def __init__(self, home: Path, kind: str = "lab") -> None:
-        if kind not in ("lab", "notebook"):
-            raise ValueError(f"kind must be 'lab' or 'notebook', got {kind!r}")
+    def __init__(self, home: Path, kind: str = "lab", extra_args: tuple[str, ...] = ()) -> None:
+        if kind not in ("lab", "notebook", "server"):
+            raise ValueError(f"kind must be 'lab', 'notebook' or 'server', got {kind!r}")
         self.kind = kind
+        self.extra_args = tuple(extra_args)
         self.home = Path(home)
         self.notebooks = self.home / "notebooks"
         self.token = secrets.token_hex(16)
@@ -96,11 +99,12 @@ class JupyterServer:
 
     def command(self) -> list[str]:
         """The server's command line. Notebook 7 has no news_url trait (passing one breaks its extension)."""
-        app = "LabApp" if self.kind == "lab" else "JupyterNotebookApp"
+        app = {"lab": "LabApp", "notebook": "JupyterNotebookApp"}.get(self.kind)
         news = ["--LabApp.news_url=None"] if self.kind == "lab" else []
+        expose = [f"--{app}.expose_app_in_browser=True"] if app else []
         return [sys.executable, "-m", "jupyter", self.kind, "--no-browser", f"--port={self.port}",
                 "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}", "--ServerApp.ip=127.0.0.1",
-                "--allow-root", *news, f"--{app}.expose_app_in_browser=True", f"--ServerApp.root_dir={self.notebooks}"]
+                "--allow-root", *news, *expose, f"--ServerApp.root_dir={self.notebooks}", *self.extra_args]
 
     def start(self, timeout_s: float = 120.0) -> None:
         """Start the server and wait until /api/status answers 200."""
