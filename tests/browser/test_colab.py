@@ -16,7 +16,13 @@ from playwright.sync_api import expect
 
 from .mgw_browser.colab import ColabHost, output_frame, run
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
-from .mgw_browser.graphs import KERNEL_STATE_MARKER, LECTURE_L_SOURCE, PRINT_LECTURE_L_SOURCE, lecture_L
+from .mgw_browser.graphs import (
+    KERNEL_STATE_MARKER,
+    LECTURE_L_SOURCE,
+    PRINT_LECTURE_L_SOURCE,
+    TRAIN_CELL,
+    lecture_L,
+)
 
 pytestmark = [pytest.mark.browser]
 
@@ -25,24 +31,6 @@ GRAPH_CELL = LECTURE_L_SOURCE + "from micrograd_widget import explore\nw = explo
 # The loader asked the kernel for the assets (its fallback) only if answer_request recorded the widget.
 ASKED_CELL = "from micrograd_widget.host import assets as _a\nprint('MGW-ASKED', {n} in _a._answered)\n"
 VIEWS_IMPORTED = "() => globalThis[Symbol.for('micrograd-widget.views')]?.size ?? 0"  # js/host/loader.js's cache
-TRAIN_CELL = """\
-import json, random
-from micrograd_widget import MLP, watch
-random.seed(7)
-model = MLP(3, [4, 4, 1], act='tanh', output_nonlin=True)
-xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
-ys = [1.0, -1.0, -1.0, 1.0]
-t = watch(model)
-display(t)
-for k in range(30):
-    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
-    model.zero_grad()
-    loss.backward()
-    for p in model.parameters():
-        p.data -= 0.05 * p.grad
-    t.log(loss)
-print('MGW-TRAINED ' + json.dumps({'step': k, 'loss': loss.data}))
-"""
 
 
 @pytest.fixture(scope="module")
@@ -120,13 +108,13 @@ def test_a_graph_widget_under_colabs_rules_moves_and_the_kernel_follows(colab_pa
 def test_a_training_widget_under_colabs_rules_shows_the_kernels_steps(colab_page):
     page = colab_page
     printed = _marked(run(page, TRAIN_CELL), "MGW-TRAINED ")
-    assert printed is not None and printed["step"] == 29
+    assert printed is not None and printed["step"] == 39
     root = output_frame(page, 0).locator(".mgw-training")
     expect(root).to_have_attribute("data-state", "ready", timeout=60_000)
     expect(root.locator('[data-role="step"]')).to_have_text(str(printed["step"]), timeout=20_000)
     assert float(root.locator('[data-role="loss"]').get_attribute("data-value")) == printed["loss"]
-    expect(root.locator('[data-role="status"]')).to_have_text("finished after 30 steps", timeout=20_000)
-    assert "MGW-ASKED False" in run(page, ASKED_CELL.format(n="t"))
+    expect(root.locator('[data-role="status"]')).to_have_text("finished after 40 steps", timeout=20_000)
+    assert "MGW-ASKED False" in run(page, ASKED_CELL.format(n="w"))
 
     # A second output is a second page (cell 2's): it imports the views for itself, as every Colab output must.
     run(page, GRAPH_CELL)
