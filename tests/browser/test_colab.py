@@ -45,8 +45,9 @@ def colab(tmp_path_factory, chromium_browser, widget_bundle):
 
 
 @pytest.fixture
-def colab_page(colab, guarded_lab):
-    page = guarded_lab.page
+def colab_page(colab, guarded):
+    """The host page on a new kernel: no request may leave 127.0.0.1 and no uncaught error (the host is ours)."""
+    page = guarded.page
     page.set_viewport_size({"width": 1000, "height": 900})
     page.goto(colab.new_kernel())
     page.wait_for_function("() => window.colabHost")

@@ -94,6 +94,7 @@ function showOutput(cell, content) {
   if (widget) {
     const iframe = document.createElement("iframe");
     iframe.dataset.model = widget.model_id;
+    iframe.sandbox = "allow-scripts allow-same-origin"; // same origin as itself: output.html's, not the host's
     iframe.src = params.get("output");
     cell.el.append(iframe);
     cell.frames.push(iframe);
