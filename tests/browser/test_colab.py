@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import time
 
 import pytest
 from playwright.sync_api import expect
 
-from .mgw_browser.colab import ColabHost, output_frame, run
+from .mgw_browser.colab import output_frame, run
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.graphs import (
     KERNEL_STATE_MARKER,
@@ -33,23 +32,12 @@ ASKED_CELL = "from micrograd_widget.host import assets as _a\nprint('MGW-ASKED',
 VIEWS_IMPORTED = "() => globalThis[Symbol.for('micrograd-widget.views')]?.size ?? 0"  # js/host/loader.js's cache
 
 
-@pytest.fixture(scope="module")
-def colab(tmp_path_factory, chromium_browser, widget_bundle):
-    host = ColabHost(tmp_path_factory.mktemp("colab"))
-    host.start()
-    try:
-        yield host
-    finally:
-        host.stop()
-        shutil.rmtree(host.home, ignore_errors=True)
-
-
 @pytest.fixture
-def colab_page(colab, guarded):
+def colab_page(colab_host, guarded):
     """The host page on a new kernel: no request may leave 127.0.0.1 and no uncaught error (the host is ours)."""
     page = guarded.page
     page.set_viewport_size({"width": 1000, "height": 900})
-    page.goto(colab.new_kernel())
+    page.goto(colab_host.new_kernel())
     page.wait_for_function("() => window.colabHost")
     return page
 
