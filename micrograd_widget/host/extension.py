@@ -6,10 +6,12 @@ Loaded, a Value's bundle is the widget view + ``image/svg+xml`` fallback + ``tex
 from also calling ``_repr_html_``: one layout per display. Unloading removes both printers. The widgets made for
 a cell's output are closed when the cell runs again and on unload (cell_outputs.py says which, and when not).
 
-In a VS Code notebook (its Jupyter extension sets ``__vsc_ipynb_file__`` in the kernel's namespace) the default
-view is ``'static'``: VS Code fetches anywidget's front end from a CDN, so offline the live view would be an
-error. ``%config MicrogradWidget.default_view = 'widget'`` (or ``c.MicrogradWidget.default_view`` in a
-profile) asks for the live widget there, and ``explore(value)`` always gives it.
+The default view is the live widget in every front end, VS Code included: for a local kernel VS Code loads
+anywidget's front end from a CDN when the user allowed it and otherwise (offline, or no CDN allowed) from the
+kernel's environment, ``<sys.prefix>/share/jupyter/nbextensions/anywidget/``, which anywidget's wheel installs
+(vscode-jupyter scriptSourceProviderFactory.node.ts, localWidgetScriptSourceProvider.node.ts, PR #14711).
+``%config MicrogradWidget.default_view = 'static'`` (or ``c.MicrogradWidget.default_view`` in a profile) asks for
+the picture alone.
 
 Options are the ``MicrogradWidget`` Configurable, so ``%config MicrogradWidget.precision = 6`` works
 and an IPython profile can set ``c.MicrogradWidget.node_budget = 400``. Its traits, checks and help
@@ -132,8 +134,6 @@ def load_ipython_extension(ip: Any) -> None:
     def show(value: Any) -> Any:
         return _mimebundle(value, config, outputs)
 
-    if in_vscode(ip) and "default_view" not in (ip.config.get("MicrogradWidget") or {}):
-        config.default_view = "static"
     ip.configurables.append(config)
     formatters = ip.display_formatter
     previous = formatters.mimebundle_formatter.for_type_by_name(*_TYPE, show)
@@ -141,12 +141,6 @@ def load_ipython_extension(ip: Any) -> None:
     _loaded[id(ip)] = _Loaded(ip, config, outputs, show, previous, previous_html)
     _options.register(ip, config)
     outputs.attach(ip)
-
-
-def in_vscode(ip: Any) -> bool:
-    """Whether shell ``ip`` runs a VS Code notebook: VS Code's Jupyter extension defines ``__vsc_ipynb_file__`` (the
-    notebook's path) in the kernel's namespace when it starts the kernel (microsoft/vscode-jupyter#8531)."""
-    return "__vsc_ipynb_file__" in (getattr(ip, "user_ns", None) or {})
 
 
 def _no_html(value: Any) -> None:

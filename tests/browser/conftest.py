@@ -1,6 +1,6 @@
 """Fixtures for the browser tests: Debian's Chromium (a failure when it is missing), a static server on
 127.0.0.1, a per-test browser context that fails the test if any request leaves 127.0.0.1, and JupyterLab /
-Notebook 7 servers shared by the tests of a session (each start costs ~10 s)."""
+Notebook 7 servers and the Colab-rules host shared by the tests of a session (each start costs ~10 s)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from .mgw_browser.chromium import PageLog, guard_context, launch, missing_chromium_reason
+from .mgw_browser.colab import ColabHost
 from .mgw_browser.dom import WidgetDom
 from .mgw_browser.fake_model import open_view
 from .mgw_browser.http import STATIC_DIR, StaticServer
@@ -86,14 +87,18 @@ def guarded_lab(chromium_browser):
     yield from _guarded(chromium_browser, strict_errors=False)
 
 
-def _server(tmp_path_factory, kind: str):
-    server = JupyterServer(tmp_path_factory.mktemp(f"jupyter-{kind}"), kind=kind)
+def _serving(server):
+    """Start ``server``, yield it, then stop it and remove its folder."""
     server.start()
     try:
         yield server
     finally:
         server.stop()
         shutil.rmtree(server.home, ignore_errors=True)
+
+
+def _server(tmp_path_factory, kind: str):
+    yield from _serving(JupyterServer(tmp_path_factory.mktemp(f"jupyter-{kind}"), kind=kind))
 
 
 @pytest.fixture(scope="session")
@@ -106,6 +111,12 @@ def jupyterlab(tmp_path_factory, chromium_browser, widget_bundle):
 def jupyter_notebook(tmp_path_factory, chromium_browser, widget_bundle):
     """A Notebook 7 server (same settings) for the smoke test."""
     yield from _server(tmp_path_factory, "notebook")
+
+
+@pytest.fixture(scope="session")
+def colab_host(tmp_path_factory, chromium_browser, widget_bundle):
+    """The Colab-rules host (mgw_browser/colab.py): a bare Jupyter server; each page gets a kernel of its own."""
+    yield from _serving(ColabHost(tmp_path_factory.mktemp("colab")))
 
 
 @pytest.fixture

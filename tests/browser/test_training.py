@@ -21,6 +21,7 @@ from micrograd_widget.training.widget import TrainingWidget, watch
 
 from .mgw_browser.dom import poll, shown_equals
 from .mgw_browser.fake_model import write_payload
+from .mgw_browser.graphs import TRAIN_CELL
 from .mgw_browser.jupyter import write_notebook
 from .mgw_browser.lab import cell_locator, cell_state, marked_json, open_notebook, run_all, stream_text
 
@@ -257,27 +258,6 @@ def test_hostile_scope_names_render_as_text(show, guarded):
 
 
 # ---------------------------------------------------------------- JupyterLab, a real kernel
-
-TRAIN_CELL = """\
-import json, random
-from micrograd_widget import MLP, watch
-random.seed(7)
-model = MLP(3, [4, 4, 1], act='tanh', output_nonlin=True)
-xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
-ys = [1.0, -1.0, -1.0, 1.0]
-w = watch(model)
-display(w)
-for k in range(40):
-    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
-    model.zero_grad()
-    loss.backward()
-    for p in model.parameters():
-        p.data -= 0.05 * p.grad
-    w.log(loss)
-print('MGW-TRAINED ' + json.dumps({'step': k, 'loss': loss.data,
-      'grads': {f'layers.{i}.neurons.{j}': sum(p.grad ** 2 for p in n.parameters()) ** 0.5
-                for i, layer in enumerate(model.layers) for j, n in enumerate(layer.neurons)}}))
-"""
 
 
 @pytest.mark.jupyterlab

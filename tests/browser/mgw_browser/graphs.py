@@ -106,13 +106,37 @@ def lecture_mlp() -> Value:
     return loss
 
 
-def lecture_neuron_spelled_out() -> Value:
+def lecture_neuron_spelled_out(w1: float = -3.0) -> Value:
     """The lecture's neuron with its tanh spelled out, ``o = (e - 1) / (e + 1)`` with ``e = exp(2n)``: a picture
-    ~3,300 px wide, its output at the far right."""
-    nodes = lecture_neuron()
+    ~3,300 px wide, its output at the far right (examples/02_neuron.ipynb's second graph)."""
+    nodes = lecture_neuron(w1)
     e = (2 * nodes["n"]).exp()
     e.label = "e"
     o = (e - 1) / (e + 1)
     o.label = "o"
     o.backward()
     return o
+
+
+# The lecture's MLP trained 40 steps under watch() in a cell, which prints its last step, loss and each neuron's grad
+# norm as JSON after a marker (the kernel-side oracle of the training view's numbers).
+TRAIN_CELL = """\
+import json, random
+from micrograd_widget import MLP, watch
+random.seed(7)
+model = MLP(3, [4, 4, 1], act='tanh', output_nonlin=True)
+xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+ys = [1.0, -1.0, -1.0, 1.0]
+w = watch(model)
+display(w)
+for k in range(40):
+    loss = sum((model(x) - y) ** 2 for x, y in zip(xs, ys))
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data -= 0.05 * p.grad
+    w.log(loss)
+print('MGW-TRAINED ' + json.dumps({'step': k, 'loss': loss.data,
+      'grads': {f'layers.{i}.neurons.{j}': sum(p.grad ** 2 for p in n.parameters()) ** 0.5
+                for i, layer in enumerate(model.layers) for j, n in enumerate(layer.neurons)}}))
+"""

@@ -44,6 +44,63 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
             continue
 
 
+class AppServer:
+    """A server the tests start in its own process group (stdout and stderr to ``log_path``) and stop by PID
+    (SIGTERM, then SIGKILL). A subclass gives ``name``, ``command()``, ``environment()``, ``cwd`` and
+    ``ready_url`` (polled until it answers 200; a URL that runs nothing), and sets ``url``, the page to open."""
+
+    name = "server"
+
+    def __init__(self, home: Path) -> None:
+        self.home = Path(home)
+        self.port = free_port()
+        self.log_path = self.home / f"{self.name}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    ready_url = ""
+    url = ""
+    cwd: Path
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def environment(self) -> dict[str, str]:
+        return dict(os.environ)
+
+    def start(self, timeout_s: float = 60.0) -> AppServer:
+        """Start the server and wait until ``ready_url`` answers 200; return the server."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        with open(self.log_path, "wb") as log:
+            self.proc = subprocess.Popen(self.command(), env=self.environment(), cwd=self.cwd, stdout=log,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(self.ready_url, timeout=2) as r:
+                    if r.status == 200:
+                        return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"{self.name} did not answer in {timeout_s:.0f} s:\n{self.log_tail()}")
+            time.sleep(0.2)
+
+    def log_tail(self, lines: int = 60) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no server log)"
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL, the server's own process group (it started it)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        kill_group(self.proc)
+
+
 def write_notebook(path: Path, cells: list[str]) -> Path:
     """A notebook of code cells with a kernelspec (so no kernel-choice dialog), written with nbformat."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(src) for src in cells])
@@ -53,22 +110,25 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
     return path
 
 
-class JupyterServer:
-    """``jupyter lab`` (kind='lab') or ``jupyter notebook`` (kind='notebook') serving ``home``'s ``notebooks/``."""
+class JupyterServer(AppServer):
+    """``jupyter lab`` (kind='lab'), ``jupyter notebook`` (kind='notebook') or a bare ``jupyter server``
+    (kind='server': the REST API and kernel websockets, no UI) serving ``home``'s ``notebooks/``; ``extra_args``
+    are added to its command line."""
 
-    def __init__(self, home: Path, kind: str = "lab") -> None:
-        if kind not in ("lab", "notebook"):
-            raise ValueError(f"kind must be 'lab' or 'notebook', got {kind!r}")
+    def __init__(self, home: Path, kind: str = "lab", extra_args: tuple[str, ...] = ()) -> None:
+        if kind not in ("lab", "notebook", "server"):
+            raise ValueError(f"kind must be 'lab', 'notebook' or 'server', got {kind!r}")
+        self.name = f"jupyter {kind}"
+        super().__init__(home)
         self.kind = kind
-        self.home = Path(home)
-        self.notebooks = self.home / "notebooks"
+        self.extra_args = tuple(extra_args)
+        self.notebooks = self.cwd = self.home / "notebooks"
         self.token = secrets.token_hex(16)
-        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.ready_url = f"{self.url}/api/status?token={self.token}"
         self.log_path = self.home / "server.log"
-        self.proc: subprocess.Popen | None = None
 
-    def _environment(self) -> dict[str, str]:
+    def environment(self) -> dict[str, str]:
         dirs = {name: self.home / name.lower() for name in (
             "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "JUPYTERLAB_SETTINGS_DIR",
             "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR")}
@@ -96,40 +156,18 @@ class JupyterServer:
 
     def command(self) -> list[str]:
         """The server's command line. Notebook 7 has no news_url trait (passing one breaks its extension)."""
-        app = "LabApp" if self.kind == "lab" else "JupyterNotebookApp"
+        app = {"lab": "LabApp", "notebook": "JupyterNotebookApp"}.get(self.kind)
         news = ["--LabApp.news_url=None"] if self.kind == "lab" else []
+        expose = [f"--{app}.expose_app_in_browser=True"] if app else []
         return [sys.executable, "-m", "jupyter", self.kind, "--no-browser", f"--port={self.port}",
                 "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}", "--ServerApp.ip=127.0.0.1",
-                "--allow-root", *news, f"--{app}.expose_app_in_browser=True", f"--ServerApp.root_dir={self.notebooks}"]
+                "--allow-root", *news, *expose, f"--ServerApp.root_dir={self.notebooks}", *self.extra_args]
 
-    def start(self, timeout_s: float = 120.0) -> None:
+    def start(self, timeout_s: float = 120.0) -> JupyterServer:
         """Start the server and wait until /api/status answers 200."""
         self.notebooks.mkdir(parents=True, exist_ok=True)
-        env = self._environment()
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(self.command(), env=env, cwd=self.notebooks, stdout=log,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"jupyter {self.kind} exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/api/status?token={self.token}", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"jupyter {self.kind} did not answer /api/status in {timeout_s:.0f} s:\n"
-                                   f"{self.log_tail()}")
-            time.sleep(0.25)
-
-    def log_tail(self, lines: int = 60) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no server log)"
+        super().start(timeout_s)
+        return self
 
     def api(self, method: str, path: str, timeout_s: float = 10.0) -> Any:
         """Call the server's REST API with the token; return the decoded JSON (or None)."""
@@ -149,7 +187,7 @@ class JupyterServer:
             return
         except (urllib.error.URLError, OSError, subprocess.TimeoutExpired):
             pass
-        kill_group(self.proc)
+        super().stop()
 
     def notebook_url(self, name: str) -> str:
         """The URL that opens notebook ``name`` (under ``notebooks/``) in this server's UI."""

@@ -9,17 +9,13 @@ its output)."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import textwrap
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from .graphs import LECTURE_L_SOURCE
-from .jupyter import free_port, kill_group
+from .jupyter import AppServer
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -49,18 +45,18 @@ def write_marimo_notebook(path: Path, cells: list[Cell]) -> Path:
     return path
 
 
-class MarimoServer:
+class MarimoServer(AppServer):
     """``marimo run`` serving one notebook file at ``url`` (its cells run when a page opens it)."""
 
-    def __init__(self, notebook: Path, home: Path) -> None:
-        self.notebook = Path(notebook)
-        self.home = Path(home)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.log_path = self.home / "marimo.log"
-        self.proc: subprocess.Popen[bytes] | None = None
+    name = "marimo"
 
-    def _environment(self) -> dict[str, str]:
+    def __init__(self, notebook: Path, home: Path) -> None:
+        super().__init__(home)
+        self.notebook = Path(notebook)
+        self.cwd = self.notebook.parent
+        self.url = self.ready_url = f"http://127.0.0.1:{self.port}/"
+
+    def environment(self) -> dict[str, str]:
         env = dict(os.environ)
         for name in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME"):
             folder = self.home / name.lower()
@@ -75,42 +71,9 @@ class MarimoServer:
         return [sys.executable, "-m", "marimo", "run", str(self.notebook), "--headless", f"--port={self.port}",
                 "--host=127.0.0.1"]
 
-    def start(self, timeout_s: float = 60.0) -> MarimoServer:
-        """Start the server and wait until its page answers 200."""
-        self.home.mkdir(parents=True, exist_ok=True)
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(self.command(), env=self._environment(), cwd=self.notebook.parent,
-                                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         start_new_session=True)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"marimo run exited with {self.proc.returncode}:\n{self.log_tail()}")
-            try:
-                with urllib.request.urlopen(self.url, timeout=2) as r:
-                    if r.status == 200:
-                        return self
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"marimo run did not answer in {timeout_s:.0f} s:\n{self.log_tail()}")
-            time.sleep(0.2)
-
-    def log_tail(self, lines: int = 60) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no server log)"
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL, the server's own process group (it started it)."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        kill_group(self.proc)
-
     def __enter__(self) -> MarimoServer:
-        return self.start()
+        self.start()
+        return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
