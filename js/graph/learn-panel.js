@@ -398,13 +398,20 @@ export class LearnPanel {
     const precision = view.model.get("precision");
     this.stepsText.textContent = thousands(this.steps);
     this.rateText.textContent = this.playing && this.rate.perSecond ? thousands(Math.round(this.rate.perSecond)) : "\u2013";
-    this.lossText.textContent = formatNumber(loss, precision);
+    this.showOutput();
     this.drawCurve();
     const t = performance.now();
     if (now || t - this.lastAnnounce >= ANNOUNCE_MS) {
       this.lastAnnounce = t;
       this.live.textContent = `${this.playing ? "Training: " : ""}step ${thousands(this.steps)}, output ${formatNumber(loss, precision)}`;
     }
+  }
+
+  /** The output's data as the picture now shows it (a slider, the kernel or a new output changed it too). */
+  showOutput() {
+    const view = this.view;
+    const text = formatNumber(view.data[view.output], view.model.get("precision"));
+    if (this.lossText.textContent !== text) this.lossText.textContent = text;
   }
 
   drawCurve() {

@@ -376,6 +376,7 @@ class GraphWidgetView {
       if (change && this.changeRange && this.changeRange.textContent !== words) this.changeRange.textContent = words;
     }
     this.inspector.fill();
+    if (this.learn) this.learn.showOutput();
   }
 
   /** Precision or colouring changed: write every number and fill again. */

@@ -48,9 +48,11 @@ def test_step_up_is_the_lectures_nudge_with_its_deltas(show, guarded):
     values = poll(lambda: guarded.page.evaluate(_SET_VALUES), bool, "the step's leaf values to be sent")
     assert [decode_number(x) for x in values[-1]] == pytest.approx([2.06, -3.04, 9.98, -1.96], rel=1e-15)
     assert guarded.page.evaluate(_SET_LEARNING)[-1] == {"steps": 1, "step_size": 0.01}
-    # A slider move clears the Δ marks: they say what the last step changed, until the next change.
+    # A slider move clears the Δ marks: they say what the last step changed, until the next change; the panel's
+    # output follows the move: (1.0 * -3.04 + 9.98) * -1.96 = -13.6024, by hand.
     view.set_slider("a", 1.0)
     expect(delta).to_have_count(0)
+    expect(view.root.locator('[data-role="learn-loss"]')).to_have_text("-13.6024")
 
 
 def test_a_bad_step_size_is_refused_in_words(show):
