@@ -1,0 +1,90 @@
+"""End to end in JupyterLite: the site ``launch.sh --lite`` builds (micrograd_widget.host.lite, its downloads cached
+between runs), served from 127.0.0.1 with every other request refused and failing the test: the lecture's neuron
+(examples/02_neuron.ipynb) runs all its cells in Pyodide, its widgets render, w1 dragged moves o, and the next cell
+sees the new w1 in the browser's Python."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+
+import pytest
+
+from micrograd_widget import Value
+from micrograd_widget.host.lite import build_site
+
+from .mgw_browser.dom import expected_numbers, poll
+from .mgw_browser.graphs import KERNEL_STATE_MARKER
+from .mgw_browser.http import StaticServer
+from .mgw_browser.lab import _PANEL_READY, cell_state, marked_json, run_all, run_cell, set_cell_source, widget_in_cell
+
+pytestmark = [pytest.mark.browser]
+
+KERNEL_START_S = 180  # Pyodide and the wheels load in ~30 s here; a loaded machine takes longer
+CODE_CELLS = (1, 2, 4, 6, 7, 8)  # 02_neuron.ipynb's (the others are markdown)
+WIDGET_CELLS = (2, 4, 6)  # o (tanh), explore(o), o (tanh spelled out)
+NEXT_CELL = 7
+PRINT_NEURON = ("import json, sys\n"
+                f"print({KERNEL_STATE_MARKER!r} + json.dumps({{'platform': sys.platform, **{{v.label: "
+                "{'data': v.data, 'grad': v.grad} for v in (x1, x2, w1, w2, b, n, e, o)}}))\n")
+
+
+def neuron(w1: float = -3.0) -> dict[str, Value]:
+    """The notebook's second neuron, tanh spelled out, built by the engine here: the oracle for the page."""
+    x1, x2, w2 = Value(2.0, label="x1"), Value(0.0, label="x2"), Value(1.0, label="w2")
+    w = Value(w1, label="w1")
+    b = Value(6.8813735870195432, label="b")
+    n = x1 * w + x2 * w2 + b
+    n.label = "n"
+    e = (2 * n).exp()
+    e.label = "e"
+    o = (e - 1) / (e + 1)
+    o.label = "o"
+    o.backward()
+    return {"x1": x1, "x2": x2, "w1": w, "w2": w2, "b": b, "n": n, "e": e, "o": o}
+
+
+@pytest.fixture(scope="session")
+def lite_site(tmp_path_factory):
+    """The site, built as ``launch.sh --lite`` builds it, served alone on 127.0.0.1. Only for the test, its page
+    config exposes the app as ``window.jupyterapp`` (what the Lab helpers drive)."""
+    site = build_site(tmp_path_factory.mktemp("lite") / "site")
+    config = site / "jupyter-lite.json"
+    settings = json.loads(config.read_text())
+    settings["jupyter-config-data"]["exposeAppInBrowser"] = True
+    config.write_text(json.dumps(settings))
+    with StaticServer(site, mounts=False) as server:
+        yield server
+
+
+def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, guarded_lab):
+    page = guarded_lab.page
+    page.goto(f"{lite_site.url}/lab/index.html?path=02_neuron.ipynb")
+    page.wait_for_function(_PANEL_READY, timeout=KERNEL_START_S * 1000, polling=500)
+    run_all(page, "lab")
+    views = [widget_in_cell(page, i, timeout_s=120) for i in WIDGET_CELLS]
+    poll(lambda: [cell_state(page, i)["count"] for i in CODE_CELLS], lambda counts: None not in counts,
+         "Run All to reach the last cell", timeout_s=120, interval_s=0.5)
+    for i in CODE_CELLS:
+        errors = [o for o in cell_state(page, i)["outputs"] if o.get("output_type") == "error"]
+        assert not errors, f"cell {i} raised in Pyodide: {errors}"
+    view = views[-1]
+    view.expect_numbers(expected_numbers(neuron()))
+
+    x = view.move_slider("w1", 0.8)
+    assert x != -3.0, "slider w1 did not move"
+    want = expected_numbers(neuron(w1=x))
+    assert math.isclose(want["o"]["data"], math.tanh(2 * x + 6.8813735870195432), rel_tol=1e-12)
+    view.expect_numbers(want)
+
+    time.sleep(0.5)  # past the widget's settle debounce before asking Pyodide
+    set_cell_source(page, NEXT_CELL, PRINT_NEURON)
+    printed = poll(lambda: marked_json(run_cell(page, NEXT_CELL)["outputs"], KERNEL_STATE_MARKER),
+                   lambda p: p is not None and p["w1"]["data"] == x, "Pyodide's w1 to hold the dragged value",
+                   timeout_s=30, interval_s=0.5)
+    assert printed["platform"] == "emscripten"
+    for label, fields in want.items():
+        for field, value in fields.items():
+            assert math.isclose(printed[label][field], value, rel_tol=1e-12, abs_tol=1e-12), (label, field)
+    assert not guarded_lab.log.outside
