@@ -1,7 +1,8 @@
 """End to end in JupyterLite: the site ``launch.sh --lite`` builds (micrograd_widget.host.lite, its downloads cached
 between runs), served from 127.0.0.1 with every other request refused and failing the test: the lecture's neuron
 (examples/02_neuron.ipynb) runs all its cells in Pyodide, its widgets render, w1 dragged moves o, and the next cell
-sees the new w1 in the browser's Python."""
+sees the new w1 in the browser's Python; the other examples run all their cells there (draw_dot's table, the moons
+loss folded live, watch() following both training loops)."""
 
 from __future__ import annotations
 
@@ -58,11 +59,16 @@ def lite_site(tmp_path_factory):
         yield server
 
 
-def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, guarded_lab):
-    page = guarded_lab.page
-    page.goto(f"{lite_site.url}/lab/index.html?path=02_neuron.ipynb")
+def open_and_run_all(page, server, name: str) -> None:
+    """Open examples/``name`` in the site, wait for Pyodide's kernel, and Run All."""
+    page.goto(f"{server.url}/lab/index.html?path={name}")
     page.wait_for_function(_PANEL_READY, timeout=KERNEL_START_S * 1000, polling=500)
     run_all(page, "lab")
+
+
+def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, guarded_lab):
+    page = guarded_lab.page
+    open_and_run_all(page, lite_site, "02_neuron.ipynb")
     views = [widget_in_cell(page, i, timeout_s=120) for i in WIDGET_CELLS]
     poll(lambda: [cell_state(page, i)["count"] for i in CODE_CELLS], lambda counts: None not in counts,
          "Run All to reach the last cell", timeout_s=120, interval_s=0.5)
@@ -87,4 +93,32 @@ def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, 
     for label, fields in want.items():
         for field, value in fields.items():
             assert math.isclose(printed[label][field], value, rel_tol=1e-12, abs_tol=1e-12), (label, field)
+    assert not guarded_lab.log.outside
+
+
+# Each other example: its code cells, the cells showing a graph widget, and the training views' last steps.
+EXAMPLES = {
+    "01_expressions.ipynb": ((1, 3, 5, 7, 8, 10, 12, 14), (7, 10), ()),
+    "03_mlp_training.ipynb": ((1, 3, 5, 7, 8, 10, 12, 14, 16, 17), (5, 12, 14), ("39", "14")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_every_example_runs_all_its_cells_in_jupyterlite(lite_site, guarded_lab, name):
+    page = guarded_lab.page
+    code, widgets, last_steps = EXAMPLES[name]
+    open_and_run_all(page, lite_site, name)
+    for i in widgets:
+        widget_in_cell(page, i, timeout_s=180)
+    poll(lambda: [cell_state(page, i)["count"] for i in code], lambda counts: None not in counts,
+         "Run All to reach the last cell", timeout_s=180, interval_s=0.5)
+    for i in code:
+        errors = [o for o in cell_state(page, i)["outputs"] if o.get("output_type") == "error"]
+        assert not errors, f"cell {i} raised in Pyodide: {errors}"
+    if name == "01_expressions.ipynb":  # draw_dot: the table a browser's Python draws, saying why
+        html = "".join(o["data"].get("text/html", "") for o in cell_state(page, 3)["outputs"] if "data" in o)
+        assert "runs in your browser" in html and "install" not in html.lower()
+    steps = page.locator('.mgw-training[data-state="ready"] [data-role="step"]')
+    poll(lambda: tuple(t.strip() for t in steps.all_text_contents()), lambda shown: shown == last_steps,
+         "watch() to show each loop's last step", timeout_s=60, interval_s=0.5)
     assert not guarded_lab.log.outside
