@@ -211,14 +211,14 @@ def notebooks(into: Path) -> None:
 def build_site(out: Path, cache: Path | None = None) -> Path:
     """Build the JupyterLite site of examples/ into ``out`` (replaced whole) and return it."""
     cache = cache or cache_dir()
-    wheels = cache / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
     out = out.expanduser().resolve()
     if out == ROOT or ROOT.is_relative_to(out):
         raise ValueError(f"{out} holds the repository: build the site into a folder of its own")
     if out.exists() and any(out.iterdir()) and not (out / "jupyter-lite.json").exists():
         raise ValueError(f"{out} is a folder with files in it and not a JupyterLite site: building would replace "
                          "it whole, so name a new folder (or an empty one, or a site built before)")
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
     runtime = pyodide_runtime(cache)
     with tempfile.TemporaryDirectory(prefix="mgw-lite-") as tmp:
         lite = Path(tmp)

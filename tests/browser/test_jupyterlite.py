@@ -6,23 +6,21 @@ loss folded live, watch() following both training loops)."""
 
 from __future__ import annotations
 
-import json
 import math
 import time
 
 import pytest
 
 from micrograd_widget import Value
-from micrograd_widget.host.lite import build_site
 
 from .mgw_browser.dom import expected_numbers, poll
 from .mgw_browser.graphs import KERNEL_STATE_MARKER
 from .mgw_browser.http import StaticServer
-from .mgw_browser.lab import _PANEL_READY, cell_state, marked_json, run_all, run_cell, set_cell_source, widget_in_cell
+from .mgw_browser.lab import cell_state, marked_json, run_cell, set_cell_source, widget_in_cell
+from .mgw_browser.lite import built_site, open_and_run_all
 
 pytestmark = [pytest.mark.browser]
 
-KERNEL_START_S = 180  # Pyodide and the wheels load in ~30 s here; a loaded machine takes longer
 CODE_CELLS = (1, 2, 4, 6, 7, 8)  # 02_neuron.ipynb's (the others are markdown)
 WIDGET_CELLS = (2, 4, 6)  # o (tanh), explore(o), o (tanh spelled out)
 NEXT_CELL = 7
@@ -48,22 +46,9 @@ def neuron(w1: float = -3.0) -> dict[str, Value]:
 
 @pytest.fixture(scope="session")
 def lite_site(tmp_path_factory):
-    """The site, built as ``launch.sh --lite`` builds it, served alone on 127.0.0.1. Only for the test, its page
-    config exposes the app as ``window.jupyterapp`` (what the Lab helpers drive)."""
-    site = build_site(tmp_path_factory.mktemp("lite") / "site")
-    config = site / "jupyter-lite.json"
-    settings = json.loads(config.read_text())
-    settings["jupyter-config-data"]["exposeAppInBrowser"] = True
-    config.write_text(json.dumps(settings))
-    with StaticServer(site, mounts=False) as server:
+    """The site, built as ``launch.sh --lite`` builds it, served alone on 127.0.0.1."""
+    with StaticServer(built_site(tmp_path_factory.mktemp("lite") / "site"), mounts=False) as server:
         yield server
-
-
-def open_and_run_all(page, server, name: str) -> None:
-    """Open examples/``name`` in the site, wait for Pyodide's kernel, and Run All."""
-    page.goto(f"{server.url}/lab/index.html?path={name}")
-    page.wait_for_function(_PANEL_READY, timeout=KERNEL_START_S * 1000, polling=500)
-    run_all(page, "lab")
 
 
 def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, guarded_lab):
