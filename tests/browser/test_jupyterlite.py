@@ -10,8 +10,10 @@ import math
 import time
 
 import pytest
+from builders import lecture_neuron_spelled
 
 from micrograd_widget import Value
+from micrograd_widget.engine import topological_order
 
 from .mgw_browser.dom import expected_numbers, poll
 from .mgw_browser.graphs import KERNEL_STATE_MARKER
@@ -30,18 +32,10 @@ PRINT_NEURON = ("import json, sys\n"
 
 
 def neuron(w1: float = -3.0) -> dict[str, Value]:
-    """The notebook's second neuron, tanh spelled out, built by the engine here: the oracle for the page."""
-    x1, x2, w2 = Value(2.0, label="x1"), Value(0.0, label="x2"), Value(1.0, label="w2")
-    w = Value(w1, label="w1")
-    b = Value(6.8813735870195432, label="b")
-    n = x1 * w + x2 * w2 + b
-    n.label = "n"
-    e = (2 * n).exp()
-    e.label = "e"
-    o = (e - 1) / (e + 1)
-    o.label = "o"
-    o.backward()
-    return {"x1": x1, "x2": x2, "w1": w, "w2": w2, "b": b, "n": n, "e": e, "o": o}
+    """The notebook's second neuron (tanh spelled out) built by the engine here, the oracle for the page: its nodes
+    by the labels the notebook gives (it labels no products or sums but n)."""
+    o = lecture_neuron_spelled(w1)
+    return {v.label: v for v in topological_order(o) if v.label in ("x1", "x2", "w1", "w2", "b", "n", "e", "o")}
 
 
 @pytest.fixture(scope="session")
