@@ -72,6 +72,22 @@ def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, 
     for label, fields in want.items():
         for field, value in fields.items():
             assert math.isclose(printed[label][field], value, rel_tol=1e-12, abs_tol=1e-12), (label, field)
+
+    # The view's own tools, in the page beside Pyodide: a step of backprop, search, a step up the gradient.
+    root = view.root
+    root.locator('button[data-role="step-mode"]').click()
+    root.locator('button[data-step="forward"]').click()
+    poll(lambda: root.locator('[data-role="step-index"]').text_content() or "", lambda t: t.startswith("1 /"),
+         "the stepper's first step")
+    root.locator('button[data-role="step-mode"]').click()
+    search = root.locator('input[data-role="search"]')
+    search.fill("w2")
+    search.press("Enter")
+    poll(lambda: root.locator("svg .mgw-match").count(), lambda n: n >= 1, "search to mark w2")
+    root.locator('[data-action="step-up"]').click()
+    poll(lambda: root.locator('[data-role="steps"]').text_content(), lambda t: t == "1", "one step up")
+    stepped = float(view.number_box("w1").input_value())
+    assert stepped > x, f"a step up moved w1 from {x} to {stepped}, not up its gradient (which is > 0)"
     assert not guarded_lab.log.outside
 
 
@@ -97,6 +113,10 @@ def test_every_example_runs_all_its_cells_in_jupyterlite(lite_site, guarded_lab,
     if name == "01_expressions.ipynb":  # draw_dot: the table a browser's Python draws, saying why
         html = "".join(o["data"].get("text/html", "") for o in cell_state(page, 3)["outputs"] if "data" in o)
         assert "runs in your browser" in html and "install" not in html.lower()
+    if name == "03_mlp_training.ipynb":  # Expand: a fold box of the moons loss opens in place
+        moons = widget_in_cell(page, 12)
+        moons.root.locator("svg g.mgw-fold").first.dblclick()
+        moons.root.locator("svg g.mgw-cluster").first.wait_for(timeout=60_000)
     steps = page.locator('.mgw-training[data-state="ready"] [data-role="step"]')
     poll(lambda: tuple(t.strip() for t in steps.all_text_contents()), lambda shown: shown == last_steps,
          "watch() to show each loop's last step", timeout_s=60, interval_s=0.5)
