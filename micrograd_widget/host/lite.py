@@ -38,6 +38,12 @@ FRONT_END_ONLY = frozenset({"jupyterlab-widgets"})
 MARKERS = {"python_version": "3.14", "python_full_version": "3.14.2", "sys_platform": "emscripten",
            "platform_system": "Emscripten", "platform_machine": "wasm32", "os_name": "posix",
            "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
+ROOT_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>micrograd-widget examples</title>
+<script id="jupyter-config-data" type="application/json" data-jupyter-lite-root=".">{}</script>
+<script>window.location.replace("lab/index.html")</script></head>
+<body><p><a href="lab/index.html">Open the examples in JupyterLite</a></p></body></html>
+"""
 LABEXTENSIONS = ("anywidget", "@jupyter-widgets/jupyterlab-manager", "@jupyterlite/pyodide-kernel-extension")
 
 
@@ -250,6 +256,9 @@ def build_site(out: Path, cache: Path | None = None) -> Path:
         _run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite), "--output-dir", str(out),
               "--contents", str(lite / "files"), "--ignore-sys-prefix", "--no-sourcemaps"],
              "jupyter lite build", cwd=lite)
+    # The site's address opens the examples: jupyterlite-core 0.8.6's own root page stays blank when served as is
+    # (the apps' pages read its empty jupyter-config-data, which this page keeps).
+    (out / "index.html").write_text(ROOT_PAGE, encoding="utf-8")
     return out
 
 
@@ -266,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"built the JupyterLite site of examples/ into {out} ({size / 1e6:.0f} MB); serve it with "
-          f"'python -m http.server -d {out}' and open http://localhost:8000/lab/index.html")
+          f"'python -m http.server -d {out}' and open http://localhost:8000/ (or put the folder on any static host)")
     return 0
 
 

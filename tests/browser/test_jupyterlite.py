@@ -47,6 +47,8 @@ def lite_site(tmp_path_factory):
 
 def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, guarded_lab):
     page = guarded_lab.page
+    page.goto(f"{lite_site.url}/")  # the site's address opens JupyterLab with the examples
+    page.locator(".jp-DirListing-item", has_text="02_neuron.ipynb").wait_for(timeout=60_000)
     open_and_run_all(page, lite_site, "02_neuron.ipynb")
     views = [widget_in_cell(page, i, timeout_s=120) for i in WIDGET_CELLS]
     poll(lambda: [cell_state(page, i)["count"] for i in CODE_CELLS], lambda counts: None not in counts,
