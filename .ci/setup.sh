@@ -3,13 +3,15 @@
 # and results are as its last successful run left them is skipped (stamps in .ci/stamps/, git-ignored), so a second
 # launch starts at once; anything changed or missing runs the step again.
 # Sourced by tests/run.sh (the test command) and examples/launch.sh (the main job); not run by hand.
-# Usage: source .ci/setup.sh [--for-tests]
+# Usage: source .ci/setup.sh [--for-tests | --lite] (--lite: launch.sh --lite, which also needs the [lite] extra)
 set -euo pipefail
 
 MGW_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$MGW_ROOT"
 for_tests=0
 [ "${1:-}" = "--for-tests" ] && for_tests=1
+for_lite=0
+[ "${1:-}" = "--lite" ] && for_lite=1
 
 say() { printf '\033[1m[micrograd-widget]\033[0m %s\n' "$*"; }
 die() { printf '\033[1;31m[micrograd-widget] error:\033[0m %s\n' "$*" >&2; exit 1; }
@@ -64,6 +66,7 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 extras=$([ "$for_tests" = 1 ] && echo "dev" || echo "demo")
+[ "$for_lite" = 1 ] && extras="demo,lite"
 # What the install depends on (this tree, the extras, pyproject.toml) and what it leaves: the packages in .venv
 # (one folder per package and version) and the .pth files that point the editable install at a tree.
 venv_fingerprint() {

@@ -3,11 +3,22 @@
 # JupyterLab (it prints the URL; pass --no-browser on a machine without a browser). They open from my-notebooks/, a
 # git-ignored working copy of examples/, so running and saving them leaves the repository as it was. With --html PATH
 # it instead writes the interactive offline demo page (no kernel, no network needed to open it) to PATH, taken from
-# the folder you run it in.
-# Usage: bash examples/launch.sh [--html demo.html] [jupyter lab options such as --no-browser --port 8888]
+# the folder you run it in. With --lite DIR it builds a JupyterLite site of examples/ into DIR (Python runs in the
+# learner's browser; every file it needs is fetched now, so any static web server can serve DIR, offline).
+# Usage: bash examples/launch.sh [--html demo.html | --lite DIR] [jupyter lab options such as --no-browser --port 8888]
 set -euo pipefail
 caller_dir="$PWD"   # setup.sh moves to the repository; a PATH given here is the caller's
-source "$(dirname "${BASH_SOURCE[0]}")/../.ci/setup.sh"
+if [ "${1:-}" = "--lite" ]; then
+    source "$(dirname "${BASH_SOURCE[0]}")/../.ci/setup.sh" --lite
+else
+    source "$(dirname "${BASH_SOURCE[0]}")/../.ci/setup.sh"
+fi
+
+if [ "${1:-}" = "--lite" ]; then
+    [ "$#" -eq 2 ] || die "--lite takes one DIR (the folder to build the JupyterLite site into); got: ${*:2}"
+    cd "$caller_dir"
+    exec "$MGW_ROOT/.venv/bin/python" -m micrograd_widget.host.lite "$2"
+fi
 
 if [ "${1:-}" = "--html" ]; then
     [ "$#" -le 2 ] || die "--html takes one PATH (the page to write); also got: ${*:3}"

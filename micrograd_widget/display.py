@@ -32,13 +32,32 @@ from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, f
 
 __all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
            "html_table", "save_svg", "write_svg", "in_sight_styles", "with_html", "INSTALL_HINT", "MAX_SVG_BYTES",
-           "READABLE_ZOOM", "DOT_TIME_LIMIT"]
+           "READABLE_ZOOM", "DOT_TIME_LIMIT", "BROWSER_HINT", "in_browser", "no_dot_hint"]
 
 INSTALL_HINT = (
     "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "
     "<code>apt-get install graphviz</code>, <code>brew install graphviz</code> or "
     "<code>conda install graphviz</code>, then display the value again."
 )
+# In a browser's Python (Pyodide: JupyterLite) no program runs, Graphviz's dot included, and nothing can be installed
+# that would: the live widget (Graphviz in WebAssembly) draws the graph there.
+BROWSER_HINT = (
+    "This Python runs in your browser (Pyodide), where Graphviz's <code>dot</code> program cannot run, so this is "
+    "a table, not a picture: the live widget draws the graph here (<code>explore(value)</code>, or the value "
+    "itself as a cell's last line)."
+)
+
+
+def in_browser() -> bool:
+    """Whether this Python runs in a web browser (Pyodide, as in JupyterLite), which runs no other program."""
+    return sys.platform == "emscripten"
+
+
+def no_dot_hint() -> str:
+    """What a table drawn for want of ``dot`` says to do: install Graphviz, or, in a browser, use the live widget."""
+    return BROWSER_HINT if in_browser() else INSTALL_HINT
+
+
 # Jupyter drops outputs that exceed its IOPub data rate (1 MB/s over 3 s by default): stay below it.
 MAX_SVG_BYTES = 2_500_000
 # Readable: the default font at this zoom or more (issue 19); a static picture is never fitted below it.
@@ -72,6 +91,8 @@ def render_svg(view: GraphView) -> str:
     warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters.
     Raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed, ``graphviz.CalledProcessError`` when
     dot fails, and ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds."""
+    if in_browser():  # no subprocess there: dot is missing, not failing
+        raise graphviz.ExecutableNotFound(_DOT)
     limit = DOT_TIME_LIMIT
     deadline = time.monotonic() + limit
     head, _, body = view.dot.partition("\n")
@@ -234,7 +255,7 @@ def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = Non
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound:
-        return {"text/html": html_table(full(), INSTALL_HINT)}
+        return {"text/html": html_table(full(), no_dot_hint())}
     except TimeoutError:
         if not table_if_stopped:
             raise
@@ -322,6 +343,10 @@ def write_svg(view: GraphView, target: Path) -> Path:
     try:
         svg = render_svg(view)
     except graphviz.ExecutableNotFound as err:
+        if in_browser():
+            raise RuntimeError(
+                "save_svg needs Graphviz's dot program, which cannot run in this browser's Python (Pyodide): the live "
+                "widget's Download button saves the picture as SVG (explore(value))") from err
         raise RuntimeError(
             "save_svg needs Graphviz's dot program to lay out the picture, and it was not found on PATH: install "
             "it with `apt-get install graphviz`, `brew install graphviz` or `conda install graphviz` (in the "

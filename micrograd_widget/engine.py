@@ -401,6 +401,16 @@ class Value:
         from micrograd_widget.display import value_html
         return value_html(self)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        """In a browser's Python (Pyodide, as in JupyterLite), where Graphviz's dot cannot run: the live widget, as
+        marimo shows a Value (``%load_ext``'s display, when loaded, comes first); elsewhere None, so Jupyter shows
+        ``_repr_html_``'s static picture."""
+        from micrograd_widget.display import in_browser
+        if not in_browser():
+            return None
+        from micrograd_widget.graph.widget import value_widget
+        return value_widget(self)[1]
+
     def _display_(self) -> object:
         """marimo's display: the live widget (widget.py)."""
         from micrograd_widget.graph.widget import explore

@@ -277,11 +277,11 @@ def chain(n: int) -> Value:
     return x
 
 
-def lecture_neuron_spelled() -> Value:
+def lecture_neuron_spelled(w1_data: float = -3.0) -> Value:
     """The lecture's neuron with tanh spelled out, o = (e - 1) / (e + 1) with e = exp(2n), as the lecture labels it
     (a picture ~3,500 px wide: wider than a notebook column even at the readable 60%), backpropagated."""
     x1, x2 = Value(2.0, label="x1"), Value(0.0, label="x2")
-    w1, w2 = Value(-3.0, label="w1"), Value(1.0, label="w2")
+    w1, w2 = Value(w1_data, label="w1"), Value(1.0, label="w2")
     b = Value(6.8813735870195432, label="b")
     x1w1, x2w2 = x1 * w1, x2 * w2
     x1w1.label, x2w2.label = "x1*w1", "x2*w2"

@@ -18,6 +18,7 @@ from traitlets.config import Config
 import micrograd_widget
 from micrograd_widget import Value
 from micrograd_widget.display import with_html
+from micrograd_widget.graph import widget as graph_widget
 from micrograd_widget.host import extension
 from micrograd_widget.host.extension import MicrogradWidget
 from micrograd_widget.host.options import current_options
@@ -247,7 +248,7 @@ def test_default_view_widget_uses_explore(ip: InteractiveShell, monkeypatch: pyt
         calls.append((root, options))
         return FakeWidget()
 
-    monkeypatch.setattr(extension, "explore", explore)
+    monkeypatch.setattr(graph_widget, "explore", explore)  # value_widget's, which the extension shows
     ip.run_line_magic("load_ext", "micrograd_widget")
     ip.run_line_magic("config", "MicrogradWidget.default_view = 'widget'")
     ip.run_line_magic("config", "MicrogradWidget.precision = 3")

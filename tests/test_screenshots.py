@@ -1,6 +1,6 @@
 """Every picture README.md and docs/*.md show is one the screenshots script (tests/browser/screenshots.py) makes
 from the current build, and examples/images/ holds no picture that nothing shows, so no page shows a UI that is
-gone. Read from the files' text (the script's SHOTS and LAB_SHOTS tables): no browser needed."""
+gone. Read from the files' text (the script's SHOTS, LAB_SHOTS and LITE_SHOTS tables): no browser needed."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "examples" / "images"
 SCRIPT = ROOT / "tests" / "browser" / "screenshots.py"
+TABLES = (["SHOTS"], ["LAB_SHOTS"], ["LITE_SHOTS"])  # its pictures: the fake-model page's, JupyterLab's, JupyterLite's
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
@@ -23,14 +24,14 @@ def shown(page: Path) -> list[str]:
 
 
 def script_images() -> dict[str, str]:
-    """File name -> the function the screenshots script writes it with, from its SHOTS and LAB_SHOTS tables; each
+    """File name -> the function the screenshots script writes it with, from its picture tables (TABLES); each
     such function takes the ``path`` it writes (main passes examples/images/<name>)."""
     tree = ast.parse(SCRIPT.read_text(encoding="utf-8"))
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     made: dict[str, str] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] in (["SHOTS"], ["LAB_SHOTS"]):
-            assert isinstance(node.value, ast.Dict), "screenshots.py's SHOTS and LAB_SHOTS are {file name: function}"
+        if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] in TABLES:
+            assert isinstance(node.value, ast.Dict), "screenshots.py's picture tables are {file name: function}"
             for key, value in zip(node.value.keys, node.value.values):
                 assert isinstance(key, ast.Constant) and isinstance(value, ast.Name), ast.unparse(node)
                 function = functions.get(value.id)

@@ -487,6 +487,15 @@ class GraphWidget(_assets.AssetsWidget):
         return {**with_html(static, "the graph, as the widget draws it"), **data}, metadata
 
 
+def value_widget(value: Value, **options: Any) -> tuple[GraphWidget, tuple[dict[str, Any], dict[str, Any]]]:
+    """A Value shown as the live widget (the extension's display; in a browser's Python, a bare Value's): the widget
+    and its display bundle, whose ``text/plain`` is the Value's repr."""
+    widget = explore(value, **options)
+    bundle = widget._repr_mimebundle_()
+    data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+    return widget, ({**data, "text/plain": repr(value)}, metadata)
+
+
 def explore(root: Value, *, params: Any = None, **options: Any) -> GraphWidget:
     """A live widget for ``root``'s graph (see GraphWidget for the options); ``params`` (a list of Values, e.g.
     ``model.parameters()``) overrides which leaves the list shows first as parameters (params.py's rule)."""

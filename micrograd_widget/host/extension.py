@@ -29,7 +29,7 @@ from traitlets import Bool, Int, TraitError, TraitType, Unicode, validate
 from traitlets.config import Configurable
 
 from micrograd_widget.display import value_mimebundle, with_html
-from micrograd_widget.graph.widget import explore
+from micrograd_widget.graph.widget import value_widget
 from micrograd_widget.host import options as _options
 from micrograd_widget.host.cell_outputs import CellOutputs
 from micrograd_widget.host.options import DRAWING_OPTIONS, OPTIONS
@@ -181,9 +181,7 @@ def _mimebundle(value: Any, config: MicrogradWidget, outputs: CellOutputs) -> An
     alone; ``text/plain`` is the Value's repr either way."""
     options = config.drawing_options()
     if config.default_view == "widget":
-        widget = explore(value, **options)
+        widget, bundle = value_widget(value, **options)
         outputs.record(widget)
-        bundle = widget._repr_mimebundle_()
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
-        return {**data, "text/plain": repr(value)}, metadata
+        return bundle
     return with_html(value_mimebundle(value, **options), f"the graph of {value!r}")

@@ -13,8 +13,9 @@ the grad colours (``grad_scale``, ``grad_color``, the palette) colors.py's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import graphviz
@@ -64,12 +65,18 @@ class Drawing(graphviz.Digraph):
     a notebook as display.py's ``svg_html`` of its SVG: fitted to the column while readable, else scrolled to the
     output, where Jupyter draws a bare SVG at full size with the output past the column's right edge."""
 
+    # draw_dot's picture planned again, for the table a browser's Python shows (no dot there); None elsewhere
+    _plan: Callable[[], GraphView] | None = None
+
     def _repr_mimebundle_(self, include: Iterable[str] | None = None, exclude: Iterable[str] | None = None,
                           **kwargs: Any) -> dict[str, str | bytes]:
         """graphviz's bundle, its default SVG given as ``svg_html`` (``text/html``); an SVG asked for by name
-        (``include``) stays an SVG."""
-        from micrograd_widget.display import svg_html  # display.py draws through this module
+        (``include``) stays an SVG. In a browser's Python, where ``dot`` cannot run, the table of its nodes."""
+        from micrograd_widget.display import BROWSER_HINT, html_table, in_browser, svg_html  # display.py draws here
 
+        if in_browser():
+            table = html_table(self._plan(), BROWSER_HINT) if self._plan else f"<p>{BROWSER_HINT}</p>"
+            return {"text/plain": repr(self), "text/html": table}
         bundle: dict[str, str | bytes] = super()._repr_mimebundle_(include, exclude, **kwargs)
         svg = bundle.get("image/svg+xml")
         if include is None and isinstance(svg, str):
@@ -85,9 +92,11 @@ def draw_dot(root: Value, rankdir: str = "LR", format: str = "svg", *, precision
     (js/host/svg-contract.md)."""
     if not isinstance(root, Value):
         raise TypeError(f"draw_dot() takes a Value, got {type(root).__name__}")
-    g = graph_view(Tape.from_value(root), precision=precision, rankdir=rankdir, node_budget=None, color=color,
-                   color_scale=color_scale).graph
+    plan = partial(graph_view, Tape.from_value(root), precision=precision, rankdir=rankdir, node_budget=None,
+                   color=color, color_scale=color_scale)
+    g = plan().graph
     g.format = format
+    g._plan = plan
     return g
 
 

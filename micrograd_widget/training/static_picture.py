@@ -17,6 +17,7 @@ from xml.sax.saxutils import escape as _xml_escape
 import graphviz
 
 from micrograd_widget.core.spec import decode_number
+from micrograd_widget.display import in_browser
 from micrograd_widget.picture.text import format_number, plural
 
 __all__ = ["training_svg", "curve_svg"]
@@ -25,6 +26,8 @@ WIDTH, HEIGHT = 560.0, 170.0           # the curve's box, in points
 _LEFT, _RIGHT, _TOP, _BOTTOM = 64.0, 12.0, 26.0, 24.0
 _FONT = 'font-family="Helvetica,sans-Serif" font-size="11"'
 _NO_DOT = "Graphviz's dot was not found: install it (apt-get/brew/conda install graphviz) to see the model here."
+# In a browser's Python (Pyodide) dot cannot run at all: the live view draws the model.
+_NO_DOT_IN_BROWSER = "This Python runs in your browser, where Graphviz's dot cannot run: the live view shows the model."
 
 
 def _number(x: Any) -> float:
@@ -107,14 +110,17 @@ def training_svg(model_dot: str, curve: dict[str, Any], precision: int = 4, log_
     """One SVG document: the loss curve on top, the model picture (``model_dot`` laid out by ``dot``) below,
     or the curve and a hint when ``dot`` is missing or fails."""
     body = curve_svg(curve, precision, log_scale, finished)
+    browser = in_browser()
     try:
+        if browser:  # no subprocess there
+            raise graphviz.ExecutableNotFound(["dot"])
         picture: str = graphviz.Source(model_dot).pipe(format="svg", encoding="utf-8", quiet=True)
         size = _SIZE.search(picture)
     except (graphviz.ExecutableNotFound, graphviz.CalledProcessError, OSError):
         picture, size = "", None
     if size is None:
         width, height = WIDTH, HEIGHT + 20
-        body += _text(8, HEIGHT + 14, _NO_DOT)
+        body += _text(8, HEIGHT + 14, _NO_DOT_IN_BROWSER if browser else _NO_DOT)
     else:
         mw, mh = float(size.group(1)), float(size.group(2))
         nested = picture[size.start():]

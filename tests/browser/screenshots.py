@@ -21,7 +21,8 @@ from .mgw_browser.fake_model import open_view
 from .mgw_browser.graphs import lecture_L, lecture_neuron, moons_loss
 from .mgw_browser.http import StaticServer
 from .mgw_browser.jupyter import JupyterServer, write_notebook
-from .mgw_browser.lab import open_notebook, run_all
+from .mgw_browser.lab import open_notebook, run_all, widget_in_cell
+from .mgw_browser.lite import built_site, open_and_run_all
 
 OUT = Path(__file__).resolve().parents[2] / "examples" / "images"
 
@@ -156,12 +157,23 @@ def learning(page, server, path: Path) -> None:
     page.locator(".mgw-root").first.screenshot(path=str(path))
 
 
+def examples_in_jupyterlite(page, site: StaticServer, path: Path) -> None:
+    """The examples in the JupyterLite site (launch.sh --lite): the neuron run in the browser's Python, w1 dragged."""
+    open_and_run_all(page, site, "02_neuron.ipynb")
+    view = widget_in_cell(page, 2, timeout_s=180)
+    view.set_slider("w1", -1.0)
+    view.root.scroll_into_view_if_needed()
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(path))
+
+
 # Each picture's file name in examples/images/ and the function that writes it: on the fake-model page (a static
-# server) or in a real JupyterLab.
+# server), in a real JupyterLab, or in the JupyterLite site.
 SHOTS = {"folded.png": folded_graph, "stepper.png": stepper, "gradcheck.png": gradcheck_panel,
          "learning.png": learning, "opened.png": opened_neuron, "trace.png": traced_path, "search.png": search_match}
 LAB_SHOTS = {"widget-jupyterlab.png": widget_in_lab, "training.png": training_in_lab}
-IMAGES = frozenset(SHOTS) | frozenset(LAB_SHOTS)
+LITE_SHOTS = {"jupyterlite.png": examples_in_jupyterlite}
+IMAGES = frozenset(SHOTS) | frozenset(LAB_SHOTS) | frozenset(LITE_SHOTS)
 
 
 def main(names: list[str]) -> None:
@@ -188,6 +200,11 @@ def main(names: list[str]) -> None:
                         LAB_SHOTS[name](page, lab, OUT / name)
             finally:
                 lab.stop()
+        if set(wanted) & set(LITE_SHOTS):
+            with StaticServer(built_site(Path(tmp) / "lite"), mounts=False) as site:
+                for name in wanted:
+                    if name in LITE_SHOTS:
+                        LITE_SHOTS[name](page, site, OUT / name)
         browser.close()
     print("wrote", ", ".join(wanted))
 

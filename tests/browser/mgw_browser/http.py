@@ -59,11 +59,13 @@ class _Handler(SimpleHTTPRequestHandler):
 
 
 class StaticServer:
-    """Serves ``root`` at http://127.0.0.1:<free port>/ (plus /static/ and /pages/) from a daemon thread."""
+    """Serves ``root`` at http://127.0.0.1:<free port>/ (plus /static/ and /pages/, unless ``mounts=False``: a
+    site of its own, such as the JupyterLite site, with its own static/) from a daemon thread."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, mounts: bool = True) -> None:
         self.root = Path(root)
-        handler = type("Handler", (_Handler,), {"mounts": {"/static/": STATIC_DIR, "/pages/": PAGES_DIR}})
+        folders = {"/static/": STATIC_DIR, "/pages/": PAGES_DIR} if mounts else {}
+        handler = type("Handler", (_Handler,), {"mounts": folders})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(self.root)))
         self._httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
