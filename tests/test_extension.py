@@ -19,7 +19,6 @@ import micrograd_widget
 from micrograd_widget import Value
 from micrograd_widget.display import with_html
 from micrograd_widget.graph import widget as graph_widget
-from micrograd_widget.host import extension
 from micrograd_widget.host.extension import MicrogradWidget
 from micrograd_widget.host.options import current_options
 
