@@ -1,20 +1,26 @@
 // @ts-check
 // The fit loop: an open set grown one fold box at a time within a node budget, as micrograd_widget/picture/fold_fit.py.
 //
-// fold_tree.js's expand and expandAllThatFits grow an open set through `grow`: at most `budget` units and
-// max(EDGES_PER_BOX * budget, edges of the set it starts from) edges (`edgeLimit`). Python keeps the picture's
-// units and counts and rewrites only the box tried; here each box tried is counted on its whole picture (`fits`).
+// fold_tree.js's expand and expandAllThatFits grow an open set through `grow`: at most `budget` units,
+// max(EDGES_PER_BOX * budget, edges of the set it starts from) edges (`edgeLimit`) and a layout cost of
+// max(LAYOUT_COST_LIMIT, the cost of the set it starts from) (`costLimit`): the sum of each open group's
+// `openingCost`, the ranks the edges it draws cross. Python keeps the picture's units and counts and rewrites only
+// the box tried; here each box tried is counted on its whole picture (`fits`), its opening cost kept per tree.
 //
 // API (pure, no DOM; `flags` is fold_tree.js's open set, per group 1 when open and inside open groups only):
 //   unitArray(tree, flags) -> {unit, box}     per node its unit (itself, or n + its closed box); per group its box
 //   unitsOfFlags(tree, flags) -> number        how many units (nodes + boxes) the open set draws
 //   edgeLimit(tree, flags, budget) -> number   the most edges a set grown from `flags` may draw
-//   grow(tree, flags, candidates, budget, limit)   the fit loop: open each candidate that fits, in order
-//   fits(tree, flags, budget, limit) -> boolean    whether the picture of `flags` is within both limits
+//   costLimit(tree, flags) -> number           the most layout cost a set grown from `flags` may have
+//   openingCost(tree, g) -> number             the ranks the edges of group g cross once it is open
+//   grow(tree, flags, candidates, budget, limits)  the fit loop: open each candidate that fits, in order
+//   fits(tree, flags, budget, limits) -> boolean   whether the picture of `flags` is within the three limits
+//   (limits: {edges, cost}, edgeLimit's and costLimit's)
 
-import { EDGES_PER_BOX } from "../core/shared.js";
+import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
 
 /** @import { FoldTree } from "./fold_tree.js" */
+/** @import { Tape } from "../core/spec.js" */
 
 // ---------------------------------------------------------------- the units and edges of a picture
 
@@ -99,6 +105,136 @@ function edgeCount(tree, unit) {
   return count;
 }
 
+// ---------------------------------------------------------------- the layout cost
+
+/**
+ * Per tree, what opening costs need: per node its unit in the default picture (`top`), the nodes each group holds
+ * directly and each node's consumers (CSR), and the cost of each group worked out so far.
+ * @typedef {{top: Int32Array, directStart: Int32Array, direct: Int32Array, consumerStart: Int32Array,
+ *   consumers: Int32Array, costs: Map<number, number>}} CostTables
+ */
+/** @type {WeakMap<FoldTree, CostTables>} */
+const costTables = new WeakMap();
+
+/**
+ * @param {FoldTree} tree
+ * @returns {CostTables}
+ */
+function tablesOf(tree) {
+  const known = costTables.get(tree);
+  if (known) return known;
+  if (!tree.tape) throw new TypeError("fold tree: expand needs the tape: compileFolds(spec, tape)");
+  const { n, groups, groupOf } = tree;
+  const { inputStart, inputs } = tree.tape;
+  const directStart = new Int32Array(groups.length + 1);
+  for (let i = 0; i < n; i++) if (groupOf[i] >= 0) directStart[groupOf[i] + 1]++;
+  for (let g = 0; g < groups.length; g++) directStart[g + 1] += directStart[g];
+  const direct = new Int32Array(directStart[groups.length]);
+  const at = directStart.slice(0, groups.length);
+  for (let i = 0; i < n; i++) if (groupOf[i] >= 0) direct[at[groupOf[i]]++] = i;
+  const consumerStart = new Int32Array(n + 1);
+  for (let p = 0; p < inputStart[n]; p++) consumerStart[inputs[p] + 1]++;
+  for (let i = 0; i < n; i++) consumerStart[i + 1] += consumerStart[i];
+  const consumers = new Int32Array(inputStart[n]);
+  const next = consumerStart.slice(0, n);
+  for (let i = 0; i < n; i++) for (let p = inputStart[i]; p < inputStart[i + 1]; p++) consumers[next[inputs[p]]++] = i;
+  const tables = { top: unitArray(tree, new Uint8Array(groups.length)).unit, directStart, direct, consumerStart, consumers,
+    costs: new Map() };
+  costTables.set(tree, tables);
+  return tables;
+}
+
+/**
+ * The ranks the edges of group `g` cross once it is open (its children closed), as fold_fit.py opening_cost: ranks
+ * from the group's border in tape order, a node drawn in full two ranks past what feeds it (its op ellipse between),
+ * a closed child box one past; an edge inside counts the ranks between its ends, one from outside (once per unit
+ * outside in the default picture) the rank of its head, one to outside the ranks from its tail to the group's
+ * deepest; each at least 1.
+ * @param {FoldTree} tree
+ * @param {number} g
+ * @returns {number}
+ */
+export function openingCost(tree, g) {
+  const tables = tablesOf(tree);
+  const known = tables.costs.get(g);
+  if (known !== undefined) return known;
+  const { n, groups } = tree;
+  const { top, directStart, direct, consumerStart, consumers } = tables;
+  const { inputStart, inputs } = /** @type {Tape} */ (tree.tape);
+  /** @type {Map<number, number>} per member, its unit once g is open */
+  const unitIn = new Map();
+  for (let p = directStart[g]; p < directStart[g + 1]; p++) unitIn.set(direct[p], direct[p]);
+  for (const c of groups[g].children) {
+    const stack = [c];
+    while (stack.length) {
+      const h = /** @type {number} */ (stack.pop());
+      for (let p = directStart[h]; p < directStart[h + 1]; p++) unitIn.set(direct[p], n + c);
+      stack.push(...groups[h].children);
+    }
+  }
+  /** @type {Map<number, number>} */
+  const rank = new Map();
+  for (const u of unitIn.values()) rank.set(u, 0);
+  /** @type {Map<string, [number, number]>} the distinct pairs inside, from outside and to outside */
+  const inside = new Map();
+  const into = new Map();
+  const outOf = new Map();
+  const members = Int32Array.from(unitIn.keys()).sort();
+  for (const x of members) {
+    const ux = /** @type {number} */ (unitIn.get(x));
+    const step = ux === x ? 2 : 1;
+    let r = /** @type {number} */ (rank.get(ux));
+    for (let p = inputStart[x]; p < inputStart[x + 1]; p++) {
+      const c = inputs[p];
+      const uc = unitIn.get(c);
+      if (uc === undefined) {
+        r = Math.max(r, step);
+        into.set(`${top[c]} ${ux}`, [top[c], ux]);
+      } else if (uc !== ux) {
+        r = Math.max(r, /** @type {number} */ (rank.get(uc)) + step);
+        inside.set(`${uc} ${ux}`, [uc, ux]);
+      }
+    }
+    rank.set(ux, r);
+    for (let p = consumerStart[x]; p < consumerStart[x + 1]; p++) {
+      const y = consumers[p];
+      if (!unitIn.has(y)) outOf.set(`${ux} ${top[y]}`, [ux, top[y]]);
+    }
+  }
+  let deepest = 0;
+  for (const r of rank.values()) deepest = Math.max(deepest, r);
+  /** @type {(u: number) => number} */
+  const at = (u) => /** @type {number} */ (rank.get(u));
+  let cost = 0;
+  for (const [uc, ux] of inside.values()) cost += Math.max(1, at(ux) - at(uc));
+  for (const [, ux] of into.values()) cost += Math.max(1, at(ux));
+  for (const [ux] of outOf.values()) cost += Math.max(1, deepest - at(ux));
+  tables.costs.set(g, cost);
+  return cost;
+}
+
+/**
+ * The layout cost of the open set `flags`: the sum of its open groups' opening costs.
+ * @param {FoldTree} tree
+ * @param {Uint8Array} flags
+ * @returns {number}
+ */
+function costOf(tree, flags) {
+  let cost = 0;
+  for (let g = 0; g < flags.length; g++) if (flags[g]) cost += openingCost(tree, g);
+  return cost;
+}
+
+/**
+ * The most layout cost a set grown from `flags` may have (OpenSetFit's cost_limit): the set it starts from is kept.
+ * @param {FoldTree} tree
+ * @param {Uint8Array} flags
+ * @returns {number}
+ */
+export function costLimit(tree, flags) {
+  return Math.max(LAYOUT_COST_LIMIT, costOf(tree, flags));
+}
+
 // ---------------------------------------------------------------- the fit loop
 
 /**
@@ -119,26 +255,27 @@ export function edgeLimit(tree, flags, budget) {
  * @param {Uint8Array} flags
  * @param {Iterable<number>} candidates
  * @param {number} budget
- * @param {number} limit
+ * @param {{edges: number, cost: number}} limits
  */
-export function grow(tree, flags, candidates, budget, limit) {
+export function grow(tree, flags, candidates, budget, limits) {
   for (const g of candidates) {
     const parent = tree.groups[g].parent;
     if (flags[g] || (parent >= 0 && !flags[parent])) continue;
     flags[g] = 1;
-    if (!fits(tree, flags, budget, limit)) flags[g] = 0;
+    if (!fits(tree, flags, budget, limits)) flags[g] = 0;
   }
 }
 
 /**
- * Whether the picture of `flags` has at most `budget` units and `limit` edges (OpenSetFit.open's test).
+ * Whether the picture of `flags` has at most `budget` units, `limits.edges` edges and `limits.cost` layout cost
+ * (OpenSetFit.open's test).
  * @param {FoldTree} tree
  * @param {Uint8Array} flags
  * @param {number} budget
- * @param {number} limit
+ * @param {{edges: number, cost: number}} limits
  * @returns {boolean}
  */
-export function fits(tree, flags, budget, limit) {
-  if (unitsOfFlags(tree, flags) > budget) return false;
-  return edgeCount(tree, unitArray(tree, flags).unit) <= limit;
+export function fits(tree, flags, budget, limits) {
+  if (unitsOfFlags(tree, flags) > budget || costOf(tree, flags) > limits.cost) return false;
+  return edgeCount(tree, unitArray(tree, flags).unit) <= limits.edges;
 }
