@@ -157,15 +157,6 @@ def test_the_exported_page_reveals_a_search_match_deep_in_a_closed_layer(open_sa
     expect_clean(guarded)
 
 
-def _tanh_chain(n: int) -> Value:
-    """x -> tanh -> tanh ... : n nodes, as deep as a graph of n nodes can be."""
-    v = Value(0.5, label="x")
-    for _ in range(n - 1):
-        v = v.tanh()
-    v.backward()
-    return v
-
-
 def test_expand_all_at_node_budget_2000_on_the_moons_loss_lays_out_in_the_page_with_pythons_numbers(open_saved,
                                                                                                       guarded):
     # At 2000 it opened the regularisation sum (its terms' edges crossing ~130,000 ranks) and ran into the layout
@@ -189,7 +180,7 @@ def test_expand_all_at_node_budget_2000_on_the_moons_loss_lays_out_in_the_page_w
 
 
 def test_a_chain_of_2000_boxes_the_budgets_most_lays_out_in_the_page(open_saved, guarded):
-    root = _tanh_chain(2000)
+    root = builders.tanh_chain(2000)
     tape = Tape.from_value(root)
     view = open_saved(GraphWidget(root, node_budget=2000))
     shown = drawn(view)
