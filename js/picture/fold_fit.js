@@ -4,8 +4,8 @@
 // fold_tree.js's expand and expandAllThatFits grow an open set through `grow`: at most `budget` units,
 // max(EDGES_PER_BOX * budget, edges of the set it starts from) edges (`edgeLimit`) and a layout cost of
 // max(LAYOUT_COST_LIMIT, the cost of the set it starts from) (`costLimit`): the sum of each open group's
-// `openingCost`, the ranks the edges it draws cross. Python keeps the picture's units and counts and rewrites only
-// the box tried; here each box tried is counted on its whole picture (`fits`), its opening cost kept per tree.
+// `openingCost`, the ranks the edges it draws cross. As Python's OpenSetFit, `grow` keeps the picture's units and
+// counts and rewrites only the box tried (its border, kept per tree: `opening`); `fits` counts a set whole.
 //
 // API (pure, no DOM; `flags` is fold_tree.js's open set, per group 1 when open and inside open groups only):
 //   unitArray(tree, flags) -> {unit, box}     per node its unit (itself, or n + its closed box); per group its box
@@ -108,10 +108,17 @@ function edgeCount(tree, unit) {
 // ---------------------------------------------------------------- the layout cost
 
 /**
- * Per tree, what opening costs need: per node its unit in the default picture (`top`), the nodes each group holds
- * directly and each node's consumers (CSR), and the cost of each group worked out so far.
+ * What opening one group does, whatever else is open (fold_fit.py's Opening): its members and their units once it is
+ * open, how many distinct edges join two of those units, the edges across its border as [outside node, unit inside]
+ * and [unit inside, outside node] pairs, each once, and its layout cost.
+ * @typedef {{members: Int32Array, units: Int32Array, internal: number, inward: [number, number][],
+ *   outward: [number, number][], cost: number}} Opening
+ */
+/**
+ * Per tree, what openings need: per node its unit in the default picture (`top`), the nodes each group holds
+ * directly and each node's consumers (CSR), and each group's Opening worked out so far.
  * @typedef {{top: Int32Array, directStart: Int32Array, direct: Int32Array, consumerStart: Int32Array,
- *   consumers: Int32Array, costs: Map<number, number>}} CostTables
+ *   consumers: Int32Array, openings: Map<number, Opening>}} CostTables
  */
 /** @type {WeakMap<FoldTree, CostTables>} */
 const costTables = new WeakMap();
@@ -139,7 +146,7 @@ function tablesOf(tree) {
   const next = consumerStart.slice(0, n);
   for (let i = 0; i < n; i++) for (let p = inputStart[i]; p < inputStart[i + 1]; p++) consumers[next[inputs[p]]++] = i;
   const tables = { top: unitArray(tree, new Uint8Array(groups.length)).unit, directStart, direct, consumerStart, consumers,
-    costs: new Map() };
+    openings: new Map() };
   costTables.set(tree, tables);
   return tables;
 }
@@ -155,8 +162,18 @@ function tablesOf(tree) {
  * @returns {number}
  */
 export function openingCost(tree, g) {
+  return opening(tree, g).cost;
+}
+
+/**
+ * Group `g`'s Opening, worked out the first time it is tried on this tree and kept with it.
+ * @param {FoldTree} tree
+ * @param {number} g
+ * @returns {Opening}
+ */
+function opening(tree, g) {
   const tables = tablesOf(tree);
-  const known = tables.costs.get(g);
+  const known = tables.openings.get(g);
   if (known !== undefined) return known;
   const { n, groups } = tree;
   const { top, directStart, direct, consumerStart, consumers } = tables;
@@ -175,8 +192,10 @@ export function openingCost(tree, g) {
   /** @type {Map<number, number>} */
   const rank = new Map();
   for (const u of unitIn.values()) rank.set(u, 0);
-  /** @type {Map<string, [number, number]>} the distinct pairs inside, from outside and to outside */
+  /** @type {Map<string, [number, number]>} the distinct pairs inside, across the border, and by the default units */
   const inside = new Map();
+  const inward = new Map();
+  const outward = new Map();
   const into = new Map();
   const outOf = new Map();
   const members = Int32Array.from(unitIn.keys()).sort();
@@ -189,6 +208,7 @@ export function openingCost(tree, g) {
       const uc = unitIn.get(c);
       if (uc === undefined) {
         r = Math.max(r, step);
+        inward.set(`${c} ${ux}`, [c, ux]);
         into.set(`${top[c]} ${ux}`, [top[c], ux]);
       } else if (uc !== ux) {
         r = Math.max(r, /** @type {number} */ (rank.get(uc)) + step);
@@ -198,7 +218,9 @@ export function openingCost(tree, g) {
     rank.set(ux, r);
     for (let p = consumerStart[x]; p < consumerStart[x + 1]; p++) {
       const y = consumers[p];
-      if (!unitIn.has(y)) outOf.set(`${ux} ${top[y]}`, [ux, top[y]]);
+      if (unitIn.has(y)) continue;
+      outward.set(`${ux} ${y}`, [ux, y]);
+      outOf.set(`${ux} ${top[y]}`, [ux, top[y]]);
     }
   }
   let deepest = 0;
@@ -209,8 +231,10 @@ export function openingCost(tree, g) {
   for (const [uc, ux] of inside.values()) cost += Math.max(1, at(ux) - at(uc));
   for (const [, ux] of into.values()) cost += Math.max(1, at(ux));
   for (const [ux] of outOf.values()) cost += Math.max(1, deepest - at(ux));
-  tables.costs.set(g, cost);
-  return cost;
+  const found = { members: Int32Array.from(unitIn.keys()), units: Int32Array.from(unitIn.values()), internal: inside.size,
+    inward: [...inward.values()], outward: [...outward.values()], cost };
+  tables.openings.set(g, found);
+  return found;
 }
 
 /**
@@ -250,7 +274,9 @@ export function edgeLimit(tree, flags, budget) {
 
 /**
  * The fit loop (OpenSetFit.grow): try each of `candidates` in order, a group whose parent is open and itself
- * closed, and keep it open when the picture still fits; `flags` is changed in place.
+ * closed, and keep it open when the picture still fits; `flags` is changed in place. The picture's units and counts
+ * are kept, and a box tried costs its border (OpenSetFit._open): the pairs it drew with the units outside go, the
+ * pairs its units inside draw with them and among themselves come.
  * @param {FoldTree} tree
  * @param {Uint8Array} flags
  * @param {Iterable<number>} candidates
@@ -258,11 +284,26 @@ export function edgeLimit(tree, flags, budget) {
  * @param {{edges: number, cost: number}} limits
  */
 export function grow(tree, flags, candidates, budget, limits) {
+  const { unit } = unitArray(tree, flags);
+  let units = unitsOfFlags(tree, flags);
+  let cost = costOf(tree, flags);
+  let edges = -1; // counted when a box first passes the units and the cost
   for (const g of candidates) {
-    const parent = tree.groups[g].parent;
-    if (flags[g] || (parent >= 0 && !flags[parent])) continue;
+    const G = tree.groups[g];
+    if (flags[g] || (G.parent >= 0 && !flags[G.parent])) continue;
+    const more = units + G.children.length + G.nodes - 1;
+    const op = opening(tree, g);
+    if (more > budget || cost + op.cost > limits.cost) continue;
+    if (edges < 0) edges = edgeCount(tree, unit);
+    const gone = new Set();
+    const made = new Set();
+    for (const [c, ux] of op.inward) { gone.add(unit[c]); made.add(`${unit[c]} ${ux}`); }
+    for (const [ux, y] of op.outward) { gone.add(-1 - unit[y]); made.add(`${ux} ${unit[y]}`); }
+    const after = edges - gone.size + made.size + op.internal;
+    if (after > limits.edges) continue;
+    for (let k = 0; k < op.members.length; k++) unit[op.members[k]] = op.units[k];
     flags[g] = 1;
-    if (!fits(tree, flags, budget, limits)) flags[g] = 0;
+    [units, cost, edges] = [more, cost + op.cost, after];
   }
 }
 
