@@ -24,8 +24,8 @@ import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
 
 // ---------------------------------------------------------------- the units and edges of a picture
 
-// Python's Opening, FitBase, fit_base and _buckets (the default picture and each box's border, kept per tree) have
-// no twin: here a picture's units and edges are counted whole, by the three functions below.
+// Python's Opening and FitBase are `opening` and CostTables below (each box's border and the tables it is read from,
+// kept per tree); a picture's units and edges are also counted whole, by the three functions below (`fits`).
 
 /**
  * @param {FoldTree} tree

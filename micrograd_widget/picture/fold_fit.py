@@ -8,7 +8,7 @@ an open set costs a pass over the whole graph, so ``OpenSetFit`` keeps the pictu
 the closed box drawing it) and its unit and edge counts, and opening a box rewrites only the nodes inside it:
 trying a box costs the nodes it holds and their edges. The default picture it starts from (and the graph's
 consumers, per node) is worked out once per fold tree and kept. js/picture/fold_fit.js is its twin (the same limits
-and loop; it counts each box tried on its whole picture).
+and loop, and the same border count per box tried).
 """
 
 from __future__ import annotations
