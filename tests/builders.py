@@ -268,6 +268,15 @@ def moons_like_loss(points: int = 100, seed: int = 0) -> Value:
     return total
 
 
+def tanh_chain(n: int) -> Value:
+    """x -> tanh -> tanh ... : n nodes, as deep as a graph of n nodes can be, backpropagated."""
+    v = Value(0.5, label="x")
+    for _ in range(n - 1):
+        v = v.tanh()
+    v.backward()
+    return v
+
+
 def chain(n: int) -> Value:
     """A graph of about ``n`` nodes with no scopes."""
     x = Value(0.5, label="x")

@@ -385,7 +385,7 @@ def test_a_box_holding_the_root_shows_the_roots_numbers_as_the_browser_does() ->
             group_of[order[k]] = 0
         tree = FoldTree(len(tape), 10, [Group("box", "scope", "box", "", -1, count=len(members), nodes=len(members))],
                         group_of, "", {"box": 0})
-        dot, folds = dot_module.write_dot(tape, tree, picture(tape, tree, []), options, tape.root)
+        dot, folds, _ = dot_module.write_dot(tape, tree, picture(tape, tree, []), options, tape.root)
         assert folds[0].output == (None if output is None else order[output])
         line = next(s for s in dot.splitlines() if s.strip().startswith("fold0 "))
         shows = "data 16.0000" in line and "grad 1.0000" in line if output is not None else "max \\|grad\\|" in line

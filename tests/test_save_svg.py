@@ -9,13 +9,14 @@ import xml.etree.ElementTree as ET
 
 import graphviz
 import pytest
-from builders import lecture_L, lost_edge_moons, slow_layout_moons
+from builders import lecture_L, lost_edge_moons, moons_like_loss, slow_layout_moons
 from helpers import STOPPED_MESSAGE, DotRuns
 
 import micrograd_widget
 from micrograd_widget import GraphWidget, display, save_svg
 from micrograd_widget.core.tape import Tape
 from micrograd_widget.display import render_svg, tape_mimebundle
+from micrograd_widget.engine import Value
 from micrograd_widget.picture.dot import graph_view
 from micrograd_widget.picture.fold_tree import build_tree, expand_all_that_fits
 
@@ -219,3 +220,38 @@ def test_the_time_limit_is_what_dot_may_take(monkeypatch, tmp_path):
     assert display.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/host/layout-worker.js JOB_MS)"
     text = save_svg(slow_layout_moons(), tmp_path / "pic.svg", node_budget=None).read_text()
     assert len(re.findall(r'<g id="n\d+"', text)) == len(Tape.from_value(slow_layout_moons()))
+
+
+def test_the_widget_refuses_at_once_a_picture_past_every_node_budget_and_points_at_download(tmp_path, monkeypatch):
+    """node_budget=None on a chain of 2,100 nodes draws more boxes than the 2,000 any budget allows: the kernel's dot
+    is never started (it would take minutes on such pictures), the words say why and where the SVG is."""
+    v = Value(0.5, label="x")
+    for _ in range(2099):
+        v = v.tanh()
+    w = GraphWidget(v, node_budget=None)
+    started = []
+    monkeypatch.setattr(display, "_pipe", lambda *args: started.append(args) or "")
+    target = tmp_path / "pic.svg"
+    with pytest.raises(TimeoutError, match=r"draws 2,100 boxes, more than the 2,000 .* Download button"):
+        w.save_svg(target)
+    assert started == [] and not target.exists()
+    w.node_budget = 2000
+    assert w.save_svg(target) == target and len(started) == 1, "within a budget it is laid out"
+    w.close()
+
+
+def test_the_moons_loss_opened_to_node_budget_2000_lays_out_in_the_kernel(tmp_path):
+    """Expand all that fits at node_budget=2000 on micrograd's moons loss (65,818 nodes): the open set stops at the
+    layout cost (the regularisation sum stays closed: opened, its terms' edges crossed ~130,000 ranks and dot ran for
+    minutes), so the kernel's dot lays it out within its limit, every box drawn."""
+    root = moons_like_loss()
+    w = GraphWidget(root, node_budget=2000)
+    tree = w._fold_tree()
+    w.opened = expand_all_that_fits(w.tape, tree, [], 2000)
+    assert "sum:65813" not in w.opened and len(w.opened) > 5
+    view = w._drawing()
+    assert len(view.shown) + len(view.folds) > 1000
+    drawn = classes(w.save_svg(tmp_path / "big.svg").read_text())
+    assert len([k for k, c in drawn.items() if "node" in c and k != "mgw-legend"]) \
+        == len(re.findall(r"^\t+(n\d+(?:_op)?|fold\d+) \[", view.dot, re.M))
+    w.close()

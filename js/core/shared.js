@@ -29,6 +29,9 @@ export const PLURALS = Object.freeze({"leaf": "leaves", "box": "boxes", "match":
 /** fold.py: a picture keeps at most max(this x budget, edges now) edges. */
 export const EDGES_PER_BOX = 3;
 
+/** fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now). */
+export const LAYOUT_COST_LIMIT = 10000;
+
 /** tape.py: the tape spec version (trait `spec`) a view reads. */
 export const SPEC_VERSION = 2;
 
@@ -54,7 +57,10 @@ export const MAX_KERNEL_LEAVES = 256;
 export const MAX_KERNEL_WORK = 4000000;
 
 /** dot_style.py: the DOT writers' fixed attributes and classes. */
-export const DOT_STYLE = Object.freeze({"graph": Object.freeze({"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11"}), "folded": Object.freeze({"ranksep": "0.25", "nodesep": "0.2"}), "node": Object.freeze({"fillcolor": "#ffffff", "fontname": "Helvetica", "fontsize": "11", "shape": "record", "style": "filled"}), "edge": Object.freeze({"arrowsize": "0.7", "class": "mgw-edge", "color": "#555555"}), "message": Object.freeze({"labeljust": "l", "labelloc": "t"}), "leaf": Object.freeze({"shape": "Mrecord"}), "output": Object.freeze({"style": "filled,bold", "penwidth": "2.5"}), "op": Object.freeze({"class": "mgw-op", "margin": "0.02", "shape": "ellipse"}), "fold": Object.freeze({"class": "mgw-fold", "shape": "record", "style": "filled,dashed"}), "cluster": Object.freeze({"class": "mgw-cluster", "color": "#999999", "fontcolor": "#555555", "style": "dashed"}), "legend": Object.freeze({"class": "mgw-legend", "id": "mgw-legend", "shape": "plaintext", "tooltip": "node colour = grad: blue negative, white zero, orange positive"}), "classes": Object.freeze({"value": "mgw-value", "leaf": "mgw-leaf", "output": "mgw-output-node"})});
+export const DOT_STYLE = Object.freeze({"graph": Object.freeze({"bgcolor": "white", "fontname": "Helvetica", "fontsize": "11"}), "folded": Object.freeze({"ranksep": "0.25", "nodesep": "0.2"}), "large": Object.freeze({"mclimit": "0.1", "newrank": "true"}), "node": Object.freeze({"fillcolor": "#ffffff", "fontname": "Helvetica", "fontsize": "11", "shape": "record", "style": "filled"}), "edge": Object.freeze({"arrowsize": "0.7", "class": "mgw-edge", "color": "#555555"}), "message": Object.freeze({"labeljust": "l", "labelloc": "t"}), "leaf": Object.freeze({"shape": "Mrecord"}), "output": Object.freeze({"style": "filled,bold", "penwidth": "2.5"}), "op": Object.freeze({"class": "mgw-op", "margin": "0.02", "shape": "ellipse"}), "fold": Object.freeze({"class": "mgw-fold", "shape": "record", "style": "filled,dashed"}), "cluster": Object.freeze({"class": "mgw-cluster", "color": "#999999", "fontcolor": "#555555", "style": "dashed"}), "legend": Object.freeze({"class": "mgw-legend", "id": "mgw-legend", "shape": "plaintext", "tooltip": "node colour = grad: blue negative, white zero, orange positive"}), "classes": Object.freeze({"value": "mgw-value", "leaf": "mgw-leaf", "output": "mgw-output-node"})});
+
+/** dot_style.py: past this many edges a picture is laid out with DOT_STYLE.large (dot.js largeLayout). */
+export const LARGE_PICTURE_EDGES = 1000;
 
 /** dot_style.py: the opening of the legend's HTML-like table. */
 export const LEGEND_TABLE = "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"3\">";

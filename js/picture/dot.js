@@ -18,7 +18,7 @@
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
 import { colorScale, formatNumber, gradColor, gradScale, legendMarks, legendWords, plural, pyRepr, scaleTitle, thousands } from "./format.js";
-import { DOT_STYLE, FOLD_COLOR, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "../core/shared.js";
+import { DOT_STYLE, FOLD_COLOR, LARGE_PICTURE_EDGES, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "../core/shared.js";
 import { cleanText } from "./text.js";
 
 /** @import { ColorScale, Palette } from "./format.js" */
@@ -233,6 +233,19 @@ function entry(map, key) {
 }
 
 /**
+ * What a picture of more than LARGE_PICTURE_EDGES `edges` adds to its graph attributes (dot.py large_layout):
+ * DOT_STYLE.large and an nslimit of 8 x (LARGE_PICTURE_EDGES / edges)^2 in hundredths, at least 0.01, which keeps
+ * dot's x-coordinate pass at the work it has at LARGE_PICTURE_EDGES edges.
+ * @param {number} edges
+ * @returns {Record<string, string>}
+ */
+export function largeLayout(edges) {
+  if (edges <= LARGE_PICTURE_EDGES) return {};
+  const hundredths = Math.max(1, Math.floor(800 * LARGE_PICTURE_EDGES * LARGE_PICTURE_EDGES / (edges * edges)));
+  return { ...DOT_STYLE.large, nslimit: `${Math.floor(hundredths / 100)}.${String(hundredths % 100).padStart(2, "0")}` };
+}
+
+/**
  * The DOT of `pic` (pictureFor's result for an open set), byte-identical to dot.py's write_dot for the same
  * tape numbers. options: { precision = 4, rankdir = "LR", color = true, color_scale = "relative", output = tape.root, data, grad
  * (Float64Arrays, every node's numbers), palette = PALETTE, reachedAt = null, step = 0 }. While stepping,
@@ -256,7 +269,7 @@ export function writeDot(tape, tree, pic, options) {
   const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
   const scale = color ? colorScale(pictureScale(grad, pic.shown, biggest, output, reachedAt, step), precision, kind === "log")
     : null;
-  const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}) };
+  const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}), ...largeLayout(pic.edges.length) };
   const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`, `\tnode [${attrList(DOT_STYLE.node)}]\n`,
     `\tedge [${attrList(DOT_STYLE.edge)}]\n`];
   if (message && pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} ${attrList(DOT_STYLE.message)}\n`);

@@ -1,25 +1,31 @@
 // @ts-check
 // The fit loop: an open set grown one fold box at a time within a node budget, as micrograd_widget/picture/fold_fit.py.
 //
-// fold_tree.js's expand and expandAllThatFits grow an open set through `grow`: at most `budget` units and
-// max(EDGES_PER_BOX * budget, edges of the set it starts from) edges (`edgeLimit`). Python keeps the picture's
-// units and counts and rewrites only the box tried; here each box tried is counted on its whole picture (`fits`).
+// fold_tree.js's expand and expandAllThatFits grow an open set through `grow`: at most `budget` units,
+// max(EDGES_PER_BOX * budget, edges of the set it starts from) edges (`edgeLimit`) and a layout cost of
+// max(LAYOUT_COST_LIMIT, the cost of the set it starts from) (`costLimit`): the sum of each open group's
+// `openingCost`, the ranks the edges it draws cross. As Python's OpenSetFit, `grow` keeps the picture's units and
+// counts and rewrites only the box tried (its border, kept per tree: `opening`); `fits` counts a set whole.
 //
 // API (pure, no DOM; `flags` is fold_tree.js's open set, per group 1 when open and inside open groups only):
 //   unitArray(tree, flags) -> {unit, box}     per node its unit (itself, or n + its closed box); per group its box
 //   unitsOfFlags(tree, flags) -> number        how many units (nodes + boxes) the open set draws
 //   edgeLimit(tree, flags, budget) -> number   the most edges a set grown from `flags` may draw
-//   grow(tree, flags, candidates, budget, limit)   the fit loop: open each candidate that fits, in order
-//   fits(tree, flags, budget, limit) -> boolean    whether the picture of `flags` is within both limits
+//   costLimit(tree, flags) -> number           the most layout cost a set grown from `flags` may have
+//   openingCost(tree, g) -> number             the ranks the edges of group g cross once it is open
+//   grow(tree, flags, candidates, budget, limits)  the fit loop: open each candidate that fits, in order
+//   fits(tree, flags, budget, limits) -> boolean   whether the picture of `flags` is within the three limits
+//   (limits: {edges, cost}, edgeLimit's and costLimit's)
 
-import { EDGES_PER_BOX } from "../core/shared.js";
+import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
 
 /** @import { FoldTree } from "./fold_tree.js" */
+/** @import { Tape } from "../core/spec.js" */
 
 // ---------------------------------------------------------------- the units and edges of a picture
 
-// Python's Opening, FitBase, fit_base and _buckets (the default picture and each box's border, kept per tree) have
-// no twin: here a picture's units and edges are counted whole, by the three functions below.
+// Python's Opening and FitBase are `opening` and CostTables below (each box's border and the tables it is read from,
+// kept per tree); a picture's units and edges are also counted whole, by the three functions below (`fits`).
 
 /**
  * @param {FoldTree} tree
@@ -99,6 +105,160 @@ function edgeCount(tree, unit) {
   return count;
 }
 
+// ---------------------------------------------------------------- the layout cost
+
+/**
+ * What opening one group does, whatever else is open (fold_fit.py's Opening): its members and their units once it is
+ * open, how many distinct edges join two of those units, the edges across its border as [outside node, unit inside]
+ * and [unit inside, outside node] pairs, each once, and its layout cost.
+ * @typedef {{members: Int32Array, units: Int32Array, internal: number, inward: [number, number][],
+ *   outward: [number, number][], cost: number}} Opening
+ */
+/**
+ * Per tree, what openings need: per node its unit in the default picture (`top`), the nodes each group holds
+ * directly and each node's consumers (CSR), and each group's Opening worked out so far.
+ * @typedef {{top: Int32Array, directStart: Int32Array, direct: Int32Array, consumerStart: Int32Array,
+ *   consumers: Int32Array, openings: Map<number, Opening>}} CostTables
+ */
+/** @type {WeakMap<FoldTree, CostTables>} */
+const costTables = new WeakMap();
+
+/**
+ * @param {FoldTree} tree
+ * @returns {CostTables}
+ */
+function tablesOf(tree) {
+  const known = costTables.get(tree);
+  if (known) return known;
+  if (!tree.tape) throw new TypeError("fold tree: expand needs the tape: compileFolds(spec, tape)");
+  const { n, groups, groupOf } = tree;
+  const { inputStart, inputs } = tree.tape;
+  const directStart = new Int32Array(groups.length + 1);
+  for (let i = 0; i < n; i++) if (groupOf[i] >= 0) directStart[groupOf[i] + 1]++;
+  for (let g = 0; g < groups.length; g++) directStart[g + 1] += directStart[g];
+  const direct = new Int32Array(directStart[groups.length]);
+  const at = directStart.slice(0, groups.length);
+  for (let i = 0; i < n; i++) if (groupOf[i] >= 0) direct[at[groupOf[i]]++] = i;
+  const consumerStart = new Int32Array(n + 1);
+  for (let p = 0; p < inputStart[n]; p++) consumerStart[inputs[p] + 1]++;
+  for (let i = 0; i < n; i++) consumerStart[i + 1] += consumerStart[i];
+  const consumers = new Int32Array(inputStart[n]);
+  const next = consumerStart.slice(0, n);
+  for (let i = 0; i < n; i++) for (let p = inputStart[i]; p < inputStart[i + 1]; p++) consumers[next[inputs[p]]++] = i;
+  const tables = { top: unitArray(tree, new Uint8Array(groups.length)).unit, directStart, direct, consumerStart, consumers,
+    openings: new Map() };
+  costTables.set(tree, tables);
+  return tables;
+}
+
+/**
+ * The ranks the edges of group `g` cross once it is open (its children closed), as fold_fit.py opening_cost: ranks
+ * from the group's border in tape order, a node drawn in full two ranks past what feeds it (its op ellipse between),
+ * a closed child box one past; an edge inside counts the ranks between its ends, one from outside (once per unit
+ * outside in the default picture) the rank of its head, one to outside the ranks from its tail to the group's
+ * deepest; each at least 1.
+ * @param {FoldTree} tree
+ * @param {number} g
+ * @returns {number}
+ */
+export function openingCost(tree, g) {
+  return opening(tree, g).cost;
+}
+
+/**
+ * Group `g`'s Opening, worked out the first time it is tried on this tree and kept with it.
+ * @param {FoldTree} tree
+ * @param {number} g
+ * @returns {Opening}
+ */
+function opening(tree, g) {
+  const tables = tablesOf(tree);
+  const known = tables.openings.get(g);
+  if (known !== undefined) return known;
+  const { n, groups } = tree;
+  const { top, directStart, direct, consumerStart, consumers } = tables;
+  const { inputStart, inputs } = /** @type {Tape} */ (tree.tape);
+  /** @type {Map<number, number>} per member, its unit once g is open */
+  const unitIn = new Map();
+  for (let p = directStart[g]; p < directStart[g + 1]; p++) unitIn.set(direct[p], direct[p]);
+  for (const c of groups[g].children) {
+    const stack = [c];
+    while (stack.length) {
+      const h = /** @type {number} */ (stack.pop());
+      for (let p = directStart[h]; p < directStart[h + 1]; p++) unitIn.set(direct[p], n + c);
+      stack.push(...groups[h].children);
+    }
+  }
+  /** @type {Map<number, number>} */
+  const rank = new Map();
+  for (const u of unitIn.values()) rank.set(u, 0);
+  /** @type {Map<string, [number, number]>} the distinct pairs inside, across the border, and by the default units */
+  const inside = new Map();
+  const inward = new Map();
+  const outward = new Map();
+  const into = new Map();
+  const outOf = new Map();
+  const members = Int32Array.from(unitIn.keys()).sort();
+  for (const x of members) {
+    const ux = /** @type {number} */ (unitIn.get(x));
+    const step = ux === x ? 2 : 1;
+    let r = /** @type {number} */ (rank.get(ux));
+    for (let p = inputStart[x]; p < inputStart[x + 1]; p++) {
+      const c = inputs[p];
+      const uc = unitIn.get(c);
+      if (uc === undefined) {
+        r = Math.max(r, step);
+        inward.set(`${c} ${ux}`, [c, ux]);
+        into.set(`${top[c]} ${ux}`, [top[c], ux]);
+      } else if (uc !== ux) {
+        r = Math.max(r, /** @type {number} */ (rank.get(uc)) + step);
+        inside.set(`${uc} ${ux}`, [uc, ux]);
+      }
+    }
+    rank.set(ux, r);
+    for (let p = consumerStart[x]; p < consumerStart[x + 1]; p++) {
+      const y = consumers[p];
+      if (unitIn.has(y)) continue;
+      outward.set(`${ux} ${y}`, [ux, y]);
+      outOf.set(`${ux} ${top[y]}`, [ux, top[y]]);
+    }
+  }
+  let deepest = 0;
+  for (const r of rank.values()) deepest = Math.max(deepest, r);
+  /** @type {(u: number) => number} */
+  const at = (u) => /** @type {number} */ (rank.get(u));
+  let cost = 0;
+  for (const [uc, ux] of inside.values()) cost += Math.max(1, at(ux) - at(uc));
+  for (const [, ux] of into.values()) cost += Math.max(1, at(ux));
+  for (const [ux] of outOf.values()) cost += Math.max(1, deepest - at(ux));
+  const found = { members: Int32Array.from(unitIn.keys()), units: Int32Array.from(unitIn.values()), internal: inside.size,
+    inward: [...inward.values()], outward: [...outward.values()], cost };
+  tables.openings.set(g, found);
+  return found;
+}
+
+/**
+ * The layout cost of the open set `flags`: the sum of its open groups' opening costs.
+ * @param {FoldTree} tree
+ * @param {Uint8Array} flags
+ * @returns {number}
+ */
+function costOf(tree, flags) {
+  let cost = 0;
+  for (let g = 0; g < flags.length; g++) if (flags[g]) cost += openingCost(tree, g);
+  return cost;
+}
+
+/**
+ * The most layout cost a set grown from `flags` may have (OpenSetFit's cost_limit): the set it starts from is kept.
+ * @param {FoldTree} tree
+ * @param {Uint8Array} flags
+ * @returns {number}
+ */
+export function costLimit(tree, flags) {
+  return Math.max(LAYOUT_COST_LIMIT, costOf(tree, flags));
+}
+
 // ---------------------------------------------------------------- the fit loop
 
 /**
@@ -114,31 +274,49 @@ export function edgeLimit(tree, flags, budget) {
 
 /**
  * The fit loop (OpenSetFit.grow): try each of `candidates` in order, a group whose parent is open and itself
- * closed, and keep it open when the picture still fits; `flags` is changed in place.
+ * closed, and keep it open when the picture still fits; `flags` is changed in place. The picture's units and counts
+ * are kept, and a box tried costs its border (OpenSetFit._open): the pairs it drew with the units outside go, the
+ * pairs its units inside draw with them and among themselves come.
  * @param {FoldTree} tree
  * @param {Uint8Array} flags
  * @param {Iterable<number>} candidates
  * @param {number} budget
- * @param {number} limit
+ * @param {{edges: number, cost: number}} limits
  */
-export function grow(tree, flags, candidates, budget, limit) {
+export function grow(tree, flags, candidates, budget, limits) {
+  const { unit } = unitArray(tree, flags);
+  let units = unitsOfFlags(tree, flags);
+  let cost = costOf(tree, flags);
+  let edges = -1; // counted when a box first passes the units and the cost
   for (const g of candidates) {
-    const parent = tree.groups[g].parent;
-    if (flags[g] || (parent >= 0 && !flags[parent])) continue;
+    const G = tree.groups[g];
+    if (flags[g] || (G.parent >= 0 && !flags[G.parent])) continue;
+    const more = units + G.children.length + G.nodes - 1;
+    const op = opening(tree, g);
+    if (more > budget || cost + op.cost > limits.cost) continue;
+    if (edges < 0) edges = edgeCount(tree, unit);
+    const gone = new Set();
+    const made = new Set();
+    for (const [c, ux] of op.inward) { gone.add(unit[c]); made.add(`${unit[c]} ${ux}`); }
+    for (const [ux, y] of op.outward) { gone.add(-1 - unit[y]); made.add(`${ux} ${unit[y]}`); }
+    const after = edges - gone.size + made.size + op.internal;
+    if (after > limits.edges) continue;
+    for (let k = 0; k < op.members.length; k++) unit[op.members[k]] = op.units[k];
     flags[g] = 1;
-    if (!fits(tree, flags, budget, limit)) flags[g] = 0;
+    [units, cost, edges] = [more, cost + op.cost, after];
   }
 }
 
 /**
- * Whether the picture of `flags` has at most `budget` units and `limit` edges (OpenSetFit.open's test).
+ * Whether the picture of `flags` has at most `budget` units, `limits.edges` edges and `limits.cost` layout cost
+ * (OpenSetFit.open's test).
  * @param {FoldTree} tree
  * @param {Uint8Array} flags
  * @param {number} budget
- * @param {number} limit
+ * @param {{edges: number, cost: number}} limits
  * @returns {boolean}
  */
-export function fits(tree, flags, budget, limit) {
-  if (unitsOfFlags(tree, flags) > budget) return false;
-  return edgeCount(tree, unitArray(tree, flags).unit) <= limit;
+export function fits(tree, flags, budget, limits) {
+  if (unitsOfFlags(tree, flags) > budget || costOf(tree, flags) > limits.cost) return false;
+  return edgeCount(tree, unitArray(tree, flags).unit) <= limits.edges;
 }

@@ -1,12 +1,12 @@
 // js/picture/fold_fit.js, as tests/test_fold_fit.py holds fold_fit.py: the units and edges it counts are the ones
 // the picture of its open set draws (counted here by hand, from the tree), and the fit loop keeps the set it starts
-// from and then the limits.
+// from and then the limits; its layout cost (worked by hand) as fold_fit.py counts it.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { EDGES_PER_BOX } from "../core/shared.js";
-import { edgeLimit, fits, grow, unitArray, unitsOfFlags } from "./fold_fit.js";
+import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
+import { costLimit, edgeLimit, fits, grow, openingCost, unitArray, unitsOfFlags } from "./fold_fit.js";
 import { load } from "./folds.fixture.js";
 
 /** A picture's units and edges between them, by hand: each node's outermost closed group (or itself), every distinct
@@ -51,8 +51,10 @@ test("a fit counts what the picture of its open set draws", () => {
     assert.deepEqual(Array.from(unitArray(tree, flags).unit), hand.unit, `seed ${seed}: units per node`);
     assert.equal(unitsOfFlags(tree, flags), hand.units, `seed ${seed}: units`);
     assert.equal(edgeLimit(tree, flags, 0), hand.edges, `seed ${seed}: edges (a budget of 0 leaves the set's own)`);
-    assert.ok(fits(tree, flags, hand.units, hand.edges) && !fits(tree, flags, hand.units - 1, hand.edges)
-      && !fits(tree, flags, hand.units, hand.edges - 1), `seed ${seed}: fits is at most both limits`);
+    const cost = costLimit(tree, flags);
+    assert.ok(fits(tree, flags, hand.units, { edges: hand.edges, cost })
+      && !fits(tree, flags, hand.units - 1, { edges: hand.edges, cost })
+      && !fits(tree, flags, hand.units, { edges: hand.edges - 1, cost }), `seed ${seed}: fits is at most both limits`);
   }
 });
 
@@ -65,7 +67,7 @@ test("a fit keeps the set it starts from and then the limits", () => {
   const small = new Uint8Array(tree.groups.length);
   const limit = edgeLimit(tree, small, 60);
   assert.equal(limit, Math.max(EDGES_PER_BOX * 60, counts(tape, tree, small).edges));
-  grow(tree, small, tree.groups.keys(), 60, limit);
+  grow(tree, small, tree.groups.keys(), 60, { edges: limit, cost: costLimit(tree, small) });
   const grown = counts(tape, tree, small);
   assert.ok(small.some((f) => f), "something opens");
   assert.ok(grown.units <= 60 && grown.edges <= limit, `${grown.units} units, ${grown.edges} edges`);
@@ -77,6 +79,28 @@ test("a fit keeps the set it starts from and then the limits", () => {
     assert.ok(c.units > 60 || c.edges > limit, `group ${g} fits but was left closed`);
   });
   const unbounded = new Uint8Array(tree.groups.length);
-  grow(tree, unbounded, tree.groups.keys(), 1e9, 1e9);
+  grow(tree, unbounded, tree.groups.keys(), 1e9, { edges: 1e9, cost: 1e9 });
   assert.deepEqual(unbounded, everything, "room for everything: every box opens");
+});
+
+// a, b leaves; c = a * b; d = c + a; e = d * b; one group holds a and c (tests/test_fold_fit.py's, folded at 4).
+function little() {
+  const tape = { n: 5, inputStart: Int32Array.from([0, 0, 0, 2, 4, 6]), inputs: Int32Array.from([0, 1, 2, 0, 3, 1]) };
+  const groups = [{ key: "distance:2", kind: "distance", title: "", note: "", parent: -1, total: -1, count: 2, nodes: 2,
+    children: [] }];
+  return { n: 5, tape, budget: 4, message: "", groups, groupOf: Int32Array.from([0, -1, 0, -1, -1]),
+    byKey: new Map([["distance:2", 0]]), top: 4 };
+}
+
+test("opening a box costs the ranks its edges cross, worked by hand", () => {
+  // a rank 0; c two past a (its op ellipse between): 2. Inside a -> c: 2. From outside b -> c: 2. To outside a -> d:
+  // 2 - 0 = 2, c -> d: 2 - 2 = 0, at least 1. As fold_fit.py opening_cost.
+  const tree = little();
+  assert.equal(openingCost(tree, 0), 2 + 2 + 2 + 1);
+  assert.equal(costLimit(tree, Uint8Array.from([1])), LAYOUT_COST_LIMIT, "7 is within the limit");
+  const flags = new Uint8Array(1);
+  grow(tree, flags, [0], 10, { edges: 100, cost: 6 });
+  assert.deepEqual(Array.from(flags), [0], "past the layout cost: stays closed");
+  grow(tree, flags, [0], 10, { edges: 100, cost: 7 });
+  assert.deepEqual(Array.from(flags), [1], "at it: opens");
 });

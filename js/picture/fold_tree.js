@@ -23,7 +23,7 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { writeDot } from "./dot.js";
-import { edgeLimit, fits, grow, unitArray, unitsOfFlags } from "./fold_fit.js";
+import { costLimit, edgeLimit, fits, grow, unitArray, unitsOfFlags } from "./fold_fit.js";
 import { plural, thousands } from "./format.js";
 import { FOLD_SPEC_VERSION } from "../core/shared.js";
 
@@ -363,11 +363,11 @@ function indexOf(tree, key) {
 export function expand(tree, open, key, budget) {
   const g = indexOf(tree, key);
   const flags = openFlags(tree, open);
-  const limit = edgeLimit(tree, flags, budget);
+  const limits = { edges: edgeLimit(tree, flags, budget), cost: costLimit(tree, flags) };
   const trial = flags.slice();
   for (let a = g; a >= 0; a = tree.groups[a].parent) trial[a] = 1;
-  if (!fits(tree, trial, budget, limit)) return canonical(tree, flags);
-  grow(tree, trial, tree.groups[g].children, budget, limit);
+  if (!fits(tree, trial, budget, limits)) return canonical(tree, flags);
+  grow(tree, trial, tree.groups[g].children, budget, limits);
   return canonical(tree, trial);
 }
 
@@ -394,8 +394,7 @@ export function collapse(tree, open, key) {
  */
 export function expandAllThatFits(tree, open, budget) {
   const flags = openFlags(tree, open);
-  const limit = edgeLimit(tree, flags, budget);
-  grow(tree, flags, tree.groups.keys(), budget, limit);
+  grow(tree, flags, tree.groups.keys(), budget, { edges: edgeLimit(tree, flags, budget), cost: costLimit(tree, flags) });
   return canonical(tree, flags);
 }
 

@@ -34,6 +34,8 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("MAX_SYMBOL_CHARS", text.MAX_SYMBOL_CHARS, "text.py: an op symbol is cut to this many characters"),
     ("PLURALS", text.PLURALS, "text.py: the nouns whose plural is not the noun + 's' (plural())"),
     ("EDGES_PER_BOX", fold.EDGES_PER_BOX, "fold.py: a picture keeps at most max(this x budget, edges now) edges"),
+    ("LAYOUT_COST_LIMIT", fold.LAYOUT_COST_LIMIT,
+     "fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now)"),
     ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),
     ("FOLD_SPEC_VERSION", fold_tree.FOLD_SPEC_VERSION, "fold_tree.py: the fold spec version (trait `folds`)"),
     ("NSLIMIT", display.NSLIMIT, "display.py: network simplex iterations per node, a default of every layout"),
@@ -43,6 +45,8 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("MAX_KERNEL_LEAVES", requests.MAX_GRADCHECK_LEAVES, "requests.py MAX_GRADCHECK_LEAVES: leaves per kernel check"),
     ("MAX_KERNEL_WORK", requests.MAX_GRADCHECK_WORK, "requests.py MAX_GRADCHECK_WORK: leaves x nodes per kernel check"),
     ("DOT_STYLE", dot_style.DOT_STYLE, "dot_style.py: the DOT writers' fixed attributes and classes"),
+    ("LARGE_PICTURE_EDGES", dot_style.LARGE_PICTURE_EDGES,
+     "dot_style.py: past this many edges a picture is laid out with DOT_STYLE.large (dot.js largeLayout)"),
     ("LEGEND_TABLE", dot_style.LEGEND_TABLE, "dot_style.py: the opening of the legend's HTML-like table"),
 )
 

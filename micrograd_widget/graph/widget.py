@@ -56,7 +56,13 @@ from micrograd_widget.graph.front_ends import LastChanges, answer_update
 from micrograd_widget.graph.requests import answer, error_text
 from micrograd_widget.host import assets as _assets
 from micrograd_widget.host.files import writable_path
-from micrograd_widget.host.options import DRAWING_OPTIONS, check_option, check_trait, current_drawing_options
+from micrograd_widget.host.options import (
+    DRAWING_OPTIONS,
+    MAX_NODE_BUDGET,
+    check_option,
+    check_trait,
+    current_drawing_options,
+)
 from micrograd_widget.picture import dot as _dot
 from micrograd_widget.picture import fold_tree
 
@@ -177,11 +183,20 @@ class GraphWidget(_assets.AssetsWidget):
         an SVG file laid out by the kernel's Graphviz ``dot``; returns the path. Raises RuntimeError when
         ``dot`` is not installed (the widget's SVG button needs no Graphviz), TimeoutError when it runs past
         ``display.DOT_TIME_LIMIT`` seconds, and, before any work, the OSError ``files.writable_path`` gives for
-        a path it cannot write (a missing folder, a folder, a FIFO); written as module-level ``save_svg`` writes."""
+        a path it cannot write (a missing folder, a folder, a FIFO); written as module-level ``save_svg`` writes.
+        A picture of more boxes than any node budget draws (``node_budget=None``) is refused at once, a TimeoutError
+        that points at the widget's Download button: ``dot`` would run for minutes."""
         from micrograd_widget.display import write_svg
 
         target = writable_path(path, "save_svg", "graph.svg")
-        return write_svg(self._drawing(), target)
+        view = self._drawing()
+        drawn = len(view.shown) + len(view.folds)
+        if drawn > MAX_NODE_BUDGET:
+            raise TimeoutError(
+                f"save_svg did not lay out this picture: it draws {drawn:,} boxes, more than the {MAX_NODE_BUDGET:,} "
+                "any node budget draws, and the kernel's Graphviz dot would take minutes on it; the widget's Download "
+                "button saves the SVG the page laid out, or draw fewer boxes (node_budget=250)")
+        return write_svg(view, target)
 
     def close(self) -> None:
         """Close the view and let go of the tape, and with it the graph: a closed widget holds no Value."""

@@ -32,7 +32,7 @@ from micrograd_widget.picture.colors import (
     legend_words,
     scale_title,
 )
-from micrograd_widget.picture.dot_style import DOT_STYLE, LEGEND_TABLE
+from micrograd_widget.picture.dot_style import DOT_STYLE, LARGE_PICTURE_EDGES, LEGEND_TABLE
 from micrograd_widget.picture.fold import Fold
 from micrograd_widget.picture.fold_tree import FoldTree, Picture, build_tree, picture
 from micrograd_widget.picture.text import (
@@ -195,9 +195,9 @@ def graph_view(tape: Tape | Value, *, precision: int = 4, rankdir: str = "LR", n
         if tree is None or tree.budget != options["node_budget"] or tree.n != len(tape) or (keys and not tree.nested):
             tree = build_tree(tape, options["node_budget"], nested=bool(keys))   # nothing opened: the top level
         pic = picture(tape, tree, keys)
-        dot_text, folds = write_dot(tape, tree, pic, options, tape.root if output is None else output)
+        dot_text, folds, graph_attrs = write_dot(tape, tree, pic, options, tape.root if output is None else output)
     # The lecture's Digraph, its attributes editable as dicts; its source is exactly the text written above.
-    graph = Drawing(name="micrograd", format="svg", graph_attr=_graph_attrs(options["rankdir"], bool(folds)),
+    graph = Drawing(name="micrograd", format="svg", graph_attr=graph_attrs,
                     node_attr=dict(DOT_STYLE["node"]), edge_attr=dict(DOT_STYLE["edge"]))
     graph.body = dot_text.splitlines(keepends=True)[4:-1]
     assert graph.source == dot_text, "the Digraph's header is the one write_dot writes"
@@ -230,15 +230,28 @@ def _line(name: str, label: str | None, attrs: dict[str, str], indent: str, html
     return f"{indent}{quote(name)} [{' '.join(parts)}]\n"
 
 
-def _graph_attrs(rankdir: str, folded: bool) -> dict[str, str]:
-    """The graph's attributes (dot_style.py's, closer ranks when ``folded``): the header and the Digraph's."""
-    return {**DOT_STYLE["graph"], "rankdir": rankdir, **(DOT_STYLE["folded"] if folded else {})}
+def _graph_attrs(rankdir: str, folded: bool, edges: int) -> dict[str, str]:
+    """The graph's attributes (dot_style.py's, closer ranks when ``folded``, ``large_layout`` for its ``edges``): the
+    header and the Digraph's."""
+    return {**DOT_STYLE["graph"], "rankdir": rankdir, **(DOT_STYLE["folded"] if folded else {}), **large_layout(edges)}
+
+
+def large_layout(edges: int) -> dict[str, str]:
+    """What a picture of more than LARGE_PICTURE_EDGES ``edges`` adds to its attributes: DOT_STYLE["large"] and an
+    ``nslimit`` below the layouts' NSLIMIT (8) that keeps dot's x-coordinate pass (its iterations, nslimit x nodes,
+    each costing about the picture's size) at the work it has at LARGE_PICTURE_EDGES edges: 8 x (that / edges)^2,
+    in hundredths, at least 0.01 (js/picture/dot.js largeLayout)."""
+    if edges <= LARGE_PICTURE_EDGES:
+        return {}
+    hundredths = max(1, 800 * LARGE_PICTURE_EDGES * LARGE_PICTURE_EDGES // (edges * edges))
+    return {**DOT_STYLE["large"], "nslimit": f"{hundredths // 100}.{hundredths % 100:02d}"}
 
 
 def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
-              out: int) -> tuple[str, tuple[Fold, ...]]:
+              out: int) -> tuple[str, tuple[Fold, ...], dict[str, str]]:
     """The DOT text of picture ``pic`` and its closed boxes as ``Fold``s (ids ``fold0``, ``fold1``, ... in
-    tree order). Opened boxes are labelled clusters (``open0``, ...) around what they hold."""
+    tree order), and the graph's attributes. Opened boxes are labelled clusters (``open0``, ...) around what they
+    hold."""
     n, groups = len(tape), tree.groups
     rankdir, precision = options["rankdir"], options["precision"]
     folded = bool(pic.boxes)
@@ -257,7 +270,8 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
                   for g in pic.boxes)
     biggest = [box_max(tape.grad, members[g], out) for g in pic.boxes]    # each box's colour and max |grad|
     scale = color_scale_of(_scale_of(tape, pic.shown, out, biggest), options) if options["color"] else None
-    lines = ["digraph micrograd {\n", f"\tgraph [{_attr_list(_graph_attrs(rankdir, folded))}]\n",
+    graph_attrs = _graph_attrs(rankdir, folded, len(edges))
+    lines = ["digraph micrograd {\n", f"\tgraph [{_attr_list(graph_attrs)}]\n",
              f"\tnode [{_attr_list(DOT_STYLE['node'])}]\n", f"\tedge [{_attr_list(DOT_STYLE['edge'])}]\n"]
     if pic.message:
         lines.append(f"\tlabel={quote(escape(pic.message, 'dot'))} {_attr_list(DOT_STYLE['message'])}\n")
@@ -294,7 +308,7 @@ def write_dot(tape: Tape, tree: FoldTree, pic: Picture, options: dict[str, Any],
         legend = DOT_STYLE["legend"]
         lines.append(_line(legend["id"], _legend(scale), legend, "\t", html_label=True))
     lines.append("}\n")
-    return "".join(lines), folds
+    return "".join(lines), folds, graph_attrs
 
 
 def _value_line(tape: Tape, i: int, out: int, scale: ColorScale | None, precision: int, rankdir: str,

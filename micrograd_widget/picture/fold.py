@@ -57,9 +57,13 @@ from micrograd_widget.picture.fold_rules import (
 )
 from micrograd_widget.picture.text import plural
 
-__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX"]
+__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
+# Opening boxes keeps a picture's layout cost (fold_fit.py layout_cost: the ranks its edges cross, which Graphviz's
+# dot lays out as that many virtual nodes) at most max(this, the cost of the set it starts from). Past ~10,000 dot's
+# passes blow up: the moons loss at node_budget=2000 opened to its regularisation sum (~140,000) ran for minutes.
+LAYOUT_COST_LIMIT = 10_000
 
 
 @dataclass(frozen=True)

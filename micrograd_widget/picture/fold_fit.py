@@ -1,12 +1,14 @@
 """The fit loop: an open set grown one fold box at a time within a node budget, at the cost of the boxes tried.
 
 fold_tree.py's ``expand``, ``expand_all_that_fits`` and ``check_open`` all grow an open set through ``OpenSetFit``:
-at most ``budget`` units and ``max(EDGES_PER_BOX * budget, edges of the set it starts from)`` edges. A picture of
+at most ``budget`` units, ``max(EDGES_PER_BOX * budget, edges of the set it starts from)`` edges and a layout cost
+of ``max(LAYOUT_COST_LIMIT, the cost of the set it starts from)``: the sum of each open box's ``Opening.cost``, the
+ranks the edges it draws cross (what Graphviz's dot spends its time on). A picture of
 an open set costs a pass over the whole graph, so ``OpenSetFit`` keeps the picture's units (per node: itself or
 the closed box drawing it) and its unit and edge counts, and opening a box rewrites only the nodes inside it:
 trying a box costs the nodes it holds and their edges. The default picture it starts from (and the graph's
 consumers, per node) is worked out once per fold tree and kept. js/picture/fold_fit.js is its twin (the same limits
-and loop; it counts each box tried on its whole picture).
+and loop, and the same border count per box tried).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from itertools import accumulate, compress, repeat
 from typing import TYPE_CHECKING
 
 from micrograd_widget.core.tape import Tape
-from micrograd_widget.picture.fold import EDGES_PER_BOX
+from micrograd_widget.picture.fold import EDGES_PER_BOX, LAYOUT_COST_LIMIT
 from micrograd_widget.picture.fold_rules import edge_count, edge_owners
 
 if TYPE_CHECKING:
@@ -34,13 +36,44 @@ __all__ = ["FitBase", "Opening", "OpenSetFit"]
 class Opening:
     """What opening one group (its parent open, its children closed) does, whatever else is open: its members and
     their units once it is open, how many distinct edges join two of those units, and the edges that cross its
-    border as (outside node, unit inside) and (unit inside, outside node) pairs, each once."""
+    border as (outside node, unit inside) and (unit inside, outside node) pairs, each once; ``cost``, the ranks those
+    edges cross (``opening_cost``)."""
 
     members: array[int]
     units: array[int]
     internal: int
     inward: list[tuple[int, int]]
     outward: list[tuple[int, int]]
+    cost: int
+
+
+def opening_cost(tape: Tape, new: dict[int, int], internal: Iterable[tuple[int, int]],
+                 inward: Iterable[tuple[int, int]], outward: Iterable[tuple[int, int]], top: Sequence[int]) -> int:
+    """The ranks the edges of an opened group cross (dot draws an edge through a virtual node per rank it crosses, and
+    its passes cost what those add up to), ``new`` its members' units: ranks from the group's border, in tape order,
+    a node drawn in full two ranks past what feeds it (its op ellipse between), a closed child box one past; an edge
+    inside counts the ranks between its ends, one from outside the rank of its head, one to outside the ranks from
+    its tail to the group's deepest; each at least 1. An edge across the border counts once per unit outside in the
+    default picture (``top``: per node, itself or its top-level box), as it is drawn while that is closed (opening
+    that counts its own border). js/picture/fold_fit.js openingCost is the same count."""
+    rank = dict.fromkeys(new.values(), 0)
+    starts, flat = tape.starts, tape.flat
+    for x in sorted(new):
+        ux = new[x]
+        step = 2 if ux == x else 1
+        r = rank[ux]
+        for c in flat[starts[x]:starts[x + 1]]:
+            uc = new.get(c)
+            if uc is None:
+                r = max(r, step)
+            elif uc != ux:
+                r = max(r, rank[uc] + step)
+        rank[ux] = r
+    deepest = max(rank.values(), default=0)
+    into = {(top[c], ux) for c, ux in inward}
+    out_of = {(ux, top[y]) for ux, y in outward}
+    return (sum(max(1, rank[ux] - rank[uc]) for uc, ux in internal) + sum(max(1, rank[ux]) for _, ux in into)
+            + sum(max(1, deepest - rank[ux]) for ux, _ in out_of))
 
 
 @dataclass(frozen=True)
@@ -92,13 +125,14 @@ def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[arra
 class OpenSetFit:
     """The picture of an open set that only grows, kept as units and counts. It starts from ``opened`` (per group,
     open or not: a parent open before its child), whatever its size; ``open(g)`` opens group ``g`` (its parent
-    open, itself closed) if the picture still fits, and says whether it did; ``grow`` is the loop. With no budget
+    open, itself closed) if the picture still fits (units, edges and layout cost), and says whether it did; ``grow`` is
+    the loop. With no budget
     (None) every box fits and nothing is counted."""
 
     def __init__(self, tape: Tape, tree: FoldTree, budget: int | None, opened: Sequence[bool] = ()) -> None:
         self.tape, self.tree, self.budget = tape, tree, budget
         self.is_open = [False] * len(tree.groups)
-        self.units = self.edges = 0
+        self.units = self.edges = self.cost = 0
         if budget is None:
             for g in compress(range(len(tree.groups)), opened):
                 self.is_open[g] = True
@@ -112,6 +146,7 @@ class OpenSetFit:
         for g in compress(range(len(tree.groups)), opened):
             self._open(g, force=True)
         self.limit = max(EDGES_PER_BOX * budget, self.edges)
+        self.cost_limit = max(LAYOUT_COST_LIMIT, self.cost)
 
     def grow(self, candidates: Iterable[int]) -> None:
         """The fit loop: try each of ``candidates`` in order, a group whose parent is open and itself closed."""
@@ -155,12 +190,14 @@ class OpenSetFit:
             for y in consumers[cs[x]:cs[x + 1]]:
                 if y not in new:
                     outward.add((ux, y))
-        found = Opening(array("i", new), array("i", new.values()), len(internal), sorted(inward), sorted(outward))
+        found = Opening(array("i", new), array("i", new.values()), len(internal), sorted(inward), sorted(outward),
+                        opening_cost(self.tape, new, internal, inward, outward, self.base.unit))
         self.base.openings[g] = found
         return found
 
     def open(self, g: int) -> bool:
-        """Open ``g`` if the picture then has at most ``budget`` units and ``limit`` edges; else change nothing."""
+        """Open ``g`` if the picture then has at most ``budget`` units, ``limit`` edges and ``cost_limit`` layout cost;
+        else change nothing."""
         return self._open(g, force=False)
 
     def _open(self, g: int, force: bool) -> bool:
@@ -176,10 +213,11 @@ class OpenSetFit:
         gone = {unit[c] for c, _ in opening.inward} | {-1 - unit[y] for _, y in opening.outward}
         made = {(unit[c], ux) for c, ux in opening.inward} | {(ux, unit[y]) for ux, y in opening.outward}
         edges = self.edges - len(gone) + len(made) + opening.internal
-        if edges > self.limit and not force:
+        cost = self.cost + opening.cost
+        if (edges > self.limit or cost > self.cost_limit) and not force:
             return False
         for x, ux in zip(opening.members, opening.units):
             unit[x] = ux
-        self.units, self.edges = units, edges
+        self.units, self.edges, self.cost = units, edges, cost
         self.is_open[g] = True
         return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import re
 
+import builders
 import pytest
 from builders import lecture_mlp_loss, picture_view
 from playwright.sync_api import expect
@@ -153,4 +154,36 @@ def test_the_exported_page_reveals_a_search_match_deep_in_a_closed_layer(open_sa
     poll(lambda: view.root.evaluate("r => [...r.querySelectorAll('svg g.mgw-match')].map(g => g.id)"),
          lambda m: m == [f"n{i}"], f"n{i} alone marked")
     expect_tape_numbers(view, tape, [i])
+    expect_clean(guarded)
+
+
+def test_expand_all_at_node_budget_2000_on_the_moons_loss_lays_out_in_the_page_with_pythons_numbers(open_saved,
+                                                                                                      guarded):
+    # At 2000 it opened the regularisation sum (its terms' edges crossing ~130,000 ranks) and ran into the layout
+    # worker's 60 s watchdog; the layout cost (fold_fit) stops it before, and the picture lays out in seconds.
+    root = builders.moons_like_loss()        # micrograd's moons loss: 65,818 nodes
+    tape = Tape.from_value(root)
+    assert len(tape) == 65818
+    tree = fold_tree.build_tree(tape, 2000)
+    python = graph_view(tape, node_budget=2000, open_keys=fold_tree.expand_all_that_fits(tape, tree, [], 2000),
+                        tree=tree)
+    view = open_saved(GraphWidget(root, node_budget=2000))
+    view.root.locator('.mgw-fold-controls [data-action="expand-all"]').click()
+    full = poll(lambda: drawn(view, settle=False), lambda d: len(d["clusters"]) > 1 and not d["busy"], "expand all",
+                timeout_s=90)
+    assert view.root.get_attribute("data-state") == "ready", view.root.inner_text()[:500]
+    assert sorted(full["clusters"]) == sorted(python.open), "the page opened other boxes than Python's planner"
+    assert sorted(full["nodes"]) == sorted(python.shown) and len(full["nodes"]) + len(full["boxes"]) > 1000
+    assert sorted(full["boxes"]) == sorted(f.key for f in python.folds)
+    expect_tape_numbers(view, tape, full["nodes"])
+    expect_clean(guarded)
+
+
+def test_a_chain_of_2000_boxes_the_budgets_most_lays_out_in_the_page(open_saved, guarded):
+    root = builders.tanh_chain(2000)
+    tape = Tape.from_value(root)
+    view = open_saved(GraphWidget(root, node_budget=2000))
+    shown = drawn(view)
+    assert sorted(shown["nodes"]) == list(range(2000)) and not shown["boxes"]
+    expect_tape_numbers(view, tape, [0, 999, 1999])
     expect_clean(guarded)

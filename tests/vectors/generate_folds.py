@@ -71,6 +71,16 @@ def long_sum() -> Value:
     return total
 
 
+def squares() -> Value:
+    """A sum of 300 squares of leaves: its Σ chain, opened, draws each term's edge to a '+' one rank further (the
+    moons loss's regularisation sum): a layout cost past LAYOUT_COST_LIMIT that its units and edges would allow."""
+    xs = [Value(0.01 * i - 0.5, label=f"x{i}") for i in range(300)]
+    total = sum((x * x for x in xs), Value(0.0, label="zero"))
+    total.label = "total"
+    total.backward()
+    return total
+
+
 def chain() -> Value:
     """A chain with no scopes: folded by distance from the output, nested 'farther' groups inside."""
     v = Value(0.5, label="v")
@@ -127,6 +137,7 @@ GRAPHS: dict[str, tuple[Callable[[], Value], int | None]] = {
 }
 # Vectors of one action each, for a threshold the standard actions above never reach.
 EDGE_CAP = ("edge_cap", moons, 60)   # Expand all that fits with twice the room, from the default picture (below)
+COST_CAP = ("cost_cap", squares, 400)   # the same: the layout cost keeps the Σ box closed (units and edges fit)
 # The third: the log colour scale (colors.py), which tints grads the digits show as 0.
 OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False},
            {"precision": 4, "rankdir": "LR", "color": True, "color_scale": "log"}]
@@ -160,7 +171,8 @@ def _case(tape: Tape, tree: Any, action: dict[str, Any], open_keys: list[str],
 def edge_cap_cases(tape: Tape, tree: Any, budget: int) -> list[dict[str, Any]]:
     """Expand all that fits from the default picture with twice the room: on the moons loss at a budget of 60 the
     edge cap (max(EDGES_PER_BOX x budget, edges now)) stops it before the unit budget does, so the open set, and
-    the picture, change with EDGES_PER_BOX (with 4, one more layer's boxes open)."""
+    the picture, change with EDGES_PER_BOX (with 4, one more layer's boxes open); on the squares at 400 the layout
+    cost keeps the Σ box closed (with no LAYOUT_COST_LIMIT it opens)."""
     room = 2 * budget
     every = expand_all_that_fits(tape, tree, [], room)
     return [_case(tape, tree, {"action": "none", "from": [], "key": None}, []),
@@ -208,8 +220,8 @@ def vector(name: str, build: Callable[[], Value], budget: int,
 def render() -> dict[str, str]:
     """Every vector file's name and text."""
     vectors = [vector(name, build, budget) for name, (build, budget) in GRAPHS.items()]
-    name, build, budget = EDGE_CAP
-    vectors.append(vector(name, build, budget, edge_cap_cases))
+    for name, build, budget in (EDGE_CAP, COST_CAP):
+        vectors.append(vector(name, build, budget, edge_cap_cases))
     return {f"{v['name']}.json": json.dumps(v, ensure_ascii=True, separators=(",", ":")) + "\n" for v in vectors}
 
 

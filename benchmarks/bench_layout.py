@@ -1,0 +1,124 @@
+"""Laying out what was opened at node_budget=2000 (issue 22), in the exported page of micrograd's moons loss, in
+headless Chromium, printed as same-page ratios; and the kernel's ``save_svg`` of the same pictures.
+
+1. Expand all that fits at node_budget=2000: click -> painted (target <= 5 s), against the same page's warm layout of
+   the default picture (Collapse all).
+2. Opening one neuron of ``layers.1`` (``+`` on its box, focused 0.3 s after the page is ready) when over 1,000 boxes
+   are drawn (the page saved with ``layers.2.neurons.0`` and the two sums' terms open: 1,182 boxes) against opening it
+   in the default picture (a page saved with nothing open), both cold: on one page the view's own early layouts
+   (js/graph/folding.js) made the second opening a prefetched one (2.7 s against 8.5 s cold), which is not the
+   cost of the layout (target <= 2x). Opening it also opens its children that fit (a 1,071 / 1,684-box picture).
+3. A chain of 2,000 boxes (the budget's most): the page's first picture, load -> ready.
+4. The kernel: ``GraphWidget.save_svg`` of row 1's open set (target <= 10 s) and of the default picture.
+Medians of RUNS fresh pages. Run: ``.venv/bin/python benchmarks/bench_layout.py``."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "tests") not in sys.path:
+    sys.path.insert(0, str(ROOT / "tests"))
+
+# E402: these imports need tests/ on sys.path (the browser helpers are shared with the browser tests).
+from bench_folding import _RELAYOUT, _open_page, moons  # noqa: E402
+from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa: E402
+from browser.mgw_browser.http import StaticServer  # noqa: E402
+from builders import tanh_chain  # noqa: E402
+
+from micrograd_widget.engine import Value  # noqa: E402
+from micrograd_widget.graph.widget import GraphWidget  # noqa: E402
+from micrograd_widget.host.export import save_html  # noqa: E402
+from micrograd_widget.picture import fold_tree  # noqa: E402
+
+RUNS = 3
+BUDGET = 2000
+NEURON = "layers.1.neurons.1"
+BIG = ["layers.2.neurons.0", "terms:65136", "terms:65814"]   # 1,182 boxes drawn, room for NEURON beside them
+COLLAPSE_ALL = '.mgw-fold-controls [data-action="collapse-all"]'
+EXPAND_ALL = '.mgw-fold-controls [data-action="expand-all"]'
+BOX = f'[data-role="graph"] g.node.mgw-fold[data-fold="{NEURON}"]'
+
+
+def kernel_rows(root: Value) -> None:
+    """Row 4: save_svg in the kernel of the default picture and of Expand all that fits, at BUDGET."""
+    w = GraphWidget(root, node_budget=BUDGET)
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        w.save_svg(Path(tmp) / "default.svg")
+        plain = time.perf_counter() - t
+        w.opened = fold_tree.expand_all_that_fits(w.tape, w._fold_tree(), [], BUDGET)
+        view = w._drawing()
+        t = time.perf_counter()
+        w.save_svg(Path(tmp) / "all.svg")
+        full = time.perf_counter() - t
+    print(f"kernel save_svg at node_budget={BUDGET}: Expand all that fits ({len(view.shown)} nodes + {len(view.folds)} "
+          f"boxes) {full:5.1f} s (target <= 10 s), the default picture {plain:5.1f} s: {full / plain:.1f}x")
+    w.close()
+
+
+def main() -> None:
+    root = moons()
+    kernel_rows(root)
+    reason = missing_chromium_reason()
+    if reason:
+        print(f"skipped the page's rows: {reason}")
+        return
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        www = Path(tmp)
+        w = GraphWidget(root, node_budget=BUDGET)
+        w.opened = BIG
+        assert w.opened == BIG
+        save_html(w, www / "moons.html")
+        save_html(root, www / "default.html", node_budget=BUDGET)
+        save_html(tanh_chain(BUDGET), www / "chain.html", node_budget=BUDGET)
+        with StaticServer(www) as server, sync_playwright() as pw:
+            browser = launch(pw)
+            rows: dict[str, list[dict]] = {r: [] for r in ("big", "base", "plain", "all", "chain")}
+            try:
+                for _ in range(RUNS):
+                    context, page = _open_page(browser, f"{server.url}/moons.html")
+                    gesture = {"selector": BOX, "press": "+", "idle": 300}
+                    rows["big"].append(page.evaluate(_RELAYOUT, gesture))
+                    rows["base"].append(page.evaluate(_RELAYOUT, {"selector": COLLAPSE_ALL, "idle": 300}))
+                    rows["all"].append(page.evaluate(_RELAYOUT, {"selector": EXPAND_ALL, "idle": 300}))
+                    context.close()
+                    context, page = _open_page(browser, f"{server.url}/default.html")
+                    rows["plain"].append(page.evaluate(_RELAYOUT, gesture))
+                    context.close()
+                    t = time.perf_counter()
+                    context, page = _open_page(browser, f"{server.url}/chain.html")
+                    rows["chain"].append({"ms": (time.perf_counter() - t) * 1000,
+                                          "nodes": page.locator(".mgw-root g.node.mgw-value").count()})
+                    context.close()
+            finally:
+                browser.close()
+
+    def med(row: str) -> float:
+        return statistics.median(r["ms"] for r in rows[row])
+
+    def paired(row: str, by: str) -> float:
+        return statistics.median(x["ms"] / y["ms"] for x, y in zip(rows[row], rows[by], strict=True))
+
+    full, big = rows["all"][-1], rows["big"][-1]
+    print(f"moons loss at node_budget={BUDGET}, Expand all that fits: click -> painted median {med('all'):6.0f} ms "
+          f"({full['nodes']} nodes + {full['boxes']} boxes, {full['clusters']} opened; target <= 5000 ms), "
+          f"{paired('all', 'base'):.1f}x the same page's warm layout of the default picture ({med('base'):5.0f} ms); "
+          f"Graphviz in: {full['thread']}; median of {RUNS} pages")
+    early = sum(r["early"] for r in rows["big"] + rows["plain"])
+    print(f"open {NEURON} ('+' on its box 0.3 s after the page is ready) beside 1,182 boxes ({big['nodes']} nodes + "
+          f"{big['boxes']} boxes drawn after): median {med('big'):6.0f} ms, in the default picture "
+          f"{med('plain'):6.0f} ms: {paired('big', 'plain'):.2f}x (target <= 2x; both cold, fresh pages; per-run "
+          f"ratio, median of {RUNS}; early layouts used: {early})")
+    print(f"a chain of {BUDGET} boxes at node_budget={BUDGET}: page load -> first picture ready median "
+          f"{med('chain'):6.0f} ms ({rows['chain'][-1]['nodes']} nodes drawn)")
+
+
+if __name__ == "__main__":
+    main()
