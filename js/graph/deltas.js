@@ -5,7 +5,7 @@
 
 import { formatNumber } from "../picture/format.js";
 import { change } from "../core/learn.js";
-import { svgElement } from "../ui/svg.js";
+import { nameByTexts, svgElement } from "../ui/svg.js";
 
 
 /** `x` with its sign, as the Δ marks write it ("+0.0600", "-0.0100", "0.0000" when it rounds to nothing). */
@@ -52,12 +52,15 @@ export class DeltaMarks {
         g.append(mark);
         this.marks.push(mark);
       });
+      nameByTexts(g); // its name reads the marks too
     });
   }
 
   /** Remove every Δ mark (the numbers changed otherwise: a slider, training, Reset, a new picture). */
   clear() {
+    const boxes = new Set(this.marks.map((mark) => mark.parentElement));
     for (const mark of this.marks) mark.remove();
     this.marks = [];
+    for (const g of boxes) if (g) nameByTexts(g);
   }
 }

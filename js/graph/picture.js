@@ -81,7 +81,10 @@ export class BoundPicture {
     this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [], edges: new Map() };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
     this.bindFolds(view, byId, names.tape);
-    for (const g of svg.querySelectorAll("g.edge")) this.outline.edges.set(g.id, g);
+    for (const g of svg.querySelectorAll("g.edge")) {
+      this.outline.edges.set(g.id, g);
+      this.lazy.watch(g); // not painted when well out of sight
+    }
     const legend = byId.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
@@ -109,6 +112,7 @@ export class BoundPicture {
     makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
     const op = byId.get(`n${i}_op`);
     if (op) {
+      this.lazy.watch(op);
       this.targets.set(op, { node: i });
       this.outline.opGroupOf.set(i, op);
     }
@@ -326,7 +330,10 @@ export class Picture {
     });
     this.zoom = new Zoom(this.el);
     this.overview = new Overview(this.el); // the map of a picture that does not fit
-    this.zoom.changed = () => this.overview.update();
+    this.zoom.changed = () => {
+      this.overview.update();
+      if (this.bound) this.bound.lazy.look(); // zoomed or resized: what is in sight changed, before the frame paints
+    };
     this.frame = h("div", { className: "mgw-graph-frame" }, this.el, this.overview.el); // what the view places
     this.releaseWorker = holdLayoutWorker(); // one Graphviz worker per page, closed when no picture is left
   }
@@ -363,6 +370,7 @@ export class Picture {
       this.zoom.show(svg);
       this.el.replaceChildren(svg);
       if (place && (at || place.reveal)) this.zoom.settle(place.after(this.bound), at);
+      this.bound.lazy.look(); // what is well out of sight is not painted
     } catch (err) {
       if (generation !== this.generation) return false;
       clearTimeout(this.busyTimer);
