@@ -193,7 +193,9 @@ def _prefetched(page, key: str) -> float:
     }""", key)
 
 
-def main() -> None:
+def moons_pages(run) -> None:
+    """Call ``run(browser, server, www, root)`` with micrograd's moons loss (``root``) saved as ``moons.html`` in a
+    temp folder ``www`` served by ``server``, in headless Chromium (a line saying why when it is missing)."""
     reason = missing_chromium_reason()
     if reason:
         print(f"skipped: {reason}")
@@ -203,83 +205,90 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         www = Path(tmp)
         root = moons()
-        name, hidden = folded_weight(root)
         save_html(root, www / "moons.html")
         with StaticServer(www) as server, sync_playwright() as pw:
             browser = launch(pw)
             try:
-                names = ("cold", "open", "base", "reveal", "dwell", "double", "idle")
-                rows: dict[str, list[dict]] = {r: [] for r in names}
-                waits, shown = [], {}
-                trace = www / "trace.json"
-                expand = '[data-role="inspector"] [data-action="expand"]'
-                collapse_all = '.mgw-fold-controls [data-action="collapse-all"]'
-                for _ in range(RUNS):
-                    context, page = _open_page(browser, f"{server.url}/moons.html")
-                    key = _largest_box(page, select=False)
-                    box = f'[data-role="graph"] g.node.mgw-fold[data-fold="{key}"]'
-                    timed = {  # one after the other on this page: cold open, warm baseline, prefetched open, reveal
-                        "cold": _traced(browser, page, _RELAYOUT, {"selector": box, "press": "+"}, trace),
-                        "base": _traced(browser, page, _RELAYOUT, {"selector": collapse_all}, trace),
-                    }
-                    _largest_box(page)
-                    waits.append(_prefetched(page, key))
-                    timed["open"] = _traced(browser, page, _RELAYOUT, {"selector": expand}, trace)
-                    page.evaluate(_RELAYOUT, {"selector": collapse_all})
-                    timed["reveal"] = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
-                    # the other gestures, each on a fresh page (an early layout, once made, is kept for the next)
-                    for row, gesture in (("dwell", {"press": "+", "dwell": 500}), ("double", {"double": True}),
-                                         ("idle", {"press": "+", "idle": 1500})):
-                        context.close()
-                        context, page = _open_page(browser, f"{server.url}/moons.html")
-                        timed[row] = _traced(browser, page, _RELAYOUT, {"selector": box, **gesture}, trace)
-                    for row, (result, cpu) in timed.items():
-                        rows[row].append({**result, "cpu": cpu})
-                    shown = {row: result for row, (result, _) in timed.items()}
-                    context.close()
-
-                def med(row: str, field: str = "ms") -> float:
-                    return statistics.median(r[field] for r in rows[row])
-
-                def paired(row: str, field: str = "ms") -> float:
-                    return statistics.median(x[field] / y[field] for x, y in zip(rows[row], rows["base"], strict=True))
-
-                b, bc, base = med("base"), med("base", "cpu"), shown["base"]
-                threads = sorted({r["thread"] or "main" for rs in rows.values() for r in rs if "thread" in r})
-                prefetch = [w for w in waits if w is not None]
-                print(f"baseline: a warm layout of the folded picture (Collapse all) {b:6.0f} ms "
-                      f"({base['boxes']} boxes), main-thread CPU {bc:4.0f} ms; Graphviz ran in: "
-                      f"{', '.join(threads)}; median of {RUNS} pages")
-                for row, what in (("open", "selected box (inspector open, its layout done early), Expand click"),
-                                  ("idle", "'+' at once on the box after the page was left alone 1.5 s"),
-                                  ("double", "double-click as the page is ready (150 ms between the clicks), from the "
-                                             "dblclick"),
-                                  ("dwell", "'+' as the page is ready, on a box that kept the focus 0.5 s"),
-                                  ("cold", "'+' at once as the page is ready, on a box just focused")):
-                    o, oc, opened = med(row), med(row, "cpu"), shown[row]
-                    early = sum(r["early"] for r in rows[row])
-                    print(f"open the largest box ({key}) of the moons loss in the exported page, {what}: -> new boxes "
-                          f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
-                          f"{opened['clusters']} opened drawn): {o / b:.1f}x the baseline (targets <= 3x and "
-                          f"<= 1000 ms; per-page ratio median {paired(row):.1f}x); main-thread CPU {oc:4.0f} ms: "
-                          f"{oc / bc:.1f}x (per page {paired(row, 'cpu'):.1f}x); early layout used on {early} of "
-                          f"{RUNS} pages")
-                if prefetch:
-                    print(f"  the early layout was ready {statistics.median(prefetch):.0f} ms (median) after the box "
-                          f"was selected ({len(prefetch)} of {RUNS} pages)")
-                r, rc, revealed = med("reveal"), med("reveal", "cpu"), shown["reveal"]
-                print(f"reveal a search match ({name}, folded) in the same page: Enter -> boxes opened, match marked "
-                      f"and painted median {r:6.0f} ms (main-thread CPU {rc:4.0f} ms; target <= 1000 ms; median of "
-                      f"{RUNS} pages; status: {revealed['status']!r})")
-
-                context, page = _open_page(browser, f"{server.url}/moons.html")
-                full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
-                print(f"moons loss, Expand all that fits: click -> painted {full['ms']:6.0f} ms "
-                      f"({full['nodes']} nodes + {full['boxes']} boxes, {full['clusters']} opened; once)")
-                context.close()
-
+                run(browser, server, www, root)
             finally:
                 browser.close()
+
+
+def _measure(browser, server, www: Path, root: Value) -> None:
+    name, hidden = folded_weight(root)
+    names = ("cold", "open", "base", "reveal", "dwell", "double", "idle")
+    rows: dict[str, list[dict]] = {r: [] for r in names}
+    waits, shown = [], {}
+    trace = www / "trace.json"
+    expand = '[data-role="inspector"] [data-action="expand"]'
+    collapse_all = '.mgw-fold-controls [data-action="collapse-all"]'
+    for _ in range(RUNS):
+        context, page = _open_page(browser, f"{server.url}/moons.html")
+        key = _largest_box(page, select=False)
+        box = f'[data-role="graph"] g.node.mgw-fold[data-fold="{key}"]'
+        timed = {  # one after the other on this page: cold open, warm baseline, prefetched open, reveal
+            "cold": _traced(browser, page, _RELAYOUT, {"selector": box, "press": "+"}, trace),
+            "base": _traced(browser, page, _RELAYOUT, {"selector": collapse_all}, trace),
+        }
+        _largest_box(page)
+        waits.append(_prefetched(page, key))
+        timed["open"] = _traced(browser, page, _RELAYOUT, {"selector": expand}, trace)
+        page.evaluate(_RELAYOUT, {"selector": collapse_all})
+        timed["reveal"] = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
+        # the other gestures, each on a fresh page (an early layout, once made, is kept for the next)
+        for row, gesture in (("dwell", {"press": "+", "dwell": 500}), ("double", {"double": True}),
+                             ("idle", {"press": "+", "idle": 1500})):
+            context.close()
+            context, page = _open_page(browser, f"{server.url}/moons.html")
+            timed[row] = _traced(browser, page, _RELAYOUT, {"selector": box, **gesture}, trace)
+        for row, (result, cpu) in timed.items():
+            rows[row].append({**result, "cpu": cpu})
+        shown = {row: result for row, (result, _) in timed.items()}
+        context.close()
+
+    def med(row: str, field: str = "ms") -> float:
+        return statistics.median(r[field] for r in rows[row])
+
+    def paired(row: str, field: str = "ms") -> float:
+        return statistics.median(x[field] / y[field] for x, y in zip(rows[row], rows["base"], strict=True))
+
+    b, bc, base = med("base"), med("base", "cpu"), shown["base"]
+    threads = sorted({r["thread"] or "main" for rs in rows.values() for r in rs if "thread" in r})
+    prefetch = [w for w in waits if w is not None]
+    print(f"baseline: a warm layout of the folded picture (Collapse all) {b:6.0f} ms "
+          f"({base['boxes']} boxes), main-thread CPU {bc:4.0f} ms; Graphviz ran in: "
+          f"{', '.join(threads)}; median of {RUNS} pages")
+    for row, what in (("open", "selected box (inspector open, its layout done early), Expand click"),
+                      ("idle", "'+' at once on the box after the page was left alone 1.5 s"),
+                      ("double", "double-click as the page is ready (150 ms between the clicks), from the "
+                                 "dblclick"),
+                      ("dwell", "'+' as the page is ready, on a box that kept the focus 0.5 s"),
+                      ("cold", "'+' at once as the page is ready, on a box just focused")):
+        o, oc, opened = med(row), med(row, "cpu"), shown[row]
+        early = sum(r["early"] for r in rows[row])
+        print(f"open the largest box ({key}) of the moons loss in the exported page, {what}: -> new boxes "
+              f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
+              f"{opened['clusters']} opened drawn): {o / b:.1f}x the baseline (targets <= 3x and "
+              f"<= 1000 ms; per-page ratio median {paired(row):.1f}x); main-thread CPU {oc:4.0f} ms: "
+              f"{oc / bc:.1f}x (per page {paired(row, 'cpu'):.1f}x); early layout used on {early} of "
+              f"{RUNS} pages")
+    if prefetch:
+        print(f"  the early layout was ready {statistics.median(prefetch):.0f} ms (median) after the box "
+              f"was selected ({len(prefetch)} of {RUNS} pages)")
+    r, rc, revealed = med("reveal"), med("reveal", "cpu"), shown["reveal"]
+    print(f"reveal a search match ({name}, folded) in the same page: Enter -> boxes opened, match marked "
+          f"and painted median {r:6.0f} ms (main-thread CPU {rc:4.0f} ms; target <= 1000 ms; median of "
+          f"{RUNS} pages; status: {revealed['status']!r})")
+
+    context, page = _open_page(browser, f"{server.url}/moons.html")
+    full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
+    print(f"moons loss, Expand all that fits: click -> painted {full['ms']:6.0f} ms "
+          f"({full['nodes']} nodes + {full['boxes']} boxes, {full['clusters']} opened; once)")
+    context.close()
+
+
+def main() -> None:
+    moons_pages(_measure)
 
 
 if __name__ == "__main__":
