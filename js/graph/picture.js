@@ -332,7 +332,7 @@ export class Picture {
     this.overview = new Overview(this.el); // the map of a picture that does not fit
     this.zoom.changed = () => {
       this.overview.update();
-      if (this.bound) this.bound.lazy.look(); // zoomed or resized: what is in sight changed, before the frame paints
+      this.look(); // zoomed or resized
     };
     this.frame = h("div", { className: "mgw-graph-frame" }, this.el, this.overview.el); // what the view places
     this.releaseWorker = holdLayoutWorker(); // one Graphviz worker per page, closed when no picture is left
@@ -370,7 +370,7 @@ export class Picture {
       this.zoom.show(svg);
       this.el.replaceChildren(svg);
       if (place && (at || place.reveal)) this.zoom.settle(place.after(this.bound), at);
-      this.bound.lazy.look(); // what is well out of sight is not painted
+      this.look();
     } catch (err) {
       if (generation !== this.generation) return false;
       clearTimeout(this.busyTimer);
@@ -378,6 +378,14 @@ export class Picture {
       throw err;
     }
     return true;
+  }
+
+  /** What is in sight changed (a new picture, a zoom, a resize): the bound picture paints what is near it and draws
+   * text at the zoom's level of detail (graph/visible.js), before the frame is painted. */
+  look() {
+    if (!this.bound) return;
+    this.bound.lazy.setDetail(this.el.getAttribute("data-detail") === "low");
+    this.bound.lazy.look();
   }
 
   /** The picture shown is the one wanted after all: a layout still running (of another picture) is dropped when it

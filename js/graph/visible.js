@@ -51,6 +51,7 @@ export class LazyTexts {
     this.bounds = null; // per watched element: its bounding box in user units (x0, y0, x1, y1), once measured
     this.cancel = null; // cancels the scheduled quiet wait or idle chunk, while one is
     this.deferred = false; // this frame deferred a write (endFrame() schedules it)
+    this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
     this.onFocus = (event) => this.focused(event.target);
     this.onScroll = () => this.look();
     if (root) {
@@ -70,7 +71,7 @@ export class LazyTexts {
   /** Show `text` in `node` now if its box is in sight (or `now`), else when it comes into sight or the page is
    * idle (once endFrame() was called). */
   write(node, text, now = false) {
-    if (!now && this.hidden.has(node)) {
+    if (!now && (this.hidden.has(node) || (this.low && node.nodeType === 3))) {
       if (!this.pending.size) this.mark("pending");
       this.pending.set(node, text);
       this.deferred = true;
@@ -138,6 +139,14 @@ export class LazyTexts {
     }
     if (s === FAR) g.classList.add("mgw-culled");
     else if (was === FAR) g.classList.remove("mgw-culled");
+  }
+
+  /** The boxes draw their text (`low` false) or not (graph/zoom.js's level of detail): not drawn, texts are written
+   * as those out of sight are; drawn again, those of the boxes in sight are written at once. */
+  setDetail(low) {
+    if (low === this.low) return;
+    this.low = low;
+    if (!low) for (let k = 0; k < this.watched.length; k++) if (this.state[k] === IN_SIGHT) this.flushBox(this.watched[k]);
   }
 
   /** `target` got focus: if it is a watched box, its numbers are written and it is painted. */

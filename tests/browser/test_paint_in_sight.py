@@ -201,3 +201,32 @@ def test_the_level_of_detail_switches_with_zoom_without_flicker(show, guarded):
     # a box drawn without its text is still named by it (a screen reader, a speech-input user)
     expect(view.root.locator('g[data-node="n40"]')).to_have_accessible_name(re.compile(r"^n40\s*data -?\d"))
     assert [d for _, d, _ in seen] == ["full" if t else "low" for _, _, t in seen]
+
+
+def test_numbers_moved_at_low_detail_are_current_when_zoomed_back_in(show, guarded):
+    view = show(chain()["n40"])
+    graph = view.root.locator("[data-role=graph]")
+    graph.focus()
+    for _ in range(6):
+        graph.press("[")
+    assert graph.get_attribute("data-detail") == "low"
+    seen = view.root.evaluate("""async (r, look) => {
+      const graph = r.querySelector('[data-role=graph]');
+      const frame = () => new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
+      const slider = r.querySelector('input[type=range][data-leaf="a"]');
+      slider.value = slider.max;
+      slider.dispatchEvent(new Event('input', {bubbles: true}));
+      await frame();
+      const state = graph.getAttribute('data-numbers');
+      while (graph.getAttribute('data-detail') === 'low') {
+        graph.dispatchEvent(new KeyboardEvent('keydown', {key: ']', bubbles: true}));
+      }
+      await frame();
+      return {state, boxes: eval(look)(r), max: Number(slider.max)};
+    }""", _LOOK)
+    assert seen["state"] == "pending", "at low detail the move wrote every text at once: the test checks nothing"
+    nodes = chain(seen["max"])
+    shown = [b for b in seen["boxes"] if b["where"] == "in" and b["key"] != "n40"]  # the output's is always written
+    assert shown, "no box in sight"
+    for b in shown:
+        assert b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']} shows old numbers: {b}"
