@@ -1,19 +1,13 @@
 """Opening fold boxes in the exported page (issue 9's targets), measured in headless Chromium, printed as ratios.
 
+(The slider frames with these pictures open: benchmarks/bench_frames.py.)
 1. Opening the largest box of micrograd's moons loss (``layers.1``, 53,072 nodes): a click on Expand -> the new
    picture laid out, bound and painted (target: <= 1 s, and <= 3x the baseline); baseline: a warm layout of the
    folded picture on the same page (Collapse all after the first layout: the page's second layout of the default
    picture, the WebAssembly already compiled).
 2. Revealing a search match: Enter on the dotted name of a weight folded inside a closed box -> the boxes on its
    path opened, the new picture painted with the weight marked (target: <= 1 s).
-3. With the largest box open (~210 units drawn): slider input -> painted frame (the view replays the whole tape and
-   repaints numbers, fills and the boxes' live numbers), against the floor of one unrelated text change on the
-   same page (target <= 1.5x) and against the same page's frame with the default 8-box picture (what the replay
-   of 65,818 nodes costs by itself); timed as benchmarks/bench_widget.py times slider frames (until the watched
-   number, in sight, shows the move); also the time until every number in the picture is current (the graph's
-   data-numbers="current": boxes out of sight are written lazily, js/graph/visible.js). The same for the
-   lecture's MLP loss (398 nodes) after Expand all that fits, where the replay costs next to nothing.
-4. Expand all that fits on the moons loss (5 boxes opened, ~230 units in dense clusters): click -> painted, once.
+3. Expand all that fits on the moons loss (5 boxes opened, ~230 units in dense clusters): click -> painted, once.
 Row 1 is timed for each way to open a box: after the box was selected (its inspector open, the view's early layout
 in the worker done: js/graph/folding.js prefetch), from the Expand click; '+' at once after the page was left alone
 1.5 s (the view lays the largest box out early by itself once idle); and as the page is ready (the worst case, the
@@ -41,10 +35,8 @@ if str(ROOT / "tests") not in sys.path:
 
 # E402: these imports need tests/ on sys.path (the browser helpers are shared with the browser tests).
 from bench_engine import SEED, loss, make_moons  # noqa: E402
-from bench_widget import _SLIDER_FRAMES  # noqa: E402
 from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa: E402
 from browser.mgw_browser.http import StaticServer  # noqa: E402
-from builders import lecture_mlp_loss  # noqa: E402
 
 from micrograd_widget.core.tape import Tape  # noqa: E402
 from micrograd_widget.engine import Value  # noqa: E402
@@ -165,54 +157,6 @@ def _traced(browser, page, script: str, arg: dict, trace: Path) -> tuple[dict, f
     return result, cpu / 1000
 
 
-# Slider input -> every number in the picture current (js/graph/visible.js writes the numbers of boxes out of the
-# graph box's sight in idle time: the graph says data-numbers="current" again) and that frame painted, in ms each.
-_ALL_CURRENT = """async ({leaf, n}) => {
-  const root = document.querySelector('.mgw-root');
-  const graph = root.querySelector('[data-role="graph"]');
-  const slider = [...root.querySelectorAll('input[type=range]')].find(e => e.getAttribute('data-leaf') === leaf);
-  const afterPaint = () => new Promise(resolve => {
-    const ch = new MessageChannel(); ch.port1.onmessage = () => resolve(performance.now()); ch.port2.postMessage(0); });
-  const nextPaint = () => new Promise(resolve => requestAnimationFrame(() => resolve(afterPaint())));
-  const current = () => graph.getAttribute('data-numbers') !== 'pending';
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    await nextPaint();
-    while (!current()) await new Promise(ok => setTimeout(ok, 20));
-    const t0 = await new Promise(resolve => requestAnimationFrame(() => {
-      const t = performance.now();
-      slider.value = i % 2 ? slider.min : slider.max;
-      slider.dispatchEvent(new Event('input', {bubbles: true}));
-      resolve(t);
-    }));
-    await new Promise((resolve, reject) => {
-      const check = () => graph.getAttribute('data-numbers') === 'current';
-      const obs = new MutationObserver(() => { if (check()) { obs.disconnect(); resolve(); } });
-      obs.observe(graph, {attributes: true, attributeFilter: ['data-numbers']});
-      // the frame's numbers are computed in this frame or the next: wait for one paint before trusting "current"
-      nextPaint().then(() => { if (check()) { obs.disconnect(); resolve(); } });
-      setTimeout(() => { obs.disconnect(); reject(new Error('numbers still pending after 10 s')); }, 10000);
-    });
-    times.push(await nextPaint() - t0);
-  }
-  return times;
-}"""
-
-
-def _frames(page, leaf: str, watch: str) -> tuple[float, float]:
-    """Median slider input -> painted frame, and the floor of one unrelated text change, on this page (ms). The
-    watched node's box is scrolled into the graph box's sight first: out of sight, its number is written lazily
-    (js/graph/visible.js), and the user watching it sees it."""
-    page.evaluate("""watch => {
-      const g = document.querySelector(`.mgw-root [data-role="graph"] g[data-node="${watch}"]`);
-      if (!g) throw new Error(`no box for ${watch}`);
-      g.scrollIntoView({block: 'center', inline: 'center'});
-    }""", watch)
-    frames = page.evaluate(_SLIDER_FRAMES, {"leaf": leaf, "watch": watch, "n": SLIDER_FRAMES})
-    floor = page.evaluate(_SLIDER_FRAMES, {"leaf": None, "watch": None, "n": SLIDER_FRAMES})
-    return statistics.median(frames["frame"]), statistics.median(floor["frame"])
-
-
 def _open_page(browser, url: str):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
@@ -249,7 +193,9 @@ def _prefetched(page, key: str) -> float:
     }""", key)
 
 
-def main() -> None:
+def moons_pages(run) -> None:
+    """Call ``run(browser, server, www, root)`` with micrograd's moons loss (``root``) saved as ``moons.html`` in a
+    temp folder ``www`` served by ``server``, in headless Chromium (a line saying why when it is missing)."""
     reason = missing_chromium_reason()
     if reason:
         print(f"skipped: {reason}")
@@ -259,107 +205,90 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         www = Path(tmp)
         root = moons()
-        name, hidden = folded_weight(root)
         save_html(root, www / "moons.html")
-        mlp = lecture_mlp_loss()
-        mlp.label = "loss"
-        save_html(mlp, www / "mlp.html")
         with StaticServer(www) as server, sync_playwright() as pw:
             browser = launch(pw)
             try:
-                names = ("cold", "open", "base", "reveal", "dwell", "double", "idle")
-                rows: dict[str, list[dict]] = {r: [] for r in names}
-                waits, shown = [], {}
-                trace = www / "trace.json"
-                expand = '[data-role="inspector"] [data-action="expand"]'
-                collapse_all = '.mgw-fold-controls [data-action="collapse-all"]'
-                for _ in range(RUNS):
-                    context, page = _open_page(browser, f"{server.url}/moons.html")
-                    key = _largest_box(page, select=False)
-                    box = f'[data-role="graph"] g.node.mgw-fold[data-fold="{key}"]'
-                    timed = {  # one after the other on this page: cold open, warm baseline, prefetched open, reveal
-                        "cold": _traced(browser, page, _RELAYOUT, {"selector": box, "press": "+"}, trace),
-                        "base": _traced(browser, page, _RELAYOUT, {"selector": collapse_all}, trace),
-                    }
-                    _largest_box(page)
-                    waits.append(_prefetched(page, key))
-                    timed["open"] = _traced(browser, page, _RELAYOUT, {"selector": expand}, trace)
-                    page.evaluate(_RELAYOUT, {"selector": collapse_all})
-                    timed["reveal"] = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
-                    # the other gestures, each on a fresh page (an early layout, once made, is kept for the next)
-                    for row, gesture in (("dwell", {"press": "+", "dwell": 500}), ("double", {"double": True}),
-                                         ("idle", {"press": "+", "idle": 1500})):
-                        context.close()
-                        context, page = _open_page(browser, f"{server.url}/moons.html")
-                        timed[row] = _traced(browser, page, _RELAYOUT, {"selector": box, **gesture}, trace)
-                    for row, (result, cpu) in timed.items():
-                        rows[row].append({**result, "cpu": cpu})
-                    shown = {row: result for row, (result, _) in timed.items()}
-                    context.close()
-
-                def med(row: str, field: str = "ms") -> float:
-                    return statistics.median(r[field] for r in rows[row])
-
-                def paired(row: str, field: str = "ms") -> float:
-                    return statistics.median(x[field] / y[field] for x, y in zip(rows[row], rows["base"], strict=True))
-
-                b, bc, base = med("base"), med("base", "cpu"), shown["base"]
-                threads = sorted({r["thread"] or "main" for rs in rows.values() for r in rs if "thread" in r})
-                prefetch = [w for w in waits if w is not None]
-                print(f"baseline: a warm layout of the folded picture (Collapse all) {b:6.0f} ms "
-                      f"({base['boxes']} boxes), main-thread CPU {bc:4.0f} ms; Graphviz ran in: "
-                      f"{', '.join(threads)}; median of {RUNS} pages")
-                for row, what in (("open", "selected box (inspector open, its layout done early), Expand click"),
-                                  ("idle", "'+' at once on the box after the page was left alone 1.5 s"),
-                                  ("double", "double-click as the page is ready (150 ms between the clicks), from the "
-                                             "dblclick"),
-                                  ("dwell", "'+' as the page is ready, on a box that kept the focus 0.5 s"),
-                                  ("cold", "'+' at once as the page is ready, on a box just focused")):
-                    o, oc, opened = med(row), med(row, "cpu"), shown[row]
-                    early = sum(r["early"] for r in rows[row])
-                    print(f"open the largest box ({key}) of the moons loss in the exported page, {what}: -> new boxes "
-                          f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
-                          f"{opened['clusters']} opened drawn): {o / b:.1f}x the baseline (targets <= 3x and "
-                          f"<= 1000 ms; per-page ratio median {paired(row):.1f}x); main-thread CPU {oc:4.0f} ms: "
-                          f"{oc / bc:.1f}x (per page {paired(row, 'cpu'):.1f}x); early layout used on {early} of "
-                          f"{RUNS} pages")
-                if prefetch:
-                    print(f"  the early layout was ready {statistics.median(prefetch):.0f} ms (median) after the box "
-                          f"was selected ({len(prefetch)} of {RUNS} pages)")
-                r, rc, revealed = med("reveal"), med("reveal", "cpu"), shown["reveal"]
-                print(f"reveal a search match ({name}, folded) in the same page: Enter -> boxes opened, match marked "
-                      f"and painted median {r:6.0f} ms (main-thread CPU {rc:4.0f} ms; target <= 1000 ms; median of "
-                      f"{RUNS} pages; status: {revealed['status']!r})")
-
-                context, page = _open_page(browser, f"{server.url}/moons.html")
-                leaf = page.locator(".mgw-root input[type=range]").first.get_attribute("data-leaf")
-                plain, plain_floor = _frames(page, leaf, "loss")
-                _largest_box(page)
-                big = page.evaluate(_RELAYOUT, {"selector": '[data-role="inspector"] [data-action="expand"]'})
-                f, fl = _frames(page, leaf, "loss")
-                current = statistics.median(page.evaluate(_ALL_CURRENT, {"leaf": leaf, "n": 10}))
-                print(f"moons loss with {key} open ({big['nodes']} nodes + {big['boxes']} boxes drawn): slider input "
-                      f"-> painted frame median {f:6.2f} ms vs one unrelated text change {fl:6.2f} ms: {f / fl:.2f}x "
-                      f"(target <= 1.5x); the default 8-box picture's frame on the same page {plain:6.2f} ms "
-                      f"(floor {plain_floor:6.2f} ms): opening costs {f / plain:.2f}x ({SLIDER_FRAMES} frames each)")
-                print(f"  the same moves -> every number in the picture current (boxes out of the graph box's sight "
-                      f"are written once the numbers were still 250 ms, in idle chunks) and painted: median "
-                      f"{current:6.0f} ms (10 moves)")
-                full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
-                print(f"moons loss, Expand all that fits: click -> painted {full['ms']:6.0f} ms "
-                      f"({full['nodes']} nodes + {full['boxes']} boxes, {full['clusters']} opened; once)")
-                context.close()
-
-                context, page = _open_page(browser, f"{server.url}/mlp.html")
-                full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
-                leaf = page.locator(".mgw-root input[type=range]").first.get_attribute("data-leaf")
-                f, fl = _frames(page, leaf, "loss")
-                print(f"lecture MLP loss after Expand all that fits ({full['nodes']} nodes + {full['boxes']} boxes, "
-                      f"{full['clusters']} opened): slider input -> painted frame median {f:6.2f} ms vs one unrelated "
-                      f"text change {fl:6.2f} ms: {f / fl:.2f}x (target <= 1.5x; {SLIDER_FRAMES} frames)")
-                context.close()
+                run(browser, server, www, root)
             finally:
                 browser.close()
+
+
+def _measure(browser, server, www: Path, root: Value) -> None:
+    name, hidden = folded_weight(root)
+    names = ("cold", "open", "base", "reveal", "dwell", "double", "idle")
+    rows: dict[str, list[dict]] = {r: [] for r in names}
+    waits, shown = [], {}
+    trace = www / "trace.json"
+    expand = '[data-role="inspector"] [data-action="expand"]'
+    collapse_all = '.mgw-fold-controls [data-action="collapse-all"]'
+    for _ in range(RUNS):
+        context, page = _open_page(browser, f"{server.url}/moons.html")
+        key = _largest_box(page, select=False)
+        box = f'[data-role="graph"] g.node.mgw-fold[data-fold="{key}"]'
+        timed = {  # one after the other on this page: cold open, warm baseline, prefetched open, reveal
+            "cold": _traced(browser, page, _RELAYOUT, {"selector": box, "press": "+"}, trace),
+            "base": _traced(browser, page, _RELAYOUT, {"selector": collapse_all}, trace),
+        }
+        _largest_box(page)
+        waits.append(_prefetched(page, key))
+        timed["open"] = _traced(browser, page, _RELAYOUT, {"selector": expand}, trace)
+        page.evaluate(_RELAYOUT, {"selector": collapse_all})
+        timed["reveal"] = _traced(browser, page, _REVEAL, {"name": name, "id": hidden}, trace)
+        # the other gestures, each on a fresh page (an early layout, once made, is kept for the next)
+        for row, gesture in (("dwell", {"press": "+", "dwell": 500}), ("double", {"double": True}),
+                             ("idle", {"press": "+", "idle": 1500})):
+            context.close()
+            context, page = _open_page(browser, f"{server.url}/moons.html")
+            timed[row] = _traced(browser, page, _RELAYOUT, {"selector": box, **gesture}, trace)
+        for row, (result, cpu) in timed.items():
+            rows[row].append({**result, "cpu": cpu})
+        shown = {row: result for row, (result, _) in timed.items()}
+        context.close()
+
+    def med(row: str, field: str = "ms") -> float:
+        return statistics.median(r[field] for r in rows[row])
+
+    def paired(row: str, field: str = "ms") -> float:
+        return statistics.median(x[field] / y[field] for x, y in zip(rows[row], rows["base"], strict=True))
+
+    b, bc, base = med("base"), med("base", "cpu"), shown["base"]
+    threads = sorted({r["thread"] or "main" for rs in rows.values() for r in rs if "thread" in r})
+    prefetch = [w for w in waits if w is not None]
+    print(f"baseline: a warm layout of the folded picture (Collapse all) {b:6.0f} ms "
+          f"({base['boxes']} boxes), main-thread CPU {bc:4.0f} ms; Graphviz ran in: "
+          f"{', '.join(threads)}; median of {RUNS} pages")
+    for row, what in (("open", "selected box (inspector open, its layout done early), Expand click"),
+                      ("idle", "'+' at once on the box after the page was left alone 1.5 s"),
+                      ("double", "double-click as the page is ready (150 ms between the clicks), from the "
+                                 "dblclick"),
+                      ("dwell", "'+' as the page is ready, on a box that kept the focus 0.5 s"),
+                      ("cold", "'+' at once as the page is ready, on a box just focused")):
+        o, oc, opened = med(row), med(row, "cpu"), shown[row]
+        early = sum(r["early"] for r in rows[row])
+        print(f"open the largest box ({key}) of the moons loss in the exported page, {what}: -> new boxes "
+              f"painted median {o:6.0f} ms ({opened['nodes']} nodes, {opened['boxes']} boxes, "
+              f"{opened['clusters']} opened drawn): {o / b:.1f}x the baseline (targets <= 3x and "
+              f"<= 1000 ms; per-page ratio median {paired(row):.1f}x); main-thread CPU {oc:4.0f} ms: "
+              f"{oc / bc:.1f}x (per page {paired(row, 'cpu'):.1f}x); early layout used on {early} of "
+              f"{RUNS} pages")
+    if prefetch:
+        print(f"  the early layout was ready {statistics.median(prefetch):.0f} ms (median) after the box "
+              f"was selected ({len(prefetch)} of {RUNS} pages)")
+    r, rc, revealed = med("reveal"), med("reveal", "cpu"), shown["reveal"]
+    print(f"reveal a search match ({name}, folded) in the same page: Enter -> boxes opened, match marked "
+          f"and painted median {r:6.0f} ms (main-thread CPU {rc:4.0f} ms; target <= 1000 ms; median of "
+          f"{RUNS} pages; status: {revealed['status']!r})")
+
+    context, page = _open_page(browser, f"{server.url}/moons.html")
+    full = page.evaluate(_RELAYOUT, {"selector": '.mgw-fold-controls [data-action="expand-all"]'})
+    print(f"moons loss, Expand all that fits: click -> painted {full['ms']:6.0f} ms "
+          f"({full['nodes']} nodes + {full['boxes']} boxes, {full['clusters']} opened; once)")
+    context.close()
+
+
+def main() -> None:
+    moons_pages(_measure)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 // svgElement (js/ui/svg.js) and textContent: no markup is parsed.
 
 import { changeFrom, formatChange } from "../picture/change.js";
-import { svgElement } from "../ui/svg.js";
+import { nameByTexts, svgElement } from "../ui/svg.js";
 
 /** The lowest y of a box's outline (a polygon's points or a path's numbers), or NaN. */
 function bottomOf(shape) {
@@ -44,12 +44,15 @@ export class DeltaMarks {
         g.append(mark);
         this.marks.push(mark);
       });
+      nameByTexts(g); // its name reads the marks too
     });
   }
 
   /** Remove every Δ mark (the numbers changed otherwise: a slider, training, Reset, a new picture). */
   clear() {
+    const boxes = new Set(this.marks.map((mark) => mark.parentElement));
     for (const mark of this.marks) mark.remove();
     this.marks = [];
+    for (const g of boxes) if (g) nameByTexts(g);
   }
 }

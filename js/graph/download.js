@@ -74,7 +74,9 @@ export function svgFileText(svg) {
   for (const el of copy.querySelectorAll("[tabindex]")) {
     el.removeAttribute("tabindex");
     el.removeAttribute("role");
+    el.removeAttribute("aria-labelledby");
   }
+  for (const el of copy.querySelectorAll(".mgw-culled")) el.classList.remove("mgw-culled"); // the view's paint saving
   const style = svgElement("style");
   style.textContent = EXPORT_STYLE;
   copy.insertBefore(style, copy.firstChild);

@@ -81,7 +81,10 @@ export class BoundPicture {
     this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [], edges: new Map() };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
     this.bindFolds(view, byId, names.tape);
-    for (const g of svg.querySelectorAll("g.edge")) this.outline.edges.set(g.id, g);
+    for (const g of svg.querySelectorAll("g.edge")) {
+      this.outline.edges.set(g.id, g);
+      this.lazy.watch(g); // not painted when well out of sight
+    }
     const legend = byId.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
@@ -109,6 +112,7 @@ export class BoundPicture {
     makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
     const op = byId.get(`n${i}_op`);
     if (op) {
+      this.lazy.watch(op);
       this.targets.set(op, { node: i });
       this.outline.opGroupOf.set(i, op);
     }
@@ -326,7 +330,10 @@ export class Picture {
     });
     this.zoom = new Zoom(this.el);
     this.overview = new Overview(this.el); // the map of a picture that does not fit
-    this.zoom.changed = () => this.overview.update();
+    this.zoom.changed = () => {
+      this.overview.update();
+      this.look(); // zoomed or resized
+    };
     this.frame = h("div", { className: "mgw-graph-frame" }, this.el, this.overview.el); // what the view places
     this.releaseWorker = holdLayoutWorker(); // one Graphviz worker per page, closed when no picture is left
   }
@@ -363,6 +370,7 @@ export class Picture {
       this.zoom.show(svg);
       this.el.replaceChildren(svg);
       if (place && (at || place.reveal)) this.zoom.settle(place.after(this.bound), at);
+      this.look();
     } catch (err) {
       if (generation !== this.generation) return false;
       clearTimeout(this.busyTimer);
@@ -370,6 +378,14 @@ export class Picture {
       throw err;
     }
     return true;
+  }
+
+  /** What is in sight changed (a new picture, a zoom, a resize): the bound picture paints what is near it and draws
+   * text at the zoom's level of detail (graph/visible.js), before the frame is painted. */
+  look() {
+    if (!this.bound) return;
+    this.bound.lazy.setDetail(this.el.getAttribute("data-detail") === "low");
+    this.bound.lazy.look();
   }
 
   /** The picture shown is the one wanted after all: a layout still running (of another picture) is dropped when it

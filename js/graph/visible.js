@@ -1,18 +1,28 @@
 // @ts-check
-// Numbers of boxes out of sight are written lazily. Chromium lays out every changed SVG <text> in the next frame
-// (~30 us each, measured: 182 texts, 5.6 ms of layout), so a frame writes only the texts and fills of boxes in
-// (or within a margin of) the picture's scroll box; the others once the numbers have been still for a while, in
-// idle chunks; at once when their box scrolls into sight or gets focus (its accessible name is the text it
-// shows); and on flush() before anything reads the picture (the SVG/PNG export). The graph element says which:
-// data-numbers="current" | "pending" (js/host/svg-contract.md).
+// What the graph box has in sight, and what a frame pays for. Chromium re-records the paint of every element of the
+// SVG on any change in it, and lays out every changed SVG <text> in the next frame (~30 us each, measured: 182
+// texts, 5.6 ms of layout). So:
+// - a box (value node, op, closed fold box) or edge well out of the scroll box's sight (more than half the box's
+//   size, NEAR, beyond its edges) is not painted: class mgw-culled (widget.css: its shapes hidden, its texts not
+//   laid out; its <g> keeps its place, focus and accessible name, so Tab, the overview and scrolling work as before);
+// - a frame writes the texts and fills of boxes in (or within SIGHT_PX of) sight; the others once the numbers have
+//   been still for a while, in idle chunks; at once when their box comes within NEAR of sight (before it is painted
+//   again, so it scrolls in current) or gets focus (its accessible name is the text it shows); and on flush() before
+//   anything reads the picture (the SVG/PNG export). The graph element says which:
+//   data-numbers="current" | "pending" (js/host/svg-contract.md).
+// Where each box is comes from its bounding box in the picture's user units (measured once per picture: the
+// layout never moves, zoom only scales it), against the scroll box's visible area mapped into those units, on each
+// scroll, zoom and resize (look()), before that frame is painted.
 
 import { whenIdle } from "../ui/idle.js";
 
-const MARGIN = "80px"; // about one box: a box about to scroll in is already current
+const SIGHT_PX = 80; // about one box: a box about to scroll in is already current
+const NEAR_MIN_PX = 200; // boxes within max(this, half the scroll box's size) of sight stay painted
 const QUIET_MS = 250; // out-of-sight numbers wait until the numbers were still this long
 const CHUNK = 40; // texts per idle chunk (~30 us of layout each in Chromium: ~1.2 ms per frame)
 /** @type {[number, number]} */
 const IDLE = [500, 16]; // whenIdle's timeout, and its timer where the browser has no idle callbacks (ms)
+const FAR = 0, NEAR = 1, IN_SIGHT = 2; // a watched element's state
 
 // A Text node's text, or a shape's fill.
 function put(node, value) {
@@ -20,35 +30,48 @@ function put(node, value) {
   else node.setAttribute("fill", value);
 }
 
+/** The rectangle [left, top, right, bottom] of client px `r` grown by `m`, in the user units of matrix `u`
+ * (client px -> user units: an SVGMatrix, which has no transformPoint in Chromium). */
+function userRect(u, r, m) {
+  const x0 = r.left - m, y0 = r.top - m, x1 = r.right + m, y1 = r.bottom + m;
+  const xs = [x0, x1, x0, x1].map((x, k) => u.a * x + u.c * (k < 2 ? y0 : y1) + u.e);
+  const ys = [x0, x1, x0, x1].map((x, k) => u.b * x + u.d * (k < 2 ? y0 : y1) + u.f);
+  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+}
+
 export class LazyTexts {
-  /** `root`: the graph's scroll box (the observer's root, and where data-numbers is set). */
+  /** `root`: the graph's scroll box (what is in its sight counts, and where data-numbers is set). */
   constructor(root) {
     this.root = root;
     this.pending = new Map(); // Text node -> the text it should show
     this.hidden = new Set(); // Text nodes whose box is out of sight
     this.textsOf = new Map(); // box g -> its live Text nodes
+    this.watched = []; // the boxes and edges whose sight is tracked, in watch() order
+    this.state = new Uint8Array(0); // per watched element: FAR, NEAR or IN_SIGHT (all in sight until look())
+    this.bounds = null; // per watched element: its bounding box in user units (x0, y0, x1, y1), once measured
     this.cancel = null; // cancels the scheduled quiet wait or idle chunk, while one is
     this.deferred = false; // this frame deferred a write (endFrame() schedules it)
-    this.observer = root && typeof IntersectionObserver === "function"
-      ? new IntersectionObserver((entries) => this.seen(entries), { root, rootMargin: MARGIN }) : null;
-    this.onFocus = (event) => this.flushBox(event.target);
+    this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
+    this.onFocus = (event) => this.focused(event.target);
+    this.onScroll = () => this.look();
     if (root) {
       root.addEventListener("focusin", this.onFocus);
+      root.addEventListener("scroll", this.onScroll, { passive: true });
       root.setAttribute("data-numbers", "current");
     }
   }
 
-  /** Watch box `g`, whose live numbers are the Text nodes `texts` (written through write()). */
-  watch(g, texts) {
-    if (!this.observer || !texts.length) return;
-    this.textsOf.set(g, texts);
-    this.observer.observe(g);
+  /** Watch box or edge `g`; a box's live numbers are the Text nodes (and shape) `texts` (written through write()). */
+  watch(g, texts = []) {
+    if (!this.root) return;
+    this.watched.push(g);
+    if (texts.length) this.textsOf.set(g, texts);
   }
 
   /** Show `text` in `node` now if its box is in sight (or `now`), else when it comes into sight or the page is
    * idle (once endFrame() was called). */
   write(node, text, now = false) {
-    if (!now && this.hidden.has(node)) {
+    if (!now && (this.hidden.has(node) || (this.low && node.nodeType === 3))) {
       if (!this.pending.size) this.mark("pending");
       this.pending.set(node, text);
       this.deferred = true;
@@ -65,16 +88,72 @@ export class LazyTexts {
     this.schedule();
   }
 
-  seen(entries) {
-    for (const { target, isIntersecting } of entries) {
-      const texts = this.textsOf.get(target);
-      if (!texts) continue;
+  /** Each watched element's bounding box in user units (the picture is in the page: Graphviz's layout is final). */
+  measure() {
+    const n = this.watched.length;
+    const bounds = new Float64Array(4 * n);
+    for (let k = 0; k < n; k++) {
+      const b = this.watched[k].getBBox();
+      bounds.set([b.x, b.y, b.x + b.width, b.y + b.height], 4 * k);
+    }
+    this.bounds = bounds;
+    if (this.state.length !== n) this.state = new Uint8Array(n).fill(IN_SIGHT);
+  }
+
+  /** Where the scroll box's visible area is now: paint what is near it, write the numbers that came in sight.
+   * Called on scroll, zoom, resize and a new picture, before the frame is painted. */
+  look() {
+    const root = this.root;
+    if (!root || !this.watched.length || !this.watched[0].isConnected || !root.clientWidth) return;
+    const ctm = /** @type {SVGGraphicsElement} */ (this.watched[0]).getScreenCTM();
+    if (!ctm) return;
+    if (!this.bounds) this.measure();
+    const r = root.getBoundingClientRect();
+    const area = { left: r.left + root.clientLeft, top: r.top + root.clientTop };
+    const v = { ...area, right: area.left + root.clientWidth, bottom: area.top + root.clientHeight };
+    const inverse = ctm.inverse();
+    const sight = userRect(inverse, v, SIGHT_PX);
+    const near = userRect(inverse, v, Math.max(NEAR_MIN_PX, root.clientWidth / 2, root.clientHeight / 2));
+    const meets = (q, k) => {
+      const b = this.bounds;
+      return b[k] <= q[2] && b[k + 2] >= q[0] && b[k + 1] <= q[3] && b[k + 3] >= q[1];
+    };
+    for (let k = 0; k < this.watched.length; k++) {
+      const s = meets(sight, 4 * k) ? IN_SIGHT : meets(near, 4 * k) ? NEAR : FAR;
+      if (s !== this.state[k]) this.become(k, s);
+    }
+  }
+
+  /** Watched element k goes to state `s`: its numbers written before it is painted again, painted or not. */
+  become(k, s) {
+    const g = this.watched[k];
+    const was = this.state[k];
+    this.state[k] = s;
+    const texts = this.textsOf.get(g);
+    if (texts) {
       for (const node of texts) {
-        if (isIntersecting) this.hidden.delete(node);
+        if (s === IN_SIGHT) this.hidden.delete(node);
         else this.hidden.add(node);
       }
-      if (isIntersecting) this.flushBox(target);
+      if (s === IN_SIGHT || was === FAR) this.flushBox(g);
     }
+    if (s === FAR) g.classList.add("mgw-culled");
+    else if (was === FAR) g.classList.remove("mgw-culled");
+  }
+
+  /** The boxes draw their text (`low` false) or not (graph/zoom.js's level of detail): not drawn, texts are written
+   * as those out of sight are; drawn again, those of the boxes in sight are written at once. */
+  setDetail(low) {
+    if (low === this.low) return;
+    this.low = low;
+    if (!low) for (let k = 0; k < this.watched.length; k++) if (this.state[k] === IN_SIGHT) this.flushBox(this.watched[k]);
+  }
+
+  /** `target` got focus: if it is a watched box, its numbers are written and it is painted. */
+  focused(target) {
+    const k = this.watched.indexOf(target);
+    if (k >= 0 && this.state[k] === FAR) this.become(k, NEAR);
+    else this.flushBox(target);
   }
 
   flushBox(g) {
@@ -136,7 +215,9 @@ export class LazyTexts {
     this.pending.clear();
     if (this.cancel !== null) this.cancel();
     this.cancel = null;
-    if (this.observer) this.observer.disconnect();
-    if (this.root) this.root.removeEventListener("focusin", this.onFocus);
+    if (this.root) {
+      this.root.removeEventListener("focusin", this.onFocus);
+      this.root.removeEventListener("scroll", this.onScroll);
+    }
   }
 }

@@ -21,6 +21,11 @@ export const MIN_SCALE = 0.05;
 export const MAX_SCALE = 8;
 export const STEP = 1.25;
 export const READABLE = 0.6; // the default font at 60% or more is readable (issue 19)
+// The level of detail: below LOW_DETAIL the boxes' 11 pt text is under 5 px tall, too small to read, and is not drawn
+// (widget.css, data-detail="low"); it comes back at FULL_DETAIL, a zoom step above, so that a pinch hovering at the
+// threshold does not make it flicker. The exports always hold the full text (the DOM keeps it).
+export const LOW_DETAIL = 0.3;
+export const FULL_DETAIL = 0.375;
 const SIGHT_MARGIN = 16; // px kept between what is put in sight and the box's edges
 const DRAG_PX = 4; // a press that moves less than this is a click, not a pan
 
@@ -59,6 +64,11 @@ export function svgSizePx(svg) {
 export function openingScale(natural, box, readable = READABLE) {
   if (!(box > 0) || !(natural > box)) return 1;
   return Math.max(readable, box / natural);
+}
+
+/** The level of detail at `scale`, "low" or "full", given the one shown now (`shown`): the thresholds' hysteresis. */
+export function detailAt(scale, shown) {
+  return scale < (shown === "low" ? FULL_DETAIL : LOW_DETAIL) ? "low" : "full";
 }
 
 export function clampScale(scale) {
@@ -276,6 +286,7 @@ export class Zoom {
       this.svg.style.width = `${this.natural.width * scale}px`;
       this.svg.style.height = `${this.natural.height * scale}px`;
       this.el.setAttribute("data-zoom", scale.toFixed(4));
+      this.el.setAttribute("data-detail", detailAt(scale, this.el.getAttribute("data-detail")));
     }
     this.changed();
     return scale;

@@ -3,8 +3,8 @@
 
 import assert from "node:assert/strict";
 import test from "node:test";
-import { MAX_SCALE, MIN_SCALE, READABLE, anchoredScroll, clampScale, fitScale, openingScale, scrollToPlace, svgWidthPx }
-  from "./zoom.js";
+import { MAX_SCALE, MIN_SCALE, READABLE, anchoredScroll, clampScale, detailAt, fitScale, openingScale, scrollToPlace,
+  svgWidthPx } from "./zoom.js";
 
 test("fit: the whole picture in the box, never above 100%", () => {
   assert.equal(fitScale(1400, 300, 700, 600), 0.5, "width decides");
@@ -62,4 +62,14 @@ test("a place in sight: the centre where it was, then moved the least to lie ins
   assert.equal(scrollToPlace(1000, 4000, 500, null, 0), 1000, "its start brought to the area's start");
   // Nearly as long as the area: the margins shrink, it is centred.
   assert.equal(scrollToPlace(1000, 1480, 500, null, 0), 990);
+});
+
+test("level of detail: the text drops below 30% and comes back at 37.5%, not in between", () => {
+  assert.equal(detailAt(0.31, "full"), "full");
+  assert.equal(detailAt(0.29, "full"), "low");
+  assert.equal(detailAt(0.31, "low"), "low", "hysteresis: a pinch hovering at 30% does not flicker");
+  assert.equal(detailAt(0.37, "low"), "low");
+  assert.equal(detailAt(0.38, "low"), "full");
+  assert.equal(detailAt(1, null), "full", "a new picture at 100%");
+  assert.equal(detailAt(MIN_SCALE, null), "low");
 });

@@ -64,7 +64,7 @@ export function boxesById(svg) {
 
 /**
  * A box a keyboard user can reach with Tab and press (Enter) like a button. Its accessible name is the text it
- * shows (label, data, grad: live as the numbers change, and what a speech-input user reads on screen);
+ * shows (label, data, grad: live as the numbers change, and what a speech-input user reads on screen), drawn or not;
  * `description` says more (full name, what Enter does).
  * @param {Element} g
  * @param {string} description
@@ -78,6 +78,24 @@ export function makeFocusable(g, description) {
   g.setAttribute("tabindex", "0");
   g.setAttribute("role", "button");
   g.setAttribute("aria-description", description);
+  nameByTexts(g);
+}
+
+/**
+ * Name box `g` by its texts: aria-labelledby their ids (made from the box's own id). A name taken so reads the texts
+ * even while they are not drawn (the graph view leaves them out of the paint out of sight and at low zoom,
+ * js/graph/visible.js), as the name from content would not. Call it again when a text comes or goes.
+ * @param {Element} g
+ */
+export function nameByTexts(g) {
+  if (!g.id) return; // named from its content
+  /** @type {string[]} */
+  const ids = [];
+  g.querySelectorAll("text").forEach((text, k) => {
+    if (!text.id) text.id = `${g.id}-t${k}`;
+    ids.push(text.id);
+  });
+  g.setAttribute("aria-labelledby", ids.join(" "));
 }
 
 /**

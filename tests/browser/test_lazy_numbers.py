@@ -17,6 +17,7 @@ from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.exports import svg_numbers
+from .mgw_browser.graphs import labelled_chain
 
 pytestmark = pytest.mark.browser
 
@@ -24,19 +25,8 @@ LENGTH = 40
 
 
 def chain(a: float = 0.5) -> dict[str, Value]:
-    """A long chain n1 = a * c1 + d1, n2 = n1 * c2 + d2, ... (every node labelled), backpropagated: drawn left
-    to right it is far wider than the graph box, so most of its boxes are out of sight at 100%."""
-    nodes = {"a": Value(a, label="a")}
-    x = nodes["a"]
-    for k in range(1, LENGTH + 1):
-        c, d = Value(1.0 + k / 100, label=f"c{k}"), Value(0.1 * k, label=f"d{k}")
-        m = x * c
-        m.label = f"m{k}"
-        x = m + d
-        x.label = f"n{k}"
-        nodes.update({c.label: c, d.label: d, m.label: m, x.label: x})
-    x.backward()
-    return nodes
+    """The long labelled chain, most of its boxes out of sight at 100%."""
+    return labelled_chain(LENGTH, a)
 
 
 # Move slider `leaf` to its max as a user would, wait two frames; then: the graph's data-numbers and, for every

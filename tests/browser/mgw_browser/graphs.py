@@ -52,6 +52,22 @@ def chain_graph(n_nodes: int, seed: int = 7) -> Value:
     return acc
 
 
+def labelled_chain(length: int = 40, a: float = 0.5) -> dict[str, Value]:
+    """A long chain n1 = a * c1 + d1, n2 = n1 * c2 + d2, ... (every node labelled), backpropagated, by label: drawn
+    left to right it is far wider than the graph box, so most of its boxes are out of sight at 100%."""
+    nodes = {"a": Value(a, label="a")}
+    x = nodes["a"]
+    for k in range(1, length + 1):
+        c, d = Value(1.0 + k / 100, label=f"c{k}"), Value(0.1 * k, label=f"d{k}")
+        m = x * c
+        m.label = f"m{k}"
+        x = m + d
+        x.label = f"n{k}"
+        nodes.update({c.label: c, d.label: d, m.label: m, x.label: x})
+    x.backward()
+    return nodes
+
+
 def moons_loss(numbered: bool = True) -> Value:
     """micrograd's moons demo loss (MLP(2,[16,16,1]), 100 points, ~65,800 nodes), from benchmarks/bench_engine.py;
     ``numbered``: every parameter gets a unique label (p0, p1, ...) so each slider names one leaf; otherwise the
