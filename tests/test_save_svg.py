@@ -243,7 +243,9 @@ def test_the_widget_refuses_at_once_a_picture_past_every_node_budget_and_points_
 def test_the_moons_loss_opened_to_node_budget_2000_lays_out_in_the_kernel(tmp_path):
     """Expand all that fits at node_budget=2000 on micrograd's moons loss (65,818 nodes): the open set stops at the
     layout cost (the regularisation sum stays closed: opened, its terms' edges crossed ~130,000 ranks and dot ran for
-    minutes), so the kernel's dot lays it out within its limit, every box drawn."""
+    minutes), so the kernel's dot lays it out within its limit, every box drawn; a picture that large has straight
+    edges (routing its ~7,000 splines was a quarter of the page's layout), drawn before every box, so a box hides
+    the lines that pass behind it and its numbers stay readable."""
     root = moons_like_loss()
     w = GraphWidget(root, node_budget=2000)
     tree = w._fold_tree()
@@ -251,7 +253,23 @@ def test_the_moons_loss_opened_to_node_budget_2000_lays_out_in_the_kernel(tmp_pa
     assert "sum:65813" not in w.opened and len(w.opened) > 5
     view = w._drawing()
     assert len(view.shown) + len(view.folds) > 1000
-    drawn = classes(w.save_svg(tmp_path / "big.svg").read_text())
+    svg = w.save_svg(tmp_path / "big.svg").read_text()
+    drawn = classes(svg)
     assert len([k for k, c in drawn.items() if "node" in c and k != "mgw-legend"]) \
         == len(re.findall(r"^\t+(n\d+(?:_op)?|fold\d+) \[", view.dot, re.M))
+    order = [set((g.get("class") or "").split()) for g in ET.fromstring(svg).iter(f"{SVG}g")]
+    edges = [k for k, c in enumerate(order) if "edge" in c]
+    assert len(edges) > 1000 and max(edges) < min(k for k, c in enumerate(order) if "node" in c), "edges first"
+    for g in ET.fromstring(svg).iter(f"{SVG}g"):
+        if "edge" in (g.get("class") or ""):
+            assert _off_line(g.find(f"{SVG}path").get("d")) < 1.0, f"edge {g.get('id')} is not straight"
     w.close()
+
+
+def _off_line(d: str) -> float:
+    """How far (in points) an SVG path's points stray from the straight line between its ends."""
+    nums = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", d)]
+    points = list(zip(nums[::2], nums[1::2], strict=True))
+    (x0, y0), (x1, y1) = points[0], points[-1]
+    length = max(1e-9, ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
+    return max(abs((x1 - x0) * (y - y0) - (y1 - y0) * (x - x0)) / length for x, y in points)

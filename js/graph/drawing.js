@@ -45,7 +45,7 @@ export class Drawing {
     const changed = action === "expand" ? folding.expand(key) : action === "collapse" ? folding.collapse(key)
       : action === "expand-all" ? folding.expandAll() : action === "collapse-all" ? folding.set([]) : false;
     if (!changed) {
-      if (action === "expand") this.view.toolbar.setStatus("That box does not fit in the node budget beside what is open: collapse a box or raise node_budget.");
+      if (action === "expand") this.view.toolbar.setStatus(folding.expandRefusal(key) ?? "");
       // back to the picture shown after a failed one (Collapse all once the open set went back): the error is over
       else if (errors.has("layout") && (await this.layout())) errors.clearFailure("layout");
       return false;

@@ -285,6 +285,11 @@ export class Folding {
     return this.set(fold.expand(this.tree, this.open, key, this.budget()));
   }
 
+  /** Why `expand(key)` would leave it closed, in the learner's words (null: it opens). @param {string} key */
+  expandRefusal(key) {
+    return fold.expandRefusal(this.tree, this.open, key, this.budget());
+  }
+
   /** @param {string} key */
   collapse(key) {
     return this.set(fold.collapse(this.tree, this.open, key));

@@ -15,6 +15,7 @@
 //   openingCost(tree, g) -> number             the ranks the edges of group g cross once it is open
 //   grow(tree, flags, candidates, budget, limits)  the fit loop: open each candidate that fits, in order
 //   fits(tree, flags, budget, limits) -> boolean   whether the picture of `flags` is within the three limits
+//   misfit(tree, flags, budget, limits) -> "units" | "cost" | "edges" | null   the limit it is past (null: fits)
 //   (limits: {edges, cost}, edgeLimit's and costLimit's)
 
 import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
@@ -317,6 +318,20 @@ export function grow(tree, flags, candidates, budget, limits) {
  * @returns {boolean}
  */
 export function fits(tree, flags, budget, limits) {
-  if (unitsOfFlags(tree, flags) > budget || costOf(tree, flags) > limits.cost) return false;
-  return edgeCount(tree, unitArray(tree, flags).unit) <= limits.edges;
+  return misfit(tree, flags, budget, limits) === null;
+}
+
+/**
+ * Which limit the picture of `flags` is past, tested in `fits`'s order ("units", "cost", "edges"), or null when it
+ * fits: what the page tells a learner whose box stays closed.
+ * @param {FoldTree} tree
+ * @param {Uint8Array} flags
+ * @param {number} budget
+ * @param {{edges: number, cost: number}} limits
+ * @returns {"units" | "cost" | "edges" | null}
+ */
+export function misfit(tree, flags, budget, limits) {
+  if (unitsOfFlags(tree, flags) > budget) return "units";
+  if (costOf(tree, flags) > limits.cost) return "cost";
+  return edgeCount(tree, unitArray(tree, flags).unit) > limits.edges ? "edges" : null;
 }

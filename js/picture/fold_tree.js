@@ -15,6 +15,7 @@
 //   dotFor(tape, tree, open, options) -> string   the DOT, byte-identical to Python's (picture/dot.js writeDot)
 //   expand(tree, open, key, budget) -> open'  open `key` (and what it needs above it), then its child groups,
 //                                            nearest the output first, while the picture fits the budget
+//   expandRefusal(tree, open, key, budget) -> words | null   why expand leaves `key` closed, in the learner's words
 //   collapse(tree, open, key) -> open'       close `key` and every group inside it
 //   expandAllThatFits(tree, open, budget) -> open'   open groups nearest the output first while they fit
 //   closedBoxOf(tree, open, node) -> key | null       the outermost closed group holding `node` (null: drawn)
@@ -23,9 +24,9 @@
 //   boxMax(grad, members, out) -> node | null   the member whose |grad| a closed box shows and is coloured by
 
 import { writeDot } from "./dot.js";
-import { costLimit, edgeLimit, fits, grow, unitArray, unitsOfFlags } from "./fold_fit.js";
+import { costLimit, edgeLimit, grow, misfit, unitArray, unitsOfFlags } from "./fold_fit.js";
 import { plural, thousands } from "./format.js";
-import { FOLD_SPEC_VERSION } from "../core/shared.js";
+import { FOLD_SPEC_VERSION, LAYOUT_COST_LIMIT } from "../core/shared.js";
 
 /** @import { Palette } from "./format.js" */
 /** @import { BinaryBuffer, Tape } from "../core/spec.js" */
@@ -361,14 +362,49 @@ function indexOf(tree, key) {
  * @returns {string[]}
  */
 export function expand(tree, open, key, budget) {
+  const { flags, trial, limits, refused } = tryOpen(tree, open, key, budget);
+  if (refused) return canonical(tree, flags);
+  grow(tree, trial, tree.groups[indexOf(tree, key)].children, budget, limits);
+  return canonical(tree, trial);
+}
+
+/**
+ * `open` with `key` and the groups holding it opened (`trial`), the limits of a set grown from `open`, and the limit
+ * that trial is past (null: expand opens it).
+ * @param {FoldTree} tree
+ * @param {Iterable<string>} open
+ * @param {string} key
+ * @param {number} budget
+ */
+function tryOpen(tree, open, key, budget) {
   const g = indexOf(tree, key);
   const flags = openFlags(tree, open);
   const limits = { edges: edgeLimit(tree, flags, budget), cost: costLimit(tree, flags) };
   const trial = flags.slice();
   for (let a = g; a >= 0; a = tree.groups[a].parent) trial[a] = 1;
-  if (!fits(tree, trial, budget, limits)) return canonical(tree, flags);
-  grow(tree, trial, tree.groups[g].children, budget, limits);
-  return canonical(tree, trial);
+  return { flags, trial, limits, refused: misfit(tree, trial, budget, limits) };
+}
+
+/**
+ * Why `expand` leaves `key` closed beside `open`, said to a learner (null: it opens). Past the layout cost, raising
+ * the node budget does not help: the box's edges reach far back across the picture, which makes it slow to lay out.
+ * @param {FoldTree} tree
+ * @param {Iterable<string>} open
+ * @param {string} key
+ * @param {number} budget
+ * @returns {string | null}
+ */
+export function expandRefusal(tree, open, key, budget) {
+  const { refused } = tryOpen(tree, open, key, budget);
+  if (refused === "cost") {
+    return "Opening that box would make the picture too slow to lay out: its edges reach far back across the picture "
+      + `(the picture's edges may cross at most ${thousands(LAYOUT_COST_LIMIT)} ranks). Close other boxes first; `
+      + "a larger node_budget does not help.";
+  }
+  if (refused === "edges") {
+    return "That box draws too many edges to fit in the node budget beside what is open: collapse a box or raise node_budget.";
+  }
+  return refused ? "That box does not fit in the node budget beside what is open: collapse a box or raise node_budget." : null;
 }
 
 /**

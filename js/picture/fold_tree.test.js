@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 
 import { backwardSteps, gradsAfter } from "../core/stepper.js";
 import {
-  closedBoxOf, collapse, compileFolds, dotFor, expand, expandAllThatFits, keysToReveal, pictureFor, unitsFor,
+  closedBoxOf, collapse, compileFolds, dotFor, expand, expandAllThatFits, expandRefusal, keysToReveal, pictureFor,
+  unitsFor,
 } from "./fold_tree.js";
 import { FOLDS, foldFiles, load } from "./folds.fixture.js";
 
@@ -131,4 +132,23 @@ test("while stepping, the DOT writes a grad not reached yet as the picture shows
   const grad = gradsAfter(backwardSteps(tape, data), 0);
   assert.equal(dotFor(tape, tree, open, { data, grad, reachedAt: null }), dotFor(tape, tree, open, { data, grad }),
     "no stepper: the DOT Python writes");
+});
+
+test("a box left closed says why: past the layout cost it is too slow to lay out, not out of the node budget", () => {
+  // cost_cap.json's Σ box (generate_folds.py COST_CAP): its units and edges fit the budget, but the edges of its terms
+  // reach far back, and opening it would cross 10,297 ranks, over LAYOUT_COST_LIMIT.
+  const { tree } = load("cost_cap.json");
+  const key = tree.groups.find((G) => G.parent < 0).key;
+  assert.deepEqual(expand(tree, [], key, 2000), [], "refused");
+  const words = expandRefusal(tree, [], key, 2000);
+  assert.match(words, /too slow to lay out/);
+  assert.match(words, /reach far back/);
+  assert.match(words, /10,000 ranks/);
+  assert.match(words, /Close other boxes first/);
+  assert.doesNotMatch(words, /does not fit in the node budget/);
+  const small = expandRefusal(tree, [], key, 10);
+  assert.match(small, /does not fit in the node budget/, "past the units: the budget's words");
+  const { tree: moons } = load("moons.json");
+  const opened = moons.groups.find((G) => G.parent < 0).key;
+  assert.equal(expandRefusal(moons, [], opened, 2000), null, "a box that opens has no refusal");
 });

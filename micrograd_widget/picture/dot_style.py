@@ -21,8 +21,10 @@ DOT_STYLE: Final[dict[str, dict[str, str]]] = {
     "folded": {"ranksep": "0.25", "nodesep": "0.2"},        # added when the picture has a closed box
     # added past LARGE_PICTURE_EDGES edges, with a smaller nslimit (dot.py large_layout): a tenth of the
     # crossing-minimisation passes (the moons loss at node_budget=2000 opened: 0.95 s -> 0.33 s in Debian's dot, with
-    # 0.5% fewer crossings; at 1000: 0.6% more) and one global ranking (no "lost edge" retry, which doubled the time)
-    "large": {"mclimit": "0.1", "newrank": "true"},
+    # 0.5% fewer crossings; at 1000: 0.6% more), one global ranking (no "lost edge" retry, which doubled the time)
+    # and straight edges drawn before the boxes (which hide them where they pass behind): routing ~7,000 splines
+    # around the boxes was a quarter of the page's layout there
+    "large": {"mclimit": "0.1", "newrank": "true", "outputorder": "edgesfirst", "splines": "line"},
     "node": {"fillcolor": ZERO_COLOR, **_FONT, "shape": "record", "style": "filled"},
     "edge": {"arrowsize": "0.7", "class": "mgw-edge", "color": "#555555"},
     "message": {"labeljust": "l", "labelloc": "t"},         # where the picture's message (its label) sits
