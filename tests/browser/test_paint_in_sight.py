@@ -45,16 +45,20 @@ _LOOK = """r => {
   });
 }"""
 
-# Move slider `leaf` to its max as a user would; then scroll the graph box from where it is until box `to` is in the
-# middle, at a normal pace (`steps` scroll positions, one frame each) and, at each, look at the boxes (_LOOK); also
-# the graph's data-numbers right after the move (the test must catch boxes whose numbers were left for later).
-_MOVE_AND_SCROLL = """async (r, [leaf, to, steps, look]) => {
+# The start of each test's script: slider `leaf` to its max as a user would ('input'), then one painted frame.
+_MOVE_TO_MAX = """
   const graph = r.querySelector('[data-role=graph]');
   const frame = () => new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
   const slider = r.querySelector(`input[type=range][data-leaf="${leaf}"]`);
   slider.value = slider.max;
   slider.dispatchEvent(new Event('input', {bubbles: true}));
   await frame();
+"""
+
+# Move slider `leaf` to its max as a user would; then scroll the graph box from where it is until box `to` is in the
+# middle, at a normal pace (`steps` scroll positions, one frame each) and, at each, look at the boxes (_LOOK); also
+# the graph's data-numbers right after the move (the test must catch boxes whose numbers were left for later).
+_MOVE_AND_SCROLL = """async (r, [leaf, to, steps, look]) => {""" + _MOVE_TO_MAX + """
   const state = graph.getAttribute('data-numbers');
   const b = graph.getBoundingClientRect(), q = graph.querySelector(`g[data-node="${to}"]`).getBoundingClientRect();
   const x0 = graph.scrollLeft, y0 = graph.scrollTop;
@@ -107,13 +111,7 @@ def test_far_boxes_are_not_painted_and_scroll_in_with_current_numbers(show, guar
 
 def test_a_far_box_focused_or_found_is_painted_with_current_numbers(show, guarded):
     view = show(chain()["n40"])
-    shown = view.root.evaluate("""async (r, look) => {
-      const graph = r.querySelector('[data-role=graph]');
-      const frame = () => new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
-      const slider = r.querySelector('input[type=range][data-leaf="a"]');
-      slider.value = slider.max;
-      slider.dispatchEvent(new Event('input', {bubbles: true}));
-      await frame();
+    shown = view.root.evaluate("""async (r, [leaf, look]) => {""" + _MOVE_TO_MAX + """
       const box = key => eval(look)(r).find(b => b.key === key);
       const before = {n3: box('n3'), m30: box('m30')};
       graph.querySelector('g[data-node="n3"]').focus();  // as Tab does: the browser scrolls it in
@@ -126,7 +124,7 @@ def test_a_far_box_focused_or_found_is_painted_with_current_numbers(show, guarde
       for (let k = 0; k < 100 && !graph.querySelector('g.mgw-match[data-node="m30"]'); k++) await frame();
       await frame();
       return {before, focused, found: box('m30'), max: Number(slider.max)};
-    }""", _LOOK)
+    }""", ["a", _LOOK])
     nodes = chain(shown["max"])
     for key in ("n3", "m30"):
         b = shown["before"][key]
@@ -210,20 +208,14 @@ def test_numbers_moved_at_low_detail_are_current_when_zoomed_back_in(show, guard
     for _ in range(6):
         graph.press("[")
     assert graph.get_attribute("data-detail") == "low"
-    seen = view.root.evaluate("""async (r, look) => {
-      const graph = r.querySelector('[data-role=graph]');
-      const frame = () => new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
-      const slider = r.querySelector('input[type=range][data-leaf="a"]');
-      slider.value = slider.max;
-      slider.dispatchEvent(new Event('input', {bubbles: true}));
-      await frame();
+    seen = view.root.evaluate("""async (r, [leaf, look]) => {""" + _MOVE_TO_MAX + """
       const state = graph.getAttribute('data-numbers');
       while (graph.getAttribute('data-detail') === 'low') {
         graph.dispatchEvent(new KeyboardEvent('keydown', {key: ']', bubbles: true}));
       }
       await frame();
       return {state, boxes: eval(look)(r), max: Number(slider.max)};
-    }""", _LOOK)
+    }""", ["a", _LOOK])
     assert seen["state"] == "pending", "at low detail the move wrote every text at once: the test checks nothing"
     nodes = chain(seen["max"])
     shown = [b for b in seen["boxes"] if b["where"] == "in" and b["key"] != "n40"]  # the output's is always written
