@@ -10,6 +10,9 @@ headless Chromium, printed as same-page ratios; and the kernel's ``save_svg`` of
    cost of the layout (target <= 2x). Opening it also opens its children that fit (a 1,071 / 1,684-box picture).
 3. A chain of 2,000 boxes (the budget's most): the page's first picture, load -> ready.
 4. The kernel: ``GraphWidget.save_svg`` of row 1's open set (target <= 10 s) and of the default picture.
+5. The kernel: ``save_svg`` of a polynomial by Horner's rule (602 nodes; every step fed by x), whose default picture the
+   planner keeps within the layout cost (before: 11.5 s at node_budget=250, stopped at 60 s at 2000), against a chain
+   of as many nodes.
 Medians of RUNS fresh pages. Run: ``.venv/bin/python benchmarks/bench_layout.py``."""
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ if str(ROOT / "tests") not in sys.path:
 from bench_folding import _RELAYOUT, _open_page, moons  # noqa: E402
 from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa: E402
 from browser.mgw_browser.http import StaticServer  # noqa: E402
-from builders import tanh_chain  # noqa: E402
+from builders import horner, tanh_chain  # noqa: E402
 
 from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.graph.widget import GraphWidget  # noqa: E402
@@ -61,9 +64,28 @@ def kernel_rows(root: Value) -> None:
     w.close()
 
 
+def far_edges_row() -> None:
+    """Row 5: a polynomial by Horner's rule (x feeding every step: its edges reach far back) in the kernel's dot,
+    the default picture at node_budget=250 and BUDGET, against a chain of as many nodes (edges of one step)."""
+    for budget in (250, BUDGET):
+        times = []
+        for root in (horner(200), tanh_chain(602)):
+            w = GraphWidget(root, node_budget=budget)
+            drawn = len(w._drawing().shown) + len(w._drawing().folds)
+            with tempfile.TemporaryDirectory() as tmp:
+                t = time.perf_counter()
+                w.save_svg(Path(tmp) / "p.svg")
+                times.append((time.perf_counter() - t, drawn))
+            w.close()
+        (poly, boxes), (chain, chain_boxes) = times
+        print(f"kernel save_svg of Horner's rule (602 nodes) at node_budget={budget}: {boxes} boxes drawn, "
+              f"{poly:5.1f} s; a {chain_boxes}-box tanh chain {chain:5.2f} s: {poly / chain:.1f}x")
+
+
 def main() -> None:
     root = moons()
     kernel_rows(root)
+    far_edges_row()
     reason = missing_chromium_reason()
     if reason:
         print(f"skipped the page's rows: {reason}")

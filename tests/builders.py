@@ -277,6 +277,17 @@ def tanh_chain(n: int) -> Value:
     return v
 
 
+def horner(degree: int, x: float = 0.5) -> Value:
+    """A polynomial by Horner's rule, ``y = y * x + c``: one input ``x`` feeding every step of a chain of
+    3 * degree + 2 nodes, so its edges reach back across the whole picture (dot's slowest kind of graph)."""
+    xv = Value(x, label="x")
+    y = Value(1.0, label="c0")
+    for k in range(degree):
+        y = y * xv + Value(0.1, label=f"c{k + 1}")
+    y.backward()
+    return y
+
+
 def chain(n: int) -> Value:
     """A graph of about ``n`` nodes with no scopes."""
     x = Value(0.5, label="x")

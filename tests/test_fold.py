@@ -12,7 +12,7 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
-from builders import chain, lecture_graph, moons_like_loss
+from builders import chain, horner, lecture_graph, moons_like_loss, tanh_chain
 from helpers import SVG, assert_no_markup, classes, render, svg_groups, texts
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,8 +23,9 @@ from micrograd_widget.core.tape import Tape
 from micrograd_widget.host.options import DEFAULT_OPTIONS, MAX_NODE_BUDGET, MIN_NODE_BUDGET
 from micrograd_widget.nn import MLP
 from micrograd_widget.picture import dot as dot_module
+from micrograd_widget.picture import fold as fold_module
 from micrograd_widget.picture.dot import GraphView, graph_view
-from micrograd_widget.picture.fold import Fold
+from micrograd_widget.picture.fold import FAR_RANKS_LIMIT, Fold, far_ranks, unit_pairs
 from micrograd_widget.picture.fold_rules import MIN_LEAF_GROUP, MIN_SUM_TERMS
 from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, format_number
 
@@ -57,6 +58,44 @@ def test_small_graphs_are_not_folded() -> None:
     view = graph_view(lecture_graph())
     assert view.shown == tuple(range(7)) and view.folds == () and view.message == ""
     assert graph_view(chain(1000), node_budget=None).folds == ()
+
+
+def test_far_ranks_count_the_ranks_each_edge_crosses_beyond_the_next() -> None:
+    # x feeds m1 = x * a and m2 = m1 * x: ranks x 0, a 0, m1 2 (its op between), m2 4; an edge into a node drawn in
+    # full crosses 2 ranks when its tail sits just before it: only x -> m2 crosses more, 2 ranks (worked by hand)
+    x, a = Value(2.0, label="x"), Value(3.0, label="a")
+    tape = Tape.from_value(x * a * x)
+    assert far_ranks(unit_pairs(tape, list(range(len(tape)))), len(tape)) == 2
+    # Horner's rule of degree d: the k-th product m_k = y * x sits at rank 4k - 2 and its sum a_k = m_k + c_k at 4k;
+    # x and c_k are leaves (rank 0): x -> m_k crosses 4k - 4 ranks beyond the next, c_k -> a_k 4k - 2, the others
+    # none: 4d(d + 1) - 6d in all; a chain has none
+    for d in (1, 5, 40):
+        tape = Tape.from_value(horner(d))
+        by_hand = sum(4 * k - 4 + 4 * k - 2 for k in range(1, d + 1))
+        assert by_hand == 4 * d * (d + 1) - 6 * d
+        assert far_ranks(unit_pairs(tape, list(range(len(tape)))), len(tape)) == by_hand
+    tape = Tape.from_value(tanh_chain(2000))
+    assert far_ranks(unit_pairs(tape, list(range(len(tape)))), len(tape)) == 0
+
+
+def test_the_default_picture_keeps_its_far_ranks_within_the_limit() -> None:
+    # 602 nodes, under a budget of 2000, but drawn whole its edges cross 159,600 ranks beyond the next: dot ran for
+    # minutes on it (issue 22)
+    tape = Tape.from_value(horner(200))
+    assert far_ranks(unit_pairs(tape, list(range(len(tape)))), len(tape)) == 159_600
+    for budget in (250, MAX_NODE_BUDGET):
+        view = graph_view(tape, node_budget=budget)
+        check_partition(view)
+        [rest] = view.folds
+        assert rest.kind == "distance"
+        unit = [len(tape) if i in rest.members else i for i in range(len(tape))]
+        # within the limit, and near it: the bisection keeps the most units nearest the output that fit
+        assert 3 * FAR_RANKS_LIMIT // 4 < far_ranks(unit_pairs(tape, unit), len(tape)) <= FAR_RANKS_LIMIT
+        assert view.message.endswith(fold_module.SLOW_LAYOUT_NOTE)
+    # a graph whose edges do not reach far is drawn whole under the budget (the 2,000-box chain), and folded with no
+    # such words above it
+    assert len(graph_view(Tape.from_value(tanh_chain(2000)), node_budget=MAX_NODE_BUDGET).shown) == 2000
+    assert not graph_view(Tape.from_value(chain(400)), node_budget=50).message.endswith(fold_module.SLOW_LAYOUT_NOTE)
 
 
 @pytest.mark.usefixtures("dot_program")

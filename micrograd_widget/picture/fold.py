@@ -22,6 +22,9 @@ loss), and a message (``Plan.message``) saying what was folded. The root is alwa
   edges (a few thousand edges make Graphviz's layout take minutes).
 - When the nodes outside modules are still too many, or there are no scopes, the units nearest the
   root (breadth first over inputs) are kept and the rest, computed earlier, go into one box "earlier steps".
+- Layout cost: a default picture (even of a graph under the budget) whose edges cross more than
+  ``FAR_RANKS_LIMIT`` ranks beyond the next (``far_ranks``: Graphviz's virtual nodes; an input feeding every step of
+  a long chain, as in Horner's rule) keeps only as many units nearest the root as stay within it, and says so.
 - Spare budget buys detail: when the folds above leave boxes unused, the terms of each long sum
   (largest terms box first) are drawn in full, nearest the output first (breadth first from the
   total through its partial sums; a node shared by two terms goes with the nearer one), as many as
@@ -50,6 +53,7 @@ from micrograd_widget.picture.fold_rules import (
     distance_note,
     distance_title,
     edge_count,
+    edge_owners,
     fold_boxes,
     scope_levels,
     terms_title_and_note,
@@ -57,13 +61,20 @@ from micrograd_widget.picture.fold_rules import (
 )
 from micrograd_widget.picture.text import plural
 
-__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT"]
+__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT", "FAR_RANKS_LIMIT", "far_ranks", "unit_pairs"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
 # Opening boxes keeps a picture's layout cost (fold_fit.py layout_cost: the ranks its edges cross, which Graphviz's
 # dot lays out as that many virtual nodes) at most max(this, the cost of the set it starts from). Past ~10,000 dot's
 # passes blow up: the moons loss at node_budget=2000 opened to its regularisation sum (~140,000) ran for minutes.
 LAYOUT_COST_LIMIT = 10_000
+# What the folding sentence adds when the default picture draws fewer boxes than the budget for its layout cost.
+# The default picture keeps the ranks its edges cross beyond the next one (``far_ranks``: dot's virtual nodes) at most
+# this. An input feeding every step of a long chain (Horner's rule, ``y = y * x + c``) makes them grow as the square
+# of the chain: Debian's dot took 0.3 s at 3,500 (degree 30), 0.7 s at 6,300, 7.3 s at 14,300, 28 s at 25,300 and
+# over a minute at 39,400 (degree 100, 302 nodes); a chain of 2,000 boxes has none.
+FAR_RANKS_LIMIT = 4_000
+SLOW_LAYOUT_NOTE = " (fewer than the node budget allows: their edges reach far back, which is slow to lay out)"
 
 
 @dataclass(frozen=True)
@@ -100,7 +111,7 @@ def plan(tape: Tape, budget: int | None, facts: TapeFacts | None = None) -> Plan
     ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms.
     ``facts``: the tape's (fold_rules.TapeFacts), to share what it finds with the fold hierarchy."""
     n = len(tape)
-    if budget is None or n <= budget:
+    if budget is None or (n <= budget and far_ranks(unit_pairs(tape, list(range(n))), n) <= FAR_RANKS_LIMIT):
         return Plan(list(range(n)), [], "")
     edge_budget = EDGES_PER_BOX * budget
     facts = TapeFacts(tape) if facts is None else facts
@@ -112,14 +123,19 @@ def plan(tape: Tape, budget: int | None, facts: TapeFacts | None = None) -> Plan
         boxes = _unfold_terms(tape, boxes, unit, edges, budget)
         if len(boxes) < len(chosen[0]):     # a terms box drawn whole is gone: the boxes after it are renumbered
             unit = units_of(n, boxes)
-        kept = None                         # every unit
+        kept, slow = None, False            # every unit
+        # an edge crosses at most 2 ranks per unit: only past that bound are they counted (the moons loss's 15
+        # units and <= 250 edges are not)
+        bound = 2 * len(set(unit)) * max(budget, edges)
+        if bound > FAR_RANKS_LIMIT and far_ranks(unit_pairs(tape, unit), n) > FAR_RANKS_LIMIT:
+            kept, slow = _nearest_within_cost(tape, unit, boxes, budget - 1, edge_budget)
     else:
         # Too many nodes outside modules (or no modules): keep the modules at the deepest depth with
         # at most half the budget in boxes, then the units nearest the root; fold the rest in one box.
         boxes = built[next((k for k, b in enumerate(levels) if len(b) <= budget // 2), len(levels) - 1)]
         unit = units_of(n, boxes)
-        kept = _nearest_units(tape, unit, boxes, budget - 1, edge_budget)
-    return _plan_of(tape, boxes, unit, kept)
+        kept, slow = _nearest_within_cost(tape, unit, boxes, budget - 1, edge_budget)
+    return _plan_of(tape, boxes, unit, kept, slow)
 
 
 def _module_level(facts: TapeFacts, levels: list[list[Box]], budget: int, edge_budget: int,
@@ -149,9 +165,9 @@ def _module_level(facts: TapeFacts, levels: list[list[Box]], budget: int, edge_b
     return fallback
 
 
-def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int] | None) -> Plan:
+def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int] | None, slow: bool = False) -> Plan:
     """The plan drawing the ``kept`` units (None: every unit): nodes and boxes kept, every other node in one
-    last box."""
+    last box; ``slow``: fewer were kept than the budget allows, for their layout cost (the message says so)."""
     n = len(tape)
     rest: tuple[int, ...] = ()
     if kept is None:
@@ -164,7 +180,8 @@ def _plan_of(tape: Tape, boxes: list[Box], unit: list[int], kept: set[int] | Non
              for k, b in enumerate(drawn)]
     if rest:
         folds.append(Fold(f"fold{len(folds)}", distance_title(), rest, "distance", distance_note(len(rest))))
-    return Plan(shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + _what_was_folded(drawn, len(rest)))
+    why = SLOW_LAYOUT_NOTE if slow else ""
+    return Plan(shown, folds, f"showing {len(shown):,} of {n:,} nodes; " + _what_was_folded(drawn, len(rest)) + why)
 
 
 @dataclass
@@ -308,6 +325,73 @@ def _what_was_folded(boxes: list[Box], rest: int) -> str:
     if rest:
         parts.append(f"the {plural(rest, 'node')} computed earliest folded into one box ('{distance_title()}')")
     return ", ".join(parts)
+
+
+def _nearest_within_cost(tape: Tape, unit: list[int], boxes: list[Box], limit: int,
+                         edge_limit: int) -> tuple[set[int], bool]:
+    """``_nearest_units``, with fewer units when their edges would cross more than FAR_RANKS_LIMIT ranks beyond
+    the next (``far_ranks``): the most units, found by bisection, whose picture stays within it, and whether it took
+    fewer. An input that feeds a long chain (``y = y * x + c``, Horner's rule) reaches back across every rank of
+    it, and dot's passes ran for minutes on such a picture of 250 boxes."""
+    def cost(kept: set[int]) -> int:
+        return far_ranks(_kept_pairs(tape, unit, boxes, kept), len(tape))
+
+    kept = _nearest_units(tape, unit, boxes, limit, edge_limit)
+    if cost(kept) <= FAR_RANKS_LIMIT:
+        return kept, False
+    low, high = 1, limit - 1             # _nearest_units(low) fits (the root alone), (high + 1) does not
+    best = _nearest_units(tape, unit, boxes, low, edge_limit)
+    while low < high:
+        mid = (low + high + 1) // 2
+        tried = _nearest_units(tape, unit, boxes, mid, edge_limit)
+        if cost(tried) <= FAR_RANKS_LIMIT:
+            low, best = mid, tried
+        else:
+            high = mid - 1
+    return best, True
+
+
+def unit_pairs(tape: Tape, unit: list[int]) -> set[tuple[int, int]]:
+    """The edges of the picture drawing each node as ``unit[node]``: (unit in, unit out) pairs, each once."""
+    get = unit.__getitem__
+    return {(v, u) for v, u in zip(map(get, tape.flat), map(get, edge_owners(tape))) if v != u}
+
+
+def _kept_pairs(tape: Tape, unit: list[int], boxes: list[Box], kept: set[int]) -> set[tuple[int, int]]:
+    """``unit_pairs`` of the picture drawing only the ``kept`` units, everything else one box (unit -1), read from
+    the kept units' members alone."""
+    n, inputs = len(tape), tape.inputs
+    pairs: set[tuple[int, int]] = set()
+    for u in kept:
+        for x in boxes[u - n].members if u >= n else (u,):
+            for c in inputs[x]:
+                v = unit[c]
+                if v != u:
+                    pairs.add((v if v in kept else -1, u))
+    return pairs
+
+
+def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
+    """The ranks a picture's edges (``pairs`` of units, ``unit_pairs``; ``n`` the tape's length) cross beyond the
+    next one, which Graphviz's dot draws through as many virtual nodes. Ranks as fold_fit.py's ``opening_cost``
+    counts them: a node drawn in full two ranks past what feeds it (its op ellipse between), a box one past, a leaf
+    at rank 0 (dot puts a leaf just before its first consumer: its edges count more here than dot lays out, which
+    on Horner's rule, whose dot takes ~5x longer per rank than the moons loss's, is a welcome margin)."""
+    into: dict[int, list[int]] = {}
+    waiting: dict[int, int] = {}
+    for v, u in pairs:
+        into.setdefault(v, []).append(u)
+        waiting[u] = waiting.get(u, 0) + 1
+    rank = dict.fromkeys((w for pair in pairs for w in pair), 0)
+    ready = [u for u in rank if u not in waiting]
+    while ready:                          # longest paths, in a topological order of the units
+        v = ready.pop()
+        for u in into.get(v, ()):
+            rank[u] = max(rank[u], rank[v] + (2 if u < n else 1))
+            waiting[u] -= 1
+            if not waiting[u]:
+                ready.append(u)
+    return sum(max(0, rank[u] - rank[v] - (2 if u < n else 1)) for v, u in pairs)
 
 
 def _nearest_units(tape: Tape, unit: list[int], boxes: list[Box], limit: int, edge_limit: int) -> set[int]:

@@ -187,3 +187,23 @@ def test_a_chain_of_2000_boxes_the_budgets_most_lays_out_in_the_page(open_saved,
     assert sorted(shown["nodes"]) == list(range(2000)) and not shown["boxes"]
     expect_tape_numbers(view, tape, [0, 999, 1999])
     expect_clean(guarded)
+
+
+def test_a_polynomial_whose_edges_reach_far_back_lays_out_within_the_planners_limit(open_saved, guarded):
+    # Horner's rule: x feeds every step of the chain. Drawn whole (602 nodes, under the budget) its edges cross
+    # 159,600 ranks beyond the next and the layout ran into the worker's 60 s watchdog; the planner draws what
+    # crosses at most FAR_RANKS_LIMIT and says why, and opening the rest is refused in words (the fit loop's cost).
+    root = builders.horner(200)
+    tape = Tape.from_value(root)
+    python = graph_view(tape, node_budget=2000)
+    view = open_saved(GraphWidget(root, node_budget=2000))
+    shown = drawn(view)
+    assert sorted(shown["nodes"]) == sorted(python.shown) and len(shown["boxes"]) == 1
+    expect(view.root.locator('[data-role="status"]')).to_contain_text("which is slow to lay out")
+    expect_tape_numbers(view, tape, [tape.root, *python.shown[:3]])
+    box = view.root.locator('[data-role="graph"] g.node.mgw-fold').first
+    box.click()
+    view.root.locator('[data-role="inspector"] [data-action="expand"]').click()
+    expect(view.root.locator('[data-role="status"]')).to_contain_text("too slow to lay out")
+    assert sorted(drawn(view)["nodes"]) == sorted(python.shown), "the refused opening changed the picture"
+    expect_clean(guarded)
