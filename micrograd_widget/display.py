@@ -27,6 +27,7 @@ from micrograd_widget.host.files import replace_file, writable_path
 from micrograd_widget.host.options import DEFAULT_OPTIONS, current_drawing_options
 from micrograd_widget.picture.colors import grad_color
 from micrograd_widget.picture.dot import GraphView, color_scale_of, graph_view
+from micrograd_widget.picture.fold import REFUSED_FAR_RANKS, far_ranks, unit_pairs
 from micrograd_widget.picture.fold_tree import FoldTree
 from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
@@ -87,13 +88,37 @@ DOT_TIME_LIMIT = 60.0  # seconds
 _DOT = ["dot", "-Kdot", "-Tsvg"]  # what graphviz.Source(...).pipe(format="svg") runs
 
 
+class LayoutRefused(TimeoutError):
+    """``dot`` was not started: drawn whole (``node_budget=None``), the picture's edges reach so far back that it
+    would run for minutes (``layout_refusal`` says so in words)."""
+
+
+def layout_refusal(view: GraphView) -> str:
+    """Why ``view`` is not laid out at all, or "": a picture drawing every node whose edges cross more than
+    REFUSED_FAR_RANKS ranks beyond the next (fold.py far_ranks; a budget's picture stays far below). The browser
+    refuses it alike (js/graph/picture.js layoutRefusal)."""
+    n = len(view.tape)
+    if view.folds or len(view.shown) != n:
+        return ""
+    far = far_ranks(unit_pairs(view.tape, list(range(n))), n)
+    if far <= REFUSED_FAR_RANKS:
+        return ""
+    return (f"the graph's edges reach far back (they cross {far:,} ranks beyond the next, over the "
+            f"{REFUSED_FAR_RANKS:,} that Graphviz lays out in seconds), so its layout would run for minutes; draw it "
+            "with a node budget (node_budget=250), which folds what reaches far back")
+
+
 def render_svg(view: GraphView) -> str:
     """The picture as SVG text, laid out by the kernel's ``dot`` with the browser's ``nslimit`` default (its
     warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters.
     Raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed, ``graphviz.CalledProcessError`` when
-    dot fails, and ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds."""
+    dot fails, ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds, and, at once,
+    ``LayoutRefused`` for a picture ``layout_refusal`` refuses."""
     if in_browser():  # no subprocess there: dot is missing, not failing
         raise graphviz.ExecutableNotFound(_DOT)
+    refused = layout_refusal(view)
+    if refused:
+        raise LayoutRefused(f"Graphviz's dot was not started: {refused}")
     limit = DOT_TIME_LIMIT
     deadline = time.monotonic() + limit
     head, _, body = view.dot.partition("\n")
@@ -257,6 +282,10 @@ def view_mimebundle(view: GraphView, table: Callable[[], GraphView] | None = Non
         svg = render_svg(view)
     except graphviz.ExecutableNotFound:
         return {"text/html": html_table(full(), no_dot_hint())}
+    except LayoutRefused as err:
+        if not table_if_stopped:
+            raise
+        return {"text/html": html_table(full(), escape(f"{err}; here is a table of its nodes instead.", "html"))}
     except TimeoutError:
         if not table_if_stopped:
             raise

@@ -13,6 +13,8 @@ import { h } from "../ui/dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
 import { boxesById, layoutPicture, makeFocusable, textNode } from "../ui/svg.js";
 import { LazyTexts } from "./visible.js";
+import { wholeFarRanks } from "../picture/fold_fit.js";
+import { REFUSED_FAR_RANKS } from "../core/shared.js";
 import { Overview } from "./overview.js";
 import { Zoom } from "./zoom.js";
 
@@ -28,14 +30,22 @@ const BUSY_MS = 150;
 // double-click, +): the view lays its opened picture out early. Tabbing past boxes (focus held briefly) starts nothing.
 const FOCUS_INTENT_MS = 300;
 
-/** Why a picture of `view` is not laid out in the browser, or "" when it is small enough. */
-export function layoutRefusal(view) {
+/** Why a picture of `view` is not laid out in the browser, or "" when it is small enough: too many boxes, or, drawn
+ * whole (node_budget=None), edges reaching so far back across `tape` that Graphviz would run for minutes (as
+ * display.py layout_refusal refuses it in the kernel). */
+export function layoutRefusal(view, tape = null) {
   const boxes = (view.shown || []).length + (view.folds || []).length;
-  if (boxes <= MAX_LAYOUT_BOXES) return "";
-  return `the picture has ${plural(boxes, "box")} and the browser lays out at most `
-    + `${thousands(MAX_LAYOUT_BOXES)} (Graphviz's layout recurses on the graph's depth and would `
-    + "overflow the browser's stack); draw fewer with a node budget (explore(root, node_budget=250)) or save the "
-    + "full picture from Python with save_svg";
+  if (boxes > MAX_LAYOUT_BOXES) {
+    return `the picture has ${plural(boxes, "box")} and the browser lays out at most `
+      + `${thousands(MAX_LAYOUT_BOXES)} (Graphviz's layout recurses on the graph's depth and would `
+      + "overflow the browser's stack); draw fewer with a node budget (explore(root, node_budget=250)) or save the "
+      + "full picture from Python with save_svg";
+  }
+  const far = tape && !(view.folds || []).length && boxes === tape.n ? wholeFarRanks(tape) : 0;
+  if (far <= REFUSED_FAR_RANKS) return "";
+  return `the graph's edges reach far back (they cross ${thousands(far)} ranks beyond the next, over the `
+    + `${thousands(REFUSED_FAR_RANKS)} that Graphviz lays out in seconds), so its layout would run for minutes; draw `
+    + "it with a node budget (explore(root, node_budget=250)), which folds what reaches far back";
 }
 
 // A live number "data 6.0000" (or a fold box's "max |grad| 0.5000"): its <text> gets `attr`=key and data-field, and
@@ -349,7 +359,7 @@ export class Picture {
     clearTimeout(this.busyTimer); // the old picture stays until the new one is ready
     this.busyTimer = setTimeout(() => this.el.setAttribute("aria-busy", "true"), BUSY_MS);
     try {
-      const refused = layoutRefusal(view);
+      const refused = layoutRefusal(view, this.names.tape);
       if (refused) throw new Error(refused);
       const svg = await layoutPicture(dot, text, signal).catch((err) => {
         if (err instanceof RangeError) throw new Error(`Graphviz ran out of stack laying out this picture (${err.message}); draw fewer boxes with a smaller node budget`);

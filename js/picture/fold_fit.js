@@ -17,6 +17,7 @@
 //   fits(tree, flags, budget, limits) -> boolean   whether the picture of `flags` is within the three limits
 //   misfit(tree, flags, budget, limits) -> "units" | "cost" | "edges" | null   the limit it is past (null: fits)
 //   (limits: {edges, cost}, edgeLimit's and costLimit's)
+//   wholeFarRanks(tape) -> number              the ranks the edges of the whole graph drawn cross beyond the next
 
 import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
 
@@ -334,4 +335,31 @@ export function misfit(tree, flags, budget, limits) {
   if (unitsOfFlags(tree, flags) > budget) return "units";
   if (costOf(tree, flags) > limits.cost) return "cost";
   return edgeCount(tree, unitArray(tree, flags).unit) > limits.edges ? "edges" : null;
+}
+
+// ---------------------------------------------------------------- a picture drawn whole
+
+/**
+ * The ranks the edges of the picture drawing every node of `tape` in full cross beyond the next one, which Graphviz's
+ * dot draws through as many virtual nodes (micrograd_widget/picture/fold.py far_ranks of the whole graph): a node two
+ * ranks past the deepest of its inputs (its op ellipse between), a leaf at rank 0; each distinct edge counted once.
+ * graph/picture.js refuses a picture past REFUSED_FAR_RANKS of them, as display.py layout_refusal does.
+ * @param {Tape} tape
+ * @returns {number}
+ */
+export function wholeFarRanks(tape) {
+  const { n, inputStart, inputs } = tape;
+  const rank = new Int32Array(n);
+  let far = 0;
+  for (let i = 0; i < n; i++) { // tape order: every input comes before the node it feeds
+    let r = 0;
+    for (let j = inputStart[i]; j < inputStart[i + 1]; j++) r = Math.max(r, rank[inputs[j]] + 2);
+    rank[i] = r;
+    for (let j = inputStart[i]; j < inputStart[i + 1]; j++) {
+      let seen = false; // an input used twice (a + a) is one edge
+      for (let k = inputStart[i]; k < j; k++) seen ||= inputs[k] === inputs[j];
+      if (!seen) far += Math.max(0, r - rank[inputs[j]] - 2);
+    }
+  }
+  return far;
 }

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
-import { costLimit, edgeLimit, fits, grow, openingCost, unitArray, unitsOfFlags } from "./fold_fit.js";
+import { costLimit, edgeLimit, fits, grow, openingCost, unitArray, unitsOfFlags, wholeFarRanks } from "./fold_fit.js";
 import { load } from "./folds.fixture.js";
 
 /** A picture's units and edges between them, by hand: each node's outermost closed group (or itself), every distinct
@@ -103,4 +103,33 @@ test("opening a box costs the ranks its edges cross, worked by hand", () => {
   assert.deepEqual(Array.from(flags), [0], "past the layout cost: stays closed");
   grow(tree, flags, [0], 10, { edges: 100, cost: 7 });
   assert.deepEqual(Array.from(flags), [1], "at it: opens");
+});
+
+/**
+ * A tape's inputs only (what wholeFarRanks reads), from each node's input list, in tape order.
+ * @param {number[][]} ins
+ * @returns {import("../core/spec.js").Tape}
+ */
+function inputsOnly(ins) {
+  const inputStart = Int32Array.from([0, ...ins.map((_, i) => ins.slice(0, i + 1).flat().length)]);
+  return /** @type {import("../core/spec.js").Tape} */ (/** @type {unknown} */ ({ n: ins.length, inputStart, inputs: Int32Array.from(ins.flat()) }));
+}
+
+test("wholeFarRanks counts the ranks each edge crosses beyond the next, worked by hand as Python's far_ranks", () => {
+  // x, a; m1 = x * a (rank 2), m2 = m1 * x (rank 4): only x -> m2 crosses more than the 2 ranks of its op, by 2
+  assert.equal(wholeFarRanks(inputsOnly([[], [], [0, 1], [2, 0]])), 2);
+  // a + a is one edge; a chain has none
+  assert.equal(wholeFarRanks(inputsOnly([[], [0, 0]])), 0);
+  assert.equal(wholeFarRanks(inputsOnly([[], [0], [1], [2], [3]])), 0);
+  // Horner's rule of degree d (x, c0, then per step m_k = y * x, c_k, a_k = m_k + c_k): 4d(d + 1) - 6d
+  for (const d of [1, 5, 40, 200]) {
+    const ins = [[], []];
+    let y = 1;
+    for (let k = 1; k <= d; k++) {
+      ins.push([y, 0], []);
+      ins.push([ins.length - 2, ins.length - 1]);
+      y = ins.length - 1;
+    }
+    assert.equal(wholeFarRanks(inputsOnly(ins)), 4 * d * (d + 1) - 6 * d, `degree ${d}`);
+  }
 });

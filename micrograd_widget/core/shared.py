@@ -36,6 +36,8 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("EDGES_PER_BOX", fold.EDGES_PER_BOX, "fold.py: a picture keeps at most max(this x budget, edges now) edges"),
     ("LAYOUT_COST_LIMIT", fold.LAYOUT_COST_LIMIT,
      "fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now)"),
+    ("REFUSED_FAR_RANKS", fold.REFUSED_FAR_RANKS,
+     "fold.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out (fold_fit farRanks)"),
     ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),
     ("FOLD_SPEC_VERSION", fold_tree.FOLD_SPEC_VERSION, "fold_tree.py: the fold spec version (trait `folds`)"),
     ("NSLIMIT", display.NSLIMIT, "display.py: network simplex iterations per node, a default of every layout"),

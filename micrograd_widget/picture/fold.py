@@ -61,7 +61,8 @@ from micrograd_widget.picture.fold_rules import (
 )
 from micrograd_widget.picture.text import plural
 
-__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT", "FAR_RANKS_LIMIT", "far_ranks", "unit_pairs"]
+__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT", "FAR_RANKS_LIMIT", "REFUSED_FAR_RANKS",
+           "far_ranks", "unit_pairs"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
 # Opening boxes keeps a picture's layout cost (fold_fit.py layout_cost: the ranks its edges cross, which Graphviz's
@@ -74,6 +75,9 @@ LAYOUT_COST_LIMIT = 10_000
 # of the chain: Debian's dot took 0.3 s at 3,500 (degree 30), 0.7 s at 6,300, 7.3 s at 14,300, 28 s at 25,300 and
 # over a minute at 39,400 (degree 100, 302 nodes); a chain of 2,000 boxes has none.
 FAR_RANKS_LIMIT = 4_000
+# A picture drawn whole (node_budget=None) past this many is not laid out at all, in the kernel or the browser: dot
+# would run for most of a minute or more (28 s at 25,300 above).
+REFUSED_FAR_RANKS = 4 * FAR_RANKS_LIMIT
 SLOW_LAYOUT_NOTE = " (fewer than the node budget allows: their edges reach far back, which is slow to lay out)"
 
 
