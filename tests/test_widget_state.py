@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
-from builders import lecture_L
+from builders import lecture_L, moons_like_loss
 from helpers import folded_widget
 from ipywidgets.embed import embed_data
 
@@ -139,3 +140,30 @@ def test_the_fallback_shows_the_boxes_opened_in_the_widget() -> None:
     reference.backward()
     after = fallback_svg(widget)
     assert after == tape_mimebundle(reference, node_budget=60, open_keys=[key])["image/svg+xml"] and after != before
+
+
+def test_opened_set_in_python_past_the_budget_says_which_boxes_were_left_closed_and_why() -> None:
+    widget = folded_widget()
+    keys = [g.key for g in widget._fold_tree().groups]
+    with pytest.warns(UserWarning, match=r"opened: \d+ boxes left closed \(.*\): they do not fit in the node budget "
+                                         r"\(60 boxes\) beside what is open: raise node_budget or open fewer$") as seen:
+        widget.opened = keys
+    assert seen[0].filename == __file__, "the warning names the user's line, not traitlets'"
+    kept = widget.opened
+    assert 0 < len(kept) < len(keys)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        widget.opened = kept                       # what fits: no words
+        from_view(widget, {"opened": keys})        # a view's set is fitted there and checked here in silence
+    assert widget.opened == kept
+    widget.close()
+
+
+def test_opened_set_in_python_past_the_layout_cost_says_a_larger_budget_does_not_help() -> None:
+    # the moons loss at node_budget=2000: its regularisation sum's terms reach back across the picture (fold_fit's
+    # layout cost), which the budget would allow
+    widget = GraphWidget(moons_like_loss(), node_budget=2000)
+    big = [g.key for g in widget._fold_tree().groups if g.key.startswith(("layers", "sum:", "terms:"))]
+    with pytest.warns(UserWarning, match=r"too slow to lay out: a larger node_budget does not help"):
+        widget.opened = big
+    widget.close()

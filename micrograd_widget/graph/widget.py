@@ -38,6 +38,8 @@ import dataclasses
 import hashlib
 import logging
 import os
+import sys
+import warnings
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -391,10 +393,15 @@ class GraphWidget(_assets.AssetsWidget):
         the kernel's own writes are checked already."""
         if self._writing:
             return proposal["value"]
+        refused: dict[str, str] = {}
         try:
-            return fold_tree.check_open(self.tape, self._fold_tree(), proposal["value"], self.node_budget)
+            opened = fold_tree.check_open(self.tape, self._fold_tree(), proposal["value"], self.node_budget, refused)
         except ValueError as err:
             raise traitlets.TraitError(str(err)) from None
+        if refused and "opened" not in self._property_lock:   # set in Python: say what was left closed (a view fits it)
+            warnings.warn(fold_tree.left_closed_words(refused, self.node_budget), UserWarning,
+                          stacklevel=_caller_level())
+        return opened
 
     @traitlets.validate("pin")
     def _check_pin(self, proposal: dict[str, Any]) -> Any:
@@ -515,3 +522,14 @@ def explore(root: Value, *, params: Any = None, **options: Any) -> GraphWidget:
     """A live widget for ``root``'s graph (see GraphWidget for the options); ``params`` (a list of Values, e.g.
     ``model.parameters()``) overrides which leaves the list shows first as parameters (params.py's rule)."""
     return GraphWidget(root, params=params, **options)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside traitlets and this package: the user's line a warning names
+    (so that each such line is warned of, not only the first, as Python's default filter shows a warning once per
+    line)."""
+    inside = (os.path.dirname(traitlets.__file__), os.path.dirname(os.path.dirname(__file__)))
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(inside):
+        frame, level = frame.f_back, level + 1
+    return level

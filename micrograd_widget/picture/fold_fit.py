@@ -125,13 +125,14 @@ def _buckets(size: int, keys: Sequence[int], items: Iterable[int]) -> tuple[arra
 class OpenSetFit:
     """The picture of an open set that only grows, kept as units and counts. It starts from ``opened`` (per group,
     open or not: a parent open before its child), whatever its size; ``open(g)`` opens group ``g`` (its parent
-    open, itself closed) if the picture still fits (units, edges and layout cost), and says whether it did; ``grow`` is
-    the loop. With no budget
+    open, itself closed) if the picture still fits (units, edges and layout cost), and says whether it did (``refused``
+    keeps, per group it did not open, the limit it was past); ``grow`` is the loop. With no budget
     (None) every box fits and nothing is counted."""
 
     def __init__(self, tape: Tape, tree: FoldTree, budget: int | None, opened: Sequence[bool] = ()) -> None:
         self.tape, self.tree, self.budget = tape, tree, budget
         self.is_open = [False] * len(tree.groups)
+        self.refused: dict[int, str] = {}      # per group left closed, the limit it was past: units, edges or cost
         self.units = self.edges = self.cost = 0
         if budget is None:
             for g in compress(range(len(tree.groups)), opened):
@@ -207,6 +208,7 @@ class OpenSetFit:
         group = self.tree.groups[g]
         units = self.units + len(group.children) + group.nodes - 1
         if units > self.budget and not force:
+            self.refused[g] = "units"
             return False
         opening, unit = self._opening(g), self.unit
         # the box's pairs: (unit outside, box) by that unit, (box, unit outside) by -1 - that unit
@@ -215,6 +217,7 @@ class OpenSetFit:
         edges = self.edges - len(gone) + len(made) + opening.internal
         cost = self.cost + opening.cost
         if (edges > self.limit or cost > self.cost_limit) and not force:
+            self.refused[g] = "edges" if edges > self.limit else "cost"
             return False
         for x, ux in zip(opening.members, opening.units):
             unit[x] = ux

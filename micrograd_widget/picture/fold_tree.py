@@ -317,10 +317,12 @@ def keys_to_reveal(tree: FoldTree, node: int) -> list[str]:
     return [tree.groups[a].key for a in reversed(tree.ancestors(g))] if g >= 0 else []
 
 
-def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int | None) -> list[str]:
+def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int | None,
+               refused: dict[str, str] | None = None) -> list[str]:
     """An open set as the widget keeps it: known keys only (a ``ValueError`` names the unknown ones), in tree
-    order, groups inside closed ones dropped, and cut to what the budget allows (in tree order). Its cost is the
-    keys and the boxes tried (fold_fit.py), not a picture of the graph per key."""
+    order, groups inside closed ones dropped, and cut to what the budget allows (in tree order); ``refused``, when
+    given, gets each key asked for and left closed with the limit it was past ("units", "edges" or "cost"). Its
+    cost is the keys and the boxes tried (fold_fit.py), not a picture of the graph per key."""
     if isinstance(open_keys, str) or not all(isinstance(k, str) for k in open_keys):
         raise ValueError(f"open is a list of fold box keys (strings), got {short(open_keys)}")
     wanted = {tree.by_key.get(k, -1) for k in open_keys}
@@ -330,4 +332,21 @@ def check_open(tape: Tape, tree: FoldTree, open_keys: Sequence[Any], budget: int
         raise ValueError(f"unknown fold box key(s) {short(unknown[:5])}; keys look like {short(known)}")
     fit = OpenSetFit(tape, tree, budget)
     fit.grow(sorted(wanted))                     # tree order: a parent before its children
+    if refused is not None:
+        refused.update((tree.groups[g].key, why) for g, why in fit.refused.items())
     return _canonical(tree, fit.is_open)
+
+
+def left_closed_words(refused: dict[str, str], budget: int | None) -> str:
+    """What a user who set ``opened`` is told of the boxes ``check_open`` left closed (``refused``), or ""."""
+    if not refused:
+        return ""
+    keys = ", ".join(repr(k) for k in list(refused)[:3]) + (", ..." if len(refused) > 3 else "")
+    why = []
+    if "units" in refused.values() or "edges" in refused.values():
+        why.append(f"they do not fit in the node budget ({budget:,} boxes) beside what is open: raise node_budget "
+                   "or open fewer")
+    if "cost" in refused.values():
+        why.append("their edges reach far back across the picture, which would make it too slow to lay out: a larger "
+                   "node_budget does not help, close other boxes first")
+    return f"opened: {plural(len(refused), 'box')} left closed ({keys}): " + "; ".join(why)
