@@ -7,7 +7,7 @@
 // events too) zoom around the pointer; a plain wheel scrolls the notebook as usual. Drag with the mouse pans
 // (a drag never counts as a click on a box). On a touch screen one finger scrolls the box natively and two
 // fingers pinch-zoom the picture around their midpoint (touch-action: pan-x pan-y keeps the page's own zoom out). With the focus on the picture's box or on a box in it: `]`
-// zooms in, `[` zooms out, `0` fits the whole picture (+ and - on a fold box open and close it: graph/picture.js). The toolbar's buttons: zoom-in, zoom-out, fit.
+// zooms in, `[` zooms out, `0` fits the whole picture, `1` shows it at 100% (+ and - on a fold box open and close it: graph/picture.js). The toolbar's buttons: zoom-in, zoom-out, fit, and the zoom shown (actual-size, back to 100%).
 //
 // The first picture opens fitted to the box's width when that keeps it readable (READABLE of its size or more),
 // else at READABLE and scrolled to the region of interest (the output): never on blank space. Every later picture
@@ -114,6 +114,9 @@ function isTyping(target) {
   return target.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(target.tagName);
 }
 
+/** The zoom button's name at `scale`: the zoom it shows, and what pressing it does. */
+const ACTUAL_SIZE_LABEL = (scale) => `Zoom ${Math.round(scale * 100)}%: show at 100% (1)`;
+
 /** The zoom of one picture box `el`; `controls` are its toolbar buttons, `fitted` tells the state. */
 export class Zoom {
   constructor(el) {
@@ -134,14 +137,17 @@ export class Zoom {
       b.addEventListener("click", () => this.act(action));
       return b;
     };
-    this.level = h("span", { className: "mgw-zoom-level", "data-role": "zoom-level", "aria-live": "off", text: "100%" });
+    // The zoom shown is also the button back to 100%, the size the picture's text was written for.
+    this.level = button("actual-size", "100%", ACTUAL_SIZE_LABEL(1));
+    this.level.classList.add("mgw-zoom-level");
+    this.level.setAttribute("data-role", "zoom-level");
     this.controls = h("span", { className: "mgw-zoom", role: "group", "aria-label": "Zoom" },
       button("zoom-out", "\u2212", "Zoom out ([)"), this.level, button("zoom-in", "+", "Zoom in (])"),
       button("fit", "Fit", "Fit the whole picture (0)"));
     el.setAttribute("tabindex", "0");
     el.style.touchAction = "pan-x pan-y";
     el.setAttribute("role", "group");
-    el.setAttribute("aria-label", "Graph picture: drag or scroll to pan, Ctrl+wheel, ] and [ to zoom, 0 to fit");
+    el.setAttribute("aria-label", "Graph picture: drag or scroll to pan, Ctrl+wheel, ] and [ to zoom, 0 to fit, 1 for 100%");
     this.listeners = [
       ["wheel", (e) => this.onWheel(e), { passive: false }],
       ["keydown", (e) => this.onKey(e)],
@@ -223,6 +229,7 @@ export class Zoom {
     if (action === "zoom-in") this.zoomBy(STEP);
     else if (action === "zoom-out") this.zoomBy(1 / STEP);
     else if (action === "fit") this.fit();
+    else if (action === "actual-size") this.zoomBy(1 / this.scale);
   }
 
   /** The box's inner size (without its padding and scrollbars) in CSS pixels. */
@@ -282,6 +289,9 @@ export class Zoom {
     scale = clampScale(scale);
     this.scale = scale;
     this.level.textContent = `${Math.round(scale * 100)}%`;
+    const label = ACTUAL_SIZE_LABEL(scale);
+    this.level.setAttribute("aria-label", label);
+    this.level.title = label;
     if (this.svg) {
       this.svg.style.width = `${this.natural.width * scale}px`;
       this.svg.style.height = `${this.natural.height * scale}px`;
@@ -305,12 +315,12 @@ export class Zoom {
     else if (this.gestureScale) this.zoomBy((this.gestureScale * event.scale) / this.scale, event.clientX, event.clientY);
   }
 
-  /** `]`, `[` and `0` with the focus on the picture's box or anywhere inside it (a box of the picture, after Expand or
+  /** `]`, `[`, `0` and `1` with the focus on the picture's box or anywhere inside it (a box of the picture, after Expand or
    * Tab), never while typing in a field, nor a key the picture already took (graph/picture.js: Enter, +, -). */
   onKey(event) {
     if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
     if (!this.el.contains(event.target) || isTyping(event.target)) return;
-    const action = { "]": "zoom-in", "[": "zoom-out", 0: "fit" }[event.key];
+    const action = { "]": "zoom-in", "[": "zoom-out", 0: "fit", 1: "actual-size" }[event.key];
     if (!action) return;
     event.preventDefault();
     this.act(action);

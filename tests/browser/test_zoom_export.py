@@ -115,6 +115,18 @@ def test_zoom_buttons_and_keys_change_the_scale_not_the_layout(show, guarded):
     now = poll(lambda: geometry(view), lambda g: g["scale"] < base * 1.2 and g["scrollSize"][0] <= g["client"][0] + 1
                and g["scrollSize"][1] <= g["client"][1] + 1, "Fit (0): the whole picture in the box")
     assert_same_layout(start, now)
+    # The zoom shown is the button back to 100% (and 1 the key), whatever the zoom was.
+    level = view.root.locator('[data-role="zoom-level"]')
+    assert level.get_attribute("aria-label") == f"Zoom {round(now['scale'] * 100)}%: show at 100% (1)"
+    level.click()
+    now = scale_becomes(view, 1.0, "100% from the zoom button")
+    assert now["level"] == "100%" and level.get_attribute("aria-label") == "Zoom 100%: show at 100% (1)"
+    assert_same_layout(start, now)
+    button(view, "zoom-out").click()
+    scale_becomes(view, 0.8, "zoomed out from 100%")
+    graph.focus()
+    guarded.page.keyboard.press("1")
+    assert_same_layout(start, scale_becomes(view, 1.0, "100% from the 1 key"))
     # Zoomed, a slider frame still paints every number in place.
     button(view, "zoom-in").click()
     x = view.move_slider("a", 0.8)
