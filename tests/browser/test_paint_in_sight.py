@@ -222,3 +222,39 @@ def test_numbers_moved_at_low_detail_are_current_when_zoomed_back_in(show, guard
     assert shown, "no box in sight"
     for b in shown:
         assert b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']} shows old numbers: {b}"
+
+
+def test_a_new_picture_goes_in_with_its_far_boxes_culled(show, guarded):
+    """A picture laid out again (another rankdir) is inserted with every box and edge culled and only those near sight
+    painted (js/graph/visible.js start): no far box is ever in the page painted in full (its texts laid out), then
+    culled. The boxes in sight are painted, with the numbers Python's engine computes."""
+    view = show(chain()["n40"])
+    seen = view.root.evaluate("""async (r, look) => {
+      const graph = r.querySelector('[data-role=graph]');
+      const old = graph.querySelector('svg');
+      const culledLater = new Set();
+      const watcher = new MutationObserver(records => {
+        for (const m of records) {
+          if (m.type === 'attributes' && m.target.matches('g.node, g.edge') && m.target.classList.contains('mgw-culled')
+              && !(m.oldValue || '').split(' ').includes('mgw-culled')) culledLater.add(m.target.id);
+        }
+      });
+      watcher.observe(graph, {subtree: true, attributes: true, attributeFilter: ['class'], attributeOldValue: true});
+      window.__mgw.model.set('rankdir', 'TB');
+      for (let k = 0; k < 600 && graph.querySelector('svg') === old; k++) await new Promise(ok => setTimeout(ok, 50));
+      await new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
+      watcher.disconnect();
+      const svg = graph.querySelector('svg');
+      return {replaced: svg !== old, culledLater: [...culledLater],
+              culled: svg.querySelectorAll('g.mgw-culled').length, boxes: eval(look)(r)};
+    }""", _LOOK)
+    assert seen["replaced"], "the picture was not laid out again"
+    far = [b for b in seen["boxes"] if b["where"] == "far"]
+    assert len(far) > len(seen["boxes"]) // 2 and seen["culled"] >= len(far), "the test needs most boxes far, culled"
+    assert not seen["culledLater"], f"boxes went in painted and were culled after: {seen['culledLater'][:5]}"
+    assert not [b["key"] for b in far if b["shape"] or b["text"]], "boxes far out of sight are painted"
+    nodes = chain()
+    shown = [b for b in seen["boxes"] if b["where"] == "in"]
+    assert shown, "no box in sight"
+    for b in shown:
+        assert b["shape"] and b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']}: {b}"
