@@ -258,3 +258,24 @@ def test_a_new_picture_goes_in_with_its_far_boxes_culled(show, guarded):
     assert shown, "no box in sight"
     for b in shown:
         assert b["shape"] and b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']}: {b}"
+
+
+def test_a_busy_picture_is_veiled_without_repainting_its_svg(show, guarded):
+    """While a new picture is laid out (aria-busy, graph/picture.js) the old one is dimmed by a veil over the graph box
+    that lets clicks through, not by the SVG's own opacity (which made the page repaint the whole old picture)."""
+    view = show(chain()["n40"])
+    busy = view.root.evaluate("""r => {
+      const graph = r.querySelector('[data-role=graph]');
+      graph.setAttribute('aria-busy', 'true');
+      const frame = graph.parentElement, veil = getComputedStyle(frame, '::after');
+      const box = frame.getBoundingClientRect(), q = graph.querySelector('g[data-node="n40"]').getBoundingClientRect();
+      const x = (q.left + q.right) / 2, y = (q.top + q.bottom) / 2;
+      const hit = document.elementFromPoint(x, y);
+      return {content: veil.content, opacity: veil.opacity, width: parseFloat(veil.width), frame: box.width,
+              events: veil.pointerEvents, svg: getComputedStyle(graph.querySelector('svg')).opacity,
+              hit: !!(hit && hit.closest('g[data-node="n40"]'))};
+    }""")
+    assert busy["content"] not in ("none", "normal") and float(busy["opacity"]) < 1, busy
+    assert abs(busy["width"] - busy["frame"]) < 1, f"the veil does not cover the graph box: {busy}"
+    assert busy["svg"] == "1", f"the SVG's own opacity changed: {busy}"
+    assert busy["events"] == "none" and busy["hit"], f"the veil takes the clicks: {busy}"
