@@ -102,6 +102,7 @@ export class BoundPicture {
       if (texts.length === 1) this.legendText = texts[0].textContent;
       for (let k = 1; k < texts.length && k <= 5; k++) this.legend.push(textNode(texts[k]));
     }
+    this.lazy.start(); // all culled until the picture is in and looked at (graph/visible.js)
   }
 
   bindNode(k, byId, names) {

@@ -222,3 +222,60 @@ def test_numbers_moved_at_low_detail_are_current_when_zoomed_back_in(show, guard
     assert shown, "no box in sight"
     for b in shown:
         assert b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']} shows old numbers: {b}"
+
+
+def test_a_new_picture_goes_in_with_its_far_boxes_culled(show, guarded):
+    """A picture laid out again (another rankdir) is inserted with every box and edge culled and only those near sight
+    painted (js/graph/visible.js start): no far box is ever in the page painted in full (its texts laid out), then
+    culled. The boxes in sight are painted, with the numbers Python's engine computes."""
+    view = show(chain()["n40"])
+    seen = view.root.evaluate("""async (r, look) => {
+      const graph = r.querySelector('[data-role=graph]');
+      const old = graph.querySelector('svg');
+      const culledLater = new Set();
+      const watcher = new MutationObserver(records => {
+        for (const m of records) {
+          if (m.type === 'attributes' && m.target.matches('g.node, g.edge') && m.target.classList.contains('mgw-culled')
+              && !(m.oldValue || '').split(' ').includes('mgw-culled')) culledLater.add(m.target.id);
+        }
+      });
+      watcher.observe(graph, {subtree: true, attributes: true, attributeFilter: ['class'], attributeOldValue: true});
+      window.__mgw.model.set('rankdir', 'TB');
+      for (let k = 0; k < 600 && graph.querySelector('svg') === old; k++) await new Promise(ok => setTimeout(ok, 50));
+      await new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
+      watcher.disconnect();
+      const svg = graph.querySelector('svg');
+      return {replaced: svg !== old, culledLater: [...culledLater],
+              culled: svg.querySelectorAll('g.mgw-culled').length, boxes: eval(look)(r)};
+    }""", _LOOK)
+    assert seen["replaced"], "the picture was not laid out again"
+    far = [b for b in seen["boxes"] if b["where"] == "far"]
+    assert len(far) > len(seen["boxes"]) // 2 and seen["culled"] >= len(far), "the test needs most boxes far, culled"
+    assert not seen["culledLater"], f"boxes went in painted and were culled after: {seen['culledLater'][:5]}"
+    assert not [b["key"] for b in far if b["shape"] or b["text"]], "boxes far out of sight are painted"
+    nodes = chain()
+    shown = [b for b in seen["boxes"] if b["where"] == "in"]
+    assert shown, "no box in sight"
+    for b in shown:
+        assert b["shape"] and b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']}: {b}"
+
+
+def test_a_busy_picture_is_veiled_without_repainting_its_svg(show, guarded):
+    """While a new picture is laid out (aria-busy, graph/picture.js) the old one is dimmed by a veil over the graph box
+    that lets clicks through, not by the SVG's own opacity (which made the page repaint the whole old picture)."""
+    view = show(chain()["n40"])
+    busy = view.root.evaluate("""r => {
+      const graph = r.querySelector('[data-role=graph]');
+      graph.setAttribute('aria-busy', 'true');
+      const frame = graph.parentElement, veil = getComputedStyle(frame, '::after');
+      const box = frame.getBoundingClientRect(), q = graph.querySelector('g[data-node="n40"]').getBoundingClientRect();
+      const x = (q.left + q.right) / 2, y = (q.top + q.bottom) / 2;
+      const hit = document.elementFromPoint(x, y);
+      return {content: veil.content, opacity: veil.opacity, width: parseFloat(veil.width), frame: box.width,
+              events: veil.pointerEvents, svg: getComputedStyle(graph.querySelector('svg')).opacity,
+              hit: !!(hit && hit.closest('g[data-node="n40"]'))};
+    }""")
+    assert busy["content"] not in ("none", "normal") and float(busy["opacity"]) < 1, busy
+    assert abs(busy["width"] - busy["frame"]) < 1, f"the veil does not cover the graph box: {busy}"
+    assert busy["svg"] == "1", f"the SVG's own opacity changed: {busy}"
+    assert busy["events"] == "none" and busy["hit"], f"the veil takes the clicks: {busy}"

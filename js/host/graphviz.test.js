@@ -1,0 +1,40 @@
+// What js/host/graphviz.js hands the page: Graphviz's own SVG (@viz-js/viz, as the layout worker runs it) without its
+// prologue, comments, <title>s and the line breaks between tags, and nothing else changed.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { instance } from "@viz-js/viz";
+import { layoutHere, leanSVG } from "./graphviz.js";
+
+// A value box (record, tooltip), an op, a cluster holding a closed box, an edge: the parts of a picture (svg-contract.md).
+const DOT = `digraph micrograd {
+  graph [rankdir=LR];
+  subgraph cluster_open0 { id="open0"; class="mgw-cluster"; label="layers.0"; tooltip="layers.0: opened";
+    fold0 [id="fold0", class="mgw-fold", shape=record, label="{Σ sum|3 nodes|max |grad| 0.5000}"];
+  }
+  n1 [id="n1", class="mgw-value", shape=record, label="{ a | data 2.0000 | grad 1.0000 }", tooltip="a&#10;data = 2"];
+  n1_op [id="n1_op", class="mgw-op", label="+"];
+  fold0 -> n1_op [id="e_fold0_n1_op"];
+  n1_op -> n1 [id="e_n1_op_n1"];
+}`;
+
+/** The SVG from its <svg> tag with comments, <title>s and all whitespace between tags gone. */
+const bare = (svg) => svg.slice(svg.indexOf("<svg")).replace(/<!--[^]*?-->/g, "").replace(/<title>[^<]*<\/title>/g, "")
+  .replace(/>\s+</g, "><");
+
+test("the page gets Graphviz's SVG less its prologue, comments, titles and line breaks between tags", async () => {
+  const raw = (await instance()).render(DOT, { format: "svg", engine: "dot" }).output;
+  assert.match(raw, /<title>n1<\/title>/, "Graphviz wrote titles: the test checks something");
+  assert.match(raw, /<!--/);
+  const lean = leanSVG(raw);
+  assert.ok(lean.startsWith("<svg "), lean.slice(0, 40));
+  for (const gone of ["<title", "<!--", "<?xml", "<!DOCTYPE"]) assert.ok(!lean.includes(gone), `${gone} left in`);
+  assert.equal(bare(lean), bare(raw), "something other than titles, comments and whitespace between tags changed");
+  const texts = lean.match(/<text/g).length;
+  assert.equal(texts, raw.match(/<text/g).length);
+  assert.equal(lean.match(/\n<text/g).length, texts, "each text stays on its line (a box's words stay apart)");
+  assert.doesNotMatch(lean.replace(/\n(?=<text)/g, ""), />\s+</, "a line break left between other tags");
+  assert.equal(await layoutHere(DOT), leanSVG(await layoutHere(DOT)), "layoutHere hands out the lean SVG");
+  assert.ok(!(await layoutHere(DOT)).includes("<title"));
+});
