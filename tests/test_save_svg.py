@@ -241,20 +241,20 @@ def test_the_widget_refuses_at_once_a_picture_past_every_node_budget_and_points_
 
 
 def test_a_whole_picture_whose_edges_reach_far_back_is_refused_at_once_in_words(tmp_path, monkeypatch):
-    """Horner's rule of degree 100 drawn whole (node_budget=None, 302 nodes): its edges cross 39,800 ranks beyond the
-    next (4d(d + 1) - 6d, by hand) and dot ran for over a minute on it. It is not started: save_svg raises in words,
+    """Horner's rule of degree 100 drawn whole (node_budget=None, 302 nodes): its edges cross 19,800 ranks beyond the
+    next (2d(d - 1), by hand) and dot ran for over a minute on it. It is not started: save_svg raises in words,
     the inline picture is a table saying why, and within a budget the same graph is laid out."""
     root = horner(100)
     started = []
     monkeypatch.setattr(display, "_pipe", lambda *args: started.append(args) or "<svg></svg>")
     target = tmp_path / "pic.svg"
-    with pytest.raises(display.LayoutRefused, match=r"cross 39,800 ranks beyond the next, over the 16,000 .*budget"):
+    with pytest.raises(display.LayoutRefused, match=r"cross 19,800 ranks beyond the next, over the 12,000 .*budget"):
         save_svg(root, target, node_budget=None)
     html = tape_mimebundle(Tape.from_value(root), node_budget=None)["text/html"]
-    assert "cross 39,800 ranks" in html and "<table" in html
+    assert "cross 19,800 ranks" in html and "<table" in html
     assert started == [] and not target.exists()
     assert save_svg(root, target, node_budget=250) == target and len(started) == 1, "within a budget it is laid out"
-    assert save_svg(horner(40), target, node_budget=None) == target and len(started) == 2, "6,320 ranks: laid out"
+    assert save_svg(horner(40), target, node_budget=None) == target and len(started) == 2, "3,120 ranks: laid out"
 
 
 def test_the_moons_loss_opened_to_node_budget_2000_lays_out_in_the_kernel(tmp_path):

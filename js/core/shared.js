@@ -33,7 +33,7 @@ export const EDGES_PER_BOX = 3;
 export const LAYOUT_COST_LIMIT = 10000;
 
 /** fold.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out (fold_fit farRanks). */
-export const REFUSED_FAR_RANKS = 16000;
+export const REFUSED_FAR_RANKS = 12000;
 
 /** tape.py: the tape spec version (trait `spec`) a view reads. */
 export const SPEC_VERSION = 2;

@@ -341,24 +341,26 @@ export function misfit(tree, flags, budget, limits) {
 
 /**
  * The ranks the edges of the picture drawing every node of `tape` in full cross beyond the next one, which Graphviz's
- * dot draws through as many virtual nodes (micrograd_widget/picture/fold.py far_ranks of the whole graph): a node two
- * ranks past the deepest of its inputs (its op ellipse between), a leaf at rank 0; each distinct edge counted once.
- * graph/picture.js refuses a picture past REFUSED_FAR_RANKS of them, as display.py layout_refusal does.
+ * dot draws through as many virtual nodes (micrograd_widget/picture/fold.py far_ranks of the whole graph): each node
+ * ranked as late as it can be, two ranks before the first of its consumers (the op ellipse between), the output
+ * last; each distinct edge counted once. graph/picture.js refuses a picture past REFUSED_FAR_RANKS of them, as
+ * display.py layout_refusal does.
  * @param {Tape} tape
  * @returns {number}
  */
 export function wholeFarRanks(tape) {
   const { n, inputStart, inputs } = tape;
-  const rank = new Int32Array(n);
+  const rank = new Int32Array(n).fill(1); // 1: no consumer seen yet (ranks are 0 or less)
   let far = 0;
-  for (let i = 0; i < n; i++) { // tape order: every input comes before the node it feeds
-    let r = 0;
-    for (let j = inputStart[i]; j < inputStart[i + 1]; j++) r = Math.max(r, rank[inputs[j]] + 2);
-    rank[i] = r;
+  for (let i = n - 1; i >= 0; i--) { // backwards in tape order: every consumer is ranked before what it takes
+    if (rank[i] === 1) rank[i] = 0; // feeds nothing drawn: the output, last
+    for (let j = inputStart[i]; j < inputStart[i + 1]; j++) rank[inputs[j]] = Math.min(rank[inputs[j]], rank[i] - 2);
+  }
+  for (let i = 0; i < n; i++) {
     for (let j = inputStart[i]; j < inputStart[i + 1]; j++) {
       let seen = false; // an input used twice (a + a) is one edge
       for (let k = inputStart[i]; k < j; k++) seen ||= inputs[k] === inputs[j];
-      if (!seen) far += Math.max(0, r - rank[inputs[j]] - 2);
+      if (!seen) far += rank[i] - rank[inputs[j]] - 2;
     }
   }
   return far;

@@ -118,10 +118,14 @@ function inputsOnly(ins) {
 test("wholeFarRanks counts the ranks each edge crosses beyond the next, worked by hand as Python's far_ranks", () => {
   // x, a; m1 = x * a (rank 2), m2 = m1 * x (rank 4): only x -> m2 crosses more than the 2 ranks of its op, by 2
   assert.equal(wholeFarRanks(inputsOnly([[], [], [0, 1], [2, 0]])), 2);
-  // a + a is one edge; a chain has none
+  // a + a is one edge; a chain has none, fresh constants at each step too (n_k = n_(k-1) * c_k: c_k just before)
   assert.equal(wholeFarRanks(inputsOnly([[], [0, 0]])), 0);
   assert.equal(wholeFarRanks(inputsOnly([[], [0], [1], [2], [3]])), 0);
-  // Horner's rule of degree d (x, c0, then per step m_k = y * x, c_k, a_k = m_k + c_k): 4d(d + 1) - 6d
+  assert.equal(wholeFarRanks(inputsOnly([[], [], [0, 1], [], [2, 3], [], [4, 5]])), 0);
+  // sum() of products p_k = w_k * v_k: each p_k sits just before the partial sum that takes it, as dot ranks it
+  assert.equal(wholeFarRanks(inputsOnly([[], [], [0, 1], [], [], [3, 4], [2, 5], [], [], [7, 8], [6, 9]])), 0);
+  // Horner's rule of degree d (x, c0, then per step m_k = y * x, c_k, a_k = m_k + c_k; a_d the output, rank 0): m_k at
+  // -4(d - k) - 2, x just before m_1 at -4d, crossing 4k - 4 ranks beyond the next to m_k; c_k just before a_k: 2d(d - 1)
   for (const d of [1, 5, 40, 200]) {
     const ins = [[], []];
     let y = 1;
@@ -130,6 +134,6 @@ test("wholeFarRanks counts the ranks each edge crosses beyond the next, worked b
       ins.push([ins.length - 2, ins.length - 1]);
       y = ins.length - 1;
     }
-    assert.equal(wholeFarRanks(inputsOnly(ins)), 4 * d * (d + 1) - 6 * d, `degree ${d}`);
+    assert.equal(wholeFarRanks(inputsOnly(ins)), 2 * d * (d - 1), `degree ${d}`);
   }
 });

@@ -69,15 +69,16 @@ EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BO
 # dot lays out as that many virtual nodes) at most max(this, the cost of the set it starts from). Past ~10,000 dot's
 # passes blow up: the moons loss at node_budget=2000 opened to its regularisation sum (~140,000) ran for minutes.
 LAYOUT_COST_LIMIT = 10_000
-# What the folding sentence adds when the default picture draws fewer boxes than the budget for its layout cost.
 # The default picture keeps the ranks its edges cross beyond the next one (``far_ranks``: dot's virtual nodes) at most
-# this. An input feeding every step of a long chain (Horner's rule, ``y = y * x + c``) makes them grow as the square
-# of the chain: Debian's dot took 0.3 s at 3,500 (degree 30), 0.7 s at 6,300, 7.3 s at 14,300, 28 s at 25,300 and
-# over a minute at 39,400 (degree 100, 302 nodes); a chain of 2,000 boxes has none.
-FAR_RANKS_LIMIT = 4_000
+# this. An input feeding every step of a long chain (Horner's rule, ``y = y * x + c``: 2d(d - 1) of them at degree d)
+# makes them grow as the square of the chain: Debian's dot took 0.3 s at 1,740 (degree 30), 0.7 s at 3,120, 5-7 s at
+# 7,080, 28 s at 12,640 and over a minute at 19,800 (degree 100, 302 nodes); a chain whose constants are fresh
+# leaves (x * 1.01 + 0.01) has none.
+FAR_RANKS_LIMIT = 3_000
 # A picture drawn whole (node_budget=None) past this many is not laid out at all, in the kernel or the browser: dot
-# would run for most of a minute or more (28 s at 25,300 above).
+# would run for half a minute or more (28 s at 12,640 above).
 REFUSED_FAR_RANKS = 4 * FAR_RANKS_LIMIT
+# What the folding sentence adds when the default picture draws fewer boxes than the budget for its far ranks.
 SLOW_LAYOUT_NOTE = " (fewer than the node budget allows: their edges reach far back, which is slow to lay out)"
 
 
@@ -377,25 +378,29 @@ def _kept_pairs(tape: Tape, unit: list[int], boxes: list[Box], kept: set[int]) -
 
 def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
     """The ranks a picture's edges (``pairs`` of units, ``unit_pairs``; ``n`` the tape's length) cross beyond the
-    next one, which Graphviz's dot draws through as many virtual nodes. Ranks as fold_fit.py's ``opening_cost``
-    counts them: a node drawn in full two ranks past what feeds it (its op ellipse between), a box one past, a leaf
-    at rank 0 (dot puts a leaf just before its first consumer: its edges count more here than dot lays out, which
-    on Horner's rule, whose dot takes ~5x longer per rank than the moons loss's, is a welcome margin)."""
-    into: dict[int, list[int]] = {}
-    waiting: dict[int, int] = {}
+    next one, which Graphviz's dot draws through as many virtual nodes. Each unit is ranked as late as it can be, just
+    before the first of its consumers (an op's node drawn in full two ranks on, its ellipse between; a box one), as
+    dot's ranking puts what feeds one consumer: a term of a long sum or a constant used once then costs nothing, and
+    an input used along a whole chain (Horner's rule's x) the ranks back to each later use."""
+    into: dict[int, list[int]] = {}       # per unit, the units it feeds
+    waiting: dict[int, int] = {}          # per unit, its consumers not ranked yet
     for v, u in pairs:
         into.setdefault(v, []).append(u)
-        waiting[u] = waiting.get(u, 0) + 1
+        waiting[v] = waiting.get(v, 0) + 1
     rank = dict.fromkeys((w for pair in pairs for w in pair), 0)
-    ready = [u for u in rank if u not in waiting]
-    while ready:                          # longest paths, in a topological order of the units
-        v = ready.pop()
-        for u in into.get(v, ()):
-            rank[u] = max(rank[u], rank[v] + (2 if u < n else 1))
-            waiting[u] -= 1
-            if not waiting[u]:
-                ready.append(u)
-    return sum(max(0, rank[u] - rank[v] - (2 if u < n else 1)) for v, u in pairs)
+    ready = [u for u in rank if u not in into]     # what feeds nothing drawn (the output) sits last, at rank 0
+    outputs_of: dict[int, list[int]] = {}
+    for v, u in pairs:
+        outputs_of.setdefault(u, []).append(v)
+    while ready:                          # from the output back, each unit once all its consumers are ranked
+        u = ready.pop()
+        if u in into:
+            rank[u] = min(rank[w] - (2 if w < n else 1) for w in into[u])
+        for v in outputs_of.get(u, ()):
+            waiting[v] -= 1
+            if not waiting[v]:
+                ready.append(v)
+    return sum(rank[u] - rank[v] - (2 if u < n else 1) for v, u in pairs)
 
 
 def _nearest_units(tape: Tape, unit: list[int], boxes: list[Box], limit: int, edge_limit: int) -> set[int]:

@@ -191,7 +191,7 @@ def test_a_chain_of_2000_boxes_the_budgets_most_lays_out_in_the_page(open_saved,
 
 def test_a_polynomial_whose_edges_reach_far_back_lays_out_within_the_planners_limit(open_saved, guarded):
     # Horner's rule: x feeds every step of the chain. Drawn whole (602 nodes, under the budget) its edges cross
-    # 159,600 ranks beyond the next and the layout ran into the worker's 60 s watchdog; the planner draws what
+    # 79,600 ranks beyond the next and the layout ran into the worker's 60 s watchdog; the planner draws what
     # crosses at most FAR_RANKS_LIMIT and says why, and opening the rest is refused in words (the fit loop's cost).
     root = builders.horner(200)
     tape = Tape.from_value(root)

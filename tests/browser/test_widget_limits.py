@@ -43,7 +43,7 @@ def test_a_picture_too_deep_for_the_browser_is_refused_in_words_and_the_sliders_
 
 def test_a_whole_picture_whose_edges_reach_far_back_is_refused_in_words_and_lays_out_within_a_budget(
         guarded, static_server, widget_bundle):
-    # Horner's rule of degree 100 drawn whole (302 nodes): its edges cross 39,800 ranks beyond the next
+    # Horner's rule of degree 100 drawn whole (302 nodes): its edges cross 19,800 ranks beyond the next
     # (4d(d + 1) - 6d, by hand) and the layout worker's 60 s watchdog stopped it; it is refused before layout now,
     # as the kernel refuses it (display.py layout_refusal), and the sliders still work.
     root = horner(100)
@@ -51,7 +51,7 @@ def test_a_whole_picture_whose_edges_reach_far_back_is_refused_in_words_and_lays
     poll(lambda: view.root.get_attribute("data-state"), lambda s: s == "error", "the view refused the layout",
          timeout_s=10)
     text = view.error_text()
-    assert "cross 39,800 ranks beyond the next" in text and "16,000" in text and "node_budget=250" in text, text
+    assert "cross 19,800 ranks beyond the next" in text and "12,000" in text and "node_budget=250" in text, text
     view.slider("x").fill("0.25")
     poll(lambda: model_log(guarded.page)["save"], lambda saves: len(saves) >= 1, "the settled slider reached the model")
     assert open_view(guarded.page, static_server, root, node_budget=250).root.get_attribute("data-state") == "ready"
