@@ -5,14 +5,17 @@ numbers; at a zoom too small to read the boxes drop their text, with hysteresis,
 
 from __future__ import annotations
 
+import base64
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from builders import lecture_mlp_loss
 from playwright.sync_api import expect
 
 from micrograd_widget.engine import Value
+from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom
@@ -222,3 +225,162 @@ def test_numbers_moved_at_low_detail_are_current_when_zoomed_back_in(show, guard
     assert shown, "no box in sight"
     for b in shown:
         assert b["text"] and b["fields"] == want(nodes, b["key"]), f"{b['key']} shows old numbers: {b}"
+
+
+# The edges at low detail (js/graph/edge-raster.js): a raster under the picture, the SVG's own edges not rendered
+# except those a mark outlines. The reference for what the screen should show is the SVG drawing its own edges: the
+# raster's stylesheet rules undone.
+_SVG_EDGES = """.mgw-graph > canvas.mgw-edge-raster { display: none !important; }
+.mgw-graph > canvas.mgw-edge-raster + svg g.edge { display: inline !important; }
+.mgw-graph > canvas.mgw-edge-raster + svg g.graph > polygon { fill: white !important; }
+.mgw-graph > canvas.mgw-edge-raster + svg g.cluster polygon { fill: white !important; }"""
+
+# Per edge of the picture: its id, whether the SVG renders it (computed display of its <g>, and of its line), its
+# classes, and its line's midpoint in client px (the path's own geometry, mapped through its screen matrix).
+_EDGES = """r => [...r.querySelectorAll('[data-role=graph] svg g.edge')].map(g => {
+  const p = g.querySelector('path');
+  const q = p.getPointAtLength(p.getTotalLength() / 2), m = p.getScreenCTM();
+  return {id: g.id, classes: g.getAttribute('class'), rendered: getComputedStyle(g).display !== 'none'
+          && getComputedStyle(p).display !== 'none', x: m.a * q.x + m.c * q.y + m.e, y: m.b * q.x + m.d * q.y + m.f};
+})"""
+
+# The darkest red value within 1 px of each client point in a PNG screenshot of the page (decoded by the browser).
+_INK = """async (r, [png, points]) => {
+  const img = new Image();
+  await new Promise((ok, fail) => { img.onload = ok; img.onerror = fail; img.src = 'data:image/png;base64,' + png; });
+  const c = Object.assign(document.createElement('canvas'), {width: img.width, height: img.height});
+  const x = c.getContext('2d');
+  x.drawImage(img, 0, 0);
+  const d = x.getImageData(0, 0, img.width, img.height).data;
+  return points.map(([px, py]) => {
+    let min = 255;
+    for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
+      const u = Math.round(px) + dx, v = Math.round(py) + dy;
+      if (u >= 0 && v >= 0 && u < img.width && v < img.height) min = Math.min(min, d[4 * (v * img.width + u)]);
+    }
+    return min;
+  });
+}"""
+
+# Two PNG screenshots of the same size compared: [pixels whose colour differs by more than 48 of 255, the most any
+# pixel differs, the pixels compared].
+_DIFFER = """async (r, [a, b]) => {
+  const load = async png => {
+    const img = new Image();
+    await new Promise((ok, fail) => { img.onload = ok; img.onerror = fail; img.src = 'data:image/png;base64,' + png; });
+    const c = Object.assign(document.createElement('canvas'), {width: img.width, height: img.height});
+    const x = c.getContext('2d');
+    x.drawImage(img, 0, 0);
+    return x.getImageData(0, 0, img.width, img.height).data;
+  };
+  const [p, q] = [await load(a), await load(b)];
+  if (p.length !== q.length) throw new Error('the screenshots differ in size');
+  let over = 0, most = 0;
+  for (let k = 0; k < p.length; k += 4) {
+    const d = Math.max(Math.abs(p[k] - q[k]), Math.abs(p[k + 1] - q[k + 1]), Math.abs(p[k + 2] - q[k + 2]));
+    if (d > 48) over++;
+    most = Math.max(most, d);
+  }
+  return [over, most, p.length / 4];
+}"""
+
+
+def _zoom_to_low(view: WidgetDom) -> None:
+    """Zoom the picture out (`[`) until its boxes draw no text."""
+    graph = view.root.locator("[data-role=graph]")
+    graph.focus()
+    for _ in range(12):
+        if graph.get_attribute("data-detail") == "low":
+            return
+        graph.press("[")
+    raise AssertionError("zooming out never reached the low level of detail")
+
+
+def _screenshot(view: WidgetDom) -> str:
+    """The graph box as shown, a PNG in base64."""
+    return base64.b64encode(view.root.locator("[data-role=graph]").screenshot()).decode()
+
+
+def _raster_shown(view: WidgetDom) -> bool:
+    return view.root.evaluate("r => !!r.querySelector('[data-role=graph] > canvas.mgw-edge-raster + svg')")
+
+
+def test_at_low_detail_the_edges_are_one_raster_the_screen_shows(show, guarded):
+    view = show(chain()["n40"])
+    _zoom_to_low(view)
+    view.root.evaluate("r => r.querySelector('g[data-node=n20]').scrollIntoView({block: 'center', inline: 'center'})")
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    edges = view.root.evaluate(_EDGES)
+    assert len(edges) == 6 * 40, "a link of the chain is 6 edges (2 into each op, op -> box, box -> next op), by hand"
+    assert not [e["id"] for e in edges if e["rendered"]], "the SVG still renders its edges: a frame records them"
+    b = view.root.locator("[data-role=graph]").bounding_box()
+    assert b
+    inside = [e for e in edges
+              if b["x"] + 2 < e["x"] < b["x"] + b["width"] - 2 and b["y"] + 2 < e["y"] < b["y"] + b["height"] - 2]
+    assert len(inside) > 20, "the test needs edges in sight"
+    ink = view.root.evaluate(_INK, [_screenshot(view), [[e["x"] - b["x"], e["y"] - b["y"]] for e in inside]])
+    assert not [e["id"] for e, red in zip(inside, ink, strict=True) if red > 240], "an edge is not drawn on screen"
+    drawn = _screenshot(view)
+    guarded.page.add_style_tag(content=_SVG_EDGES)
+    over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
+    assert over <= count // 1000, f"the raster looks unlike the SVG's edges: {over} pixels differ (most by {most})"
+
+
+def test_an_opened_box_at_low_detail_does_not_hide_the_edges_inside_it(show, guarded):
+    loss = lecture_mlp_loss()
+    widget = GraphWidget(loss)
+    widget.opened = ["layers.0.neurons.0", "layers.1.neurons.0"]
+    view = show(widget)
+    _zoom_to_low(view)
+    assert view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.cluster').length") > 0
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    drawn = _screenshot(view)
+    guarded.page.add_style_tag(content=_SVG_EDGES)
+    over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
+    assert over <= count // 1000, f"the raster looks unlike the SVG's edges: {over} pixels differ (most by {most})"
+
+
+def test_an_edge_a_trace_marks_stays_drawn_in_the_svg_at_low_detail(show, guarded):
+    view = show(chain()["n40"])
+    view.root.locator('svg g[data-node="n38"]').first.click()
+    view.root.locator('[data-role="inspector"] [data-action="trace-down"]').click()
+    expect(view.root.locator("svg g.edge.mgw-path").first).to_be_attached()
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    edges = view.root.evaluate(_EDGES)
+    marked = sorted(e["id"] for e in edges if "mgw-path" in e["classes"].split())
+    # by hand: the path n38 -> m39 -> n39 -> m40 -> n40; each of the four after n38 has the edge from the one before
+    # into its op and its op's edge into it (8), and the node traced from, n38, its own op's edge (1)
+    assert len(marked) == 9, marked
+    assert sorted(e["id"] for e in edges if e["rendered"]) == marked, "only the marked edges are drawn in the SVG"
+    accent = view.root.evaluate("""r => getComputedStyle(r.querySelector('svg g.edge.mgw-path path')).strokeWidth""")
+    assert accent == "3px", "the marked edge is not drawn with the trace's outline"
+
+
+def test_an_export_at_low_detail_holds_every_edge(show, guarded):
+    view = show(chain()["n40"])
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    with guarded.page.expect_download() as info:
+        view.root.locator('button[data-action="export-svg"]').click()
+    svg = Path(info.value.path()).read_bytes()
+    with guarded.page.expect_download() as info:
+        view.root.locator('button[data-action="export-dot"]').click()
+    dot = Path(info.value.path()).read_text(encoding="utf-8")
+    root = ET.fromstring(svg)
+    edges = [g for g in root.iter(f"{SVG}g") if "edge" in (g.get("class") or "").split()]
+    assert len(edges) == len(re.findall(r" -> ", dot)) == 6 * 40, "the file lacks edges"
+    assert all(g.find(f"{SVG}path") is not None for g in edges), "an edge lost its line"
+    assert b"mgw-edge-raster" not in svg and b"<canvas" not in svg, "the view's raster leaked into the file"
+
+
+def test_zoomed_back_to_full_detail_the_svg_draws_its_edges_again(show, guarded):
+    view = show(chain()["n40"])
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    graph = view.root.locator("[data-role=graph]")
+    while graph.get_attribute("data-detail") == "low":
+        graph.press("]")
+    assert not view.root.evaluate("r => !!r.querySelector('[data-role=graph] canvas')"), "the raster stayed"
+    edges = view.root.evaluate(_EDGES)
+    assert len(edges) == 6 * 40 and all(e["rendered"] for e in edges), "the SVG does not render its edges again"
