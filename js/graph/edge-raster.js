@@ -40,26 +40,13 @@ export function rasterShapes(svg) {
   return shapes;
 }
 
-/** A Path2D of a box's shape (its <polygon> or <path>), in the graph group's coordinates. */
-function shapePath(shape) {
-  const d = shape.tagName === "path" ? shape.getAttribute("d") : `M${shape.getAttribute("points")}Z`;
-  return new Path2D(d || "");
-}
-
-/** The raster of one picture at low detail: `svg` (a Graphviz picture in `box`, the graph's scroll box); `lazy` (its
- * graph/visible.js LazyTexts) holds the boxes' fills while the raster paints them; `boxes`: the boxes' shapes whose fill
- * the frames paint (value boxes and closed fold boxes). */
+/** The raster of one picture's edges: `svg` (a Graphviz picture in `box`, the graph's scroll box). */
 export class EdgeRaster {
-  constructor(svg, box, lazy, boxes = []) {
+  constructor(svg, box) {
     this.svg = svg;
     this.box = box;
-    this.lazy = lazy;
-    this.boxes = boxes;
     this.canvas = h("canvas", { className: "mgw-edge-raster", "aria-hidden": "true" });
-    this.base = null; // a canvas of what does not change with the numbers (the page, opened boxes' fills, edges)
     this.shapes = null; // rasterShapes(svg), made the first time the picture is drawn at low detail
-    this.paths = null; // per box of `boxes`: its Path2D
-    this.matrix = null; // graph units -> the canvas's device px
     this.drawn = ""; // the size and pixel ratio the canvas was drawn at
   }
 
@@ -80,19 +67,16 @@ export class EdgeRaster {
     canvas.style.left = `${s.left - b.left - this.box.clientLeft + this.box.scrollLeft}px`;
     canvas.style.top = `${s.top - b.top - this.box.clientTop + this.box.scrollTop}px`;
     if (key === this.drawn) return;
-    const m = /** @type {SVGGraphicsElement} */ (graph).getCTM(); // graph units -> the <svg>'s CSS px
-    const base = this.base || document.createElement("canvas");
-    const ctx = base.getContext("2d");
-    if (!m || !ctx) return;
     this.drawn = key;
-    this.base = base;
     if (!this.shapes) this.shapes = rasterShapes(svg);
-    base.width = canvas.width = w;
-    base.height = canvas.height = hgt;
+    canvas.width = w;
+    canvas.height = hgt;
     canvas.style.width = `${w / ratio}px`;
     canvas.style.height = `${hgt / ratio}px`;
-    this.matrix = new DOMMatrix([ratio * m.a, ratio * m.b, ratio * m.c, ratio * m.d, ratio * m.e, ratio * m.f]);
-    ctx.setTransform(this.matrix);
+    const ctx = canvas.getContext("2d");
+    const m = /** @type {SVGGraphicsElement} */ (graph).getCTM(); // graph units -> the <svg>'s CSS px
+    if (!ctx || !m) return;
+    ctx.setTransform(ratio * m.a, ratio * m.b, ratio * m.c, ratio * m.d, ratio * m.e, ratio * m.f);
     for (const { path, stroke, fill, width: lineWidth } of this.shapes) {
       if (fill !== "none") {
         ctx.fillStyle = fill;
@@ -104,40 +88,14 @@ export class EdgeRaster {
         ctx.stroke(path);
       }
     }
-    this.lazy.rasterFills = true;
-    this.paint();
   }
 
-  /** While shown: the canvas drawn again for this frame's fills (the still part copied, each box's fill over it, as
-   * the SVG draws a box over the edges; its outline stays the SVG's). */
-  paint() {
-    if (!this.drawn || !this.base || !this.matrix) return;
-    const ctx = this.canvas.getContext("2d");
-    if (!ctx) return;
-    if (!this.paths) this.paths = this.boxes.map(shapePath);
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.drawImage(this.base, 0, 0);
-    ctx.setTransform(this.matrix);
-    const { boxes, paths, lazy } = this;
-    for (let k = 0; k < boxes.length; k++) {
-      const fill = lazy.current(boxes[k]);
-      if (!fill || fill === "none") continue;
-      ctx.fillStyle = fill;
-      ctx.fill(paths[k]);
-    }
-  }
-
-  /** The canvas out of the page and its pixels freed (full detail, or the picture replaced); the fills it painted
-   * are written to the SVG's boxes again. */
+  /** The canvas out of the page and its pixels freed (full detail, or the picture replaced). */
   release() {
     if (!this.drawn && !this.canvas.isConnected) return;
     this.canvas.remove();
-    this.canvas.width = this.canvas.height = 0;
-    if (this.base) this.base.width = this.base.height = 0;
+    this.canvas.width = 0;
+    this.canvas.height = 0;
     this.drawn = "";
-    if (this.lazy.rasterFills) {
-      this.lazy.rasterFills = false;
-      this.lazy.flushFills();
-    }
   }
 }

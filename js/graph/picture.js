@@ -66,6 +66,7 @@ export class BoundPicture {
     const m = shown.length;
     this.svg = svg;
     this.lazy = new LazyTexts(root);
+    this.edges = root ? new EdgeRaster(svg, root) : null; // the edges at low detail (graph/edge-raster.js)
     this.palette = view.palette || null;
     this.shown = shown; // the nodes drawn as their own box; index k below is a node's place here
     this.shownSet = new Set(shown);
@@ -86,8 +87,6 @@ export class BoundPicture {
       this.outline.edges.set(g.id, g);
       this.lazy.watch(g); // not painted when well out of sight
     }
-    // the edges (and the boxes' fills) at low detail (graph/edge-raster.js)
-    this.edges = root ? new EdgeRaster(svg, root, this.lazy, [...this.boxes.shape, ...this.folds.shape].filter(Boolean)) : null;
     const legend = byId.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
@@ -223,7 +222,6 @@ export class BoundPicture {
     if (change && this.legendGroup) this.legendGroup.setAttribute("display", "none");
     else if (colored && !sameScale) this.paintLegend(colors);
     lazy.endFrame();
-    if (this.edges) this.edges.paint();
     return scale;
   }
 

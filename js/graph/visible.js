@@ -52,7 +52,6 @@ export class LazyTexts {
     this.cancel = null; // cancels the scheduled quiet wait or idle chunk, while one is
     this.deferred = false; // this frame deferred a write (endFrame() schedules it)
     this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
-    this.rasterFills = false; // graph/edge-raster.js paints the boxes' fills (from current()): no fill is written now
     this.onFocus = (event) => this.focused(event.target);
     this.onScroll = () => this.look();
     if (root) {
@@ -72,8 +71,7 @@ export class LazyTexts {
   /** Show `text` in `node` now if its box is in sight (or `now`), else when it comes into sight or the page is
    * idle (once endFrame() was called). */
   write(node, text, now = false) {
-    const fill = node.nodeType !== 3;
-    if ((fill && this.rasterFills) || (!now && (this.hidden.has(node) || (this.low && !fill)))) {
+    if (!now && (this.hidden.has(node) || (this.low && node.nodeType === 3))) {
       if (!this.pending.size) this.mark("pending");
       this.pending.set(node, text);
       this.deferred = true;
@@ -81,21 +79,6 @@ export class LazyTexts {
       put(node, text);
       if (this.pending.size && this.pending.delete(node) && !this.pending.size) this.mark("current");
     }
-  }
-
-  /** The text or fill `node` shows once its writes are done (the one pending, else its own). */
-  current(node) {
-    return this.pending.has(node) ? this.pending.get(node) : node.nodeType === 3 ? node.nodeValue : node.getAttribute("fill");
-  }
-
-  /** Write every pending fill now (graph/edge-raster.js stopped painting them). */
-  flushFills() {
-    for (const [node, value] of this.pending) {
-      if (node.nodeType === 3) continue;
-      put(node, value);
-      this.pending.delete(node);
-    }
-    if (!this.pending.size) this.mark("current");
   }
 
   /** A frame's writes are done: restart the quiet wait if any of them was deferred (one clock read per frame). */
