@@ -338,6 +338,17 @@ def test_an_opened_box_at_low_detail_does_not_hide_the_edges_inside_it(show, gua
     _zoom_to_low(view)
     assert view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.cluster').length") > 0
     assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    # the opened boxes' fills are the raster's now: a click inside one (not on a box) still picks it, as when filled
+    hits = view.root.evaluate("""r => [...r.querySelectorAll('[data-role=graph] svg g.cluster')].map(c => {
+      const b = c.getBoundingClientRect();
+      let hits = 0;
+      for (let i = 1; i < 10; i++) for (let j = 1; j < 10; j++) {
+        const e = document.elementFromPoint(b.left + b.width * i / 10, b.top + b.height * j / 10);
+        if (e && e.closest('g.cluster') === c) hits++;
+      }
+      return hits;
+    })""")
+    assert all(hits), f"a click inside an opened box no longer picks it: hits per box {hits}"
     drawn = _screenshot(view)
     view.root.evaluate(_SVG_ALONE)
     over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
