@@ -1,7 +1,9 @@
 """Frames cost what is in sight (issue 22, js/graph/visible.js and zoom.js): boxes well out of the graph box's sight
 are not painted, and come back carrying the numbers Python's engine computes for the slider's new value when they
 are scrolled into view, focused or found by search; an export holds every box with its full text and current
-numbers; at a zoom too small to read the boxes drop their text, with hysteresis, and the exports still hold it."""
+numbers; at a zoom too small to read the boxes drop their text, with hysteresis, and the exports still hold it; there
+the edges are one raster under the picture (js/graph/edge-raster.js) that the screen shows as the SVG drew them, the
+marked edges stay in the SVG, exports hold every edge, and full detail draws the SVG's edges again."""
 
 from __future__ import annotations
 
