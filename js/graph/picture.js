@@ -12,6 +12,7 @@ import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { h } from "../ui/dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
 import { boxesById, layoutPicture, makeFocusable, textNode } from "../ui/svg.js";
+import { EdgeRaster } from "./edge-raster.js";
 import { LazyTexts } from "./visible.js";
 import { wholeFarRanks } from "../picture/fold_fit.js";
 import { REFUSED_FAR_RANKS } from "../core/shared.js";
@@ -75,6 +76,7 @@ export class BoundPicture {
     const m = shown.length;
     this.svg = svg;
     this.lazy = new LazyTexts(root);
+    this.edges = root ? new EdgeRaster(svg, root) : null; // the edges at low detail (graph/edge-raster.js)
     this.palette = view.palette || null;
     this.shown = shown; // the nodes drawn as their own box; index k below is a node's place here
     this.shownSet = new Set(shown);
@@ -260,6 +262,7 @@ export class BoundPicture {
   /** The picture is replaced: stop watching its boxes. */
   release() {
     this.lazy.release();
+    if (this.edges) this.edges.release();
   }
 
   /**
@@ -392,11 +395,14 @@ export class Picture {
   }
 
   /** What is in sight changed (a new picture, a zoom, a resize): the bound picture paints what is near it and draws
-   * text at the zoom's level of detail (graph/visible.js), before the frame is painted. */
+   * text at the zoom's level of detail (graph/visible.js), its edges as a raster at low detail (graph/edge-raster.js;
+   * after the look, which measures the edges the raster stops rendering), before the frame is painted. */
   look() {
     if (!this.bound) return;
-    this.bound.lazy.setDetail(this.el.getAttribute("data-detail") === "low");
+    const low = this.el.getAttribute("data-detail") === "low";
+    this.bound.lazy.setDetail(low);
     this.bound.lazy.look();
+    if (this.bound.edges) this.bound.edges.show(low);
   }
 
   /** The picture shown is the one wanted after all: a layout still running (of another picture) is dropped when it

@@ -1,18 +1,23 @@
 """Frames cost what is in sight (issue 22, js/graph/visible.js and zoom.js): boxes well out of the graph box's sight
 are not painted, and come back carrying the numbers Python's engine computes for the slider's new value when they
 are scrolled into view, focused or found by search; an export holds every box with its full text and current
-numbers; at a zoom too small to read the boxes drop their text, with hysteresis, and the exports still hold it."""
+numbers; at a zoom too small to read the boxes drop their text, with hysteresis, and the exports still hold it; there
+the edges are one raster under the picture (js/graph/edge-raster.js) that the screen shows as the SVG drew them, the
+marked edges stay in the SVG, exports hold every edge, and full detail draws the SVG's edges again."""
 
 from __future__ import annotations
 
+import base64
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from builders import lecture_mlp_loss
 from playwright.sync_api import expect
 
 from micrograd_widget.engine import Value
+from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom
@@ -279,3 +284,199 @@ def test_a_busy_picture_is_veiled_without_repainting_its_svg(show, guarded):
     assert abs(busy["width"] - busy["frame"]) < 1, f"the veil does not cover the graph box: {busy}"
     assert busy["svg"] == "1", f"the SVG's own opacity changed: {busy}"
     assert busy["events"] == "none" and busy["hit"], f"the veil takes the clicks: {busy}"
+
+
+# The edges at low detail (js/graph/edge-raster.js): a raster under the picture (with the boxes' fills), the SVG's own
+# edges not rendered except those a mark outlines. The reference for what the screen should show is the SVG drawing
+# everything itself: the raster taken out of the page (its stylesheet rules then match nothing), once the SVG holds
+# every current number and fill (an export writes them: graph/visible.js flush).
+_SVG_ALONE = "r => r.querySelector('[data-role=graph] > canvas.mgw-edge-raster').remove()"
+
+# Per edge of the picture: its id, whether the SVG renders it (computed display of its <g>, and of its line), its
+# classes, and its line's midpoint in client px (the path's own geometry, mapped through its screen matrix).
+_EDGES = """r => [...r.querySelectorAll('[data-role=graph] svg g.edge')].map(g => {
+  const p = g.querySelector('path');
+  const q = p.getPointAtLength(p.getTotalLength() / 2), m = p.getScreenCTM();
+  return {id: g.id, classes: g.getAttribute('class'), rendered: getComputedStyle(g).display !== 'none'
+          && getComputedStyle(p).display !== 'none', x: m.a * q.x + m.c * q.y + m.e, y: m.b * q.x + m.d * q.y + m.f};
+})"""
+
+# The darkest red value within 1 px of each client point in a PNG screenshot of the page (decoded by the browser).
+_INK = """async (r, [png, points]) => {
+  const img = new Image();
+  await new Promise((ok, fail) => { img.onload = ok; img.onerror = fail; img.src = 'data:image/png;base64,' + png; });
+  const c = Object.assign(document.createElement('canvas'), {width: img.width, height: img.height});
+  const x = c.getContext('2d');
+  x.drawImage(img, 0, 0);
+  const d = x.getImageData(0, 0, img.width, img.height).data;
+  return points.map(([px, py]) => {
+    let min = 255;
+    for (let dx = -1; dx <= 1; dx++) for (let dy = -1; dy <= 1; dy++) {
+      const u = Math.round(px) + dx, v = Math.round(py) + dy;
+      if (u >= 0 && v >= 0 && u < img.width && v < img.height) min = Math.min(min, d[4 * (v * img.width + u)]);
+    }
+    return min;
+  });
+}"""
+
+# Two PNG screenshots of the same size compared inside their outer 2 px (the graph box's border, which a status line
+# appearing beside the box can move by a fraction of a pixel): [pixels whose colour differs by more than 48 of 255,
+# the most any pixel differs, the pixels compared].
+_DIFFER = """async (r, [a, b]) => {
+  const load = async png => {
+    const img = new Image();
+    await new Promise((ok, fail) => { img.onload = ok; img.onerror = fail; img.src = 'data:image/png;base64,' + png; });
+    const c = Object.assign(document.createElement('canvas'), {width: img.width, height: img.height});
+    const x = c.getContext('2d');
+    x.drawImage(img, 0, 0);
+    return x.getImageData(0, 0, img.width, img.height);
+  };
+  const [p, q] = [await load(a), await load(b)];
+  if (p.width !== q.width || p.height !== q.height) throw new Error('the screenshots differ in size');
+  let over = 0, most = 0, count = 0;
+  for (let y = 2; y < p.height - 2; y++) {
+    for (let x = 2; x < p.width - 2; x++) {
+      const k = 4 * (y * p.width + x);
+      const d = Math.max(Math.abs(p.data[k] - q.data[k]), Math.abs(p.data[k + 1] - q.data[k + 1]),
+                         Math.abs(p.data[k + 2] - q.data[k + 2]));
+      if (d > 48) over++;
+      most = Math.max(most, d);
+      count++;
+    }
+  }
+  return [over, most, count];
+}"""
+
+
+def _zoom_to_low(view: WidgetDom) -> None:
+    """Zoom the picture out (`[`) until its boxes draw no text."""
+    graph = view.root.locator("[data-role=graph]")
+    graph.focus()
+    for _ in range(12):
+        if graph.get_attribute("data-detail") == "low":
+            return
+        graph.press("[")
+    raise AssertionError("zooming out never reached the low level of detail")
+
+
+def _screenshot(view: WidgetDom) -> str:
+    """The graph box as shown, a PNG in base64."""
+    return base64.b64encode(view.root.locator("[data-role=graph]").screenshot()).decode()
+
+
+def _raster_shown(view: WidgetDom) -> bool:
+    return view.root.evaluate("r => !!r.querySelector('[data-role=graph] > canvas.mgw-edge-raster + svg')")
+
+
+def test_at_low_detail_the_edges_are_one_raster_the_screen_shows(show, guarded):
+    view = show(chain()["n40"])
+    _zoom_to_low(view)
+    view.root.evaluate("r => r.querySelector('g[data-node=n20]').scrollIntoView({block: 'center', inline: 'center'})")
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    edges = view.root.evaluate(_EDGES)
+    assert len(edges) == 6 * 40, "a link of the chain is 6 edges (2 into each op, op -> box, box -> next op), by hand"
+    assert not [e["id"] for e in edges if e["rendered"]], "the SVG still renders its edges: a frame records them"
+    b = view.root.locator("[data-role=graph]").bounding_box()
+    assert b
+    inside = [e for e in edges
+              if b["x"] + 2 < e["x"] < b["x"] + b["width"] - 2 and b["y"] + 2 < e["y"] < b["y"] + b["height"] - 2]
+    assert len(inside) > 20, "the test needs edges in sight"
+    ink = view.root.evaluate(_INK, [_screenshot(view), [[e["x"] - b["x"], e["y"] - b["y"]] for e in inside]])
+    assert not [e["id"] for e, red in zip(inside, ink, strict=True) if red > 240], "an edge is not drawn on screen"
+    drawn = _screenshot(view)
+    view.root.evaluate(_SVG_ALONE)
+    over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
+    assert over <= count // 1000, f"the raster looks unlike the SVG's edges: {over} pixels differ (most by {most})"
+
+
+def test_an_opened_box_at_low_detail_does_not_hide_the_edges_inside_it(show, guarded):
+    loss = lecture_mlp_loss()
+    widget = GraphWidget(loss)
+    widget.opened = ["layers.0.neurons.0", "layers.1.neurons.0"]
+    view = show(widget)
+    _zoom_to_low(view)
+    assert view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.cluster').length") > 0
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    # the opened boxes' fills are the raster's now: a click inside one (not on a box) still picks it, as when filled
+    hits = view.root.evaluate("""r => [...r.querySelectorAll('[data-role=graph] svg g.cluster')].map(c => {
+      const b = c.getBoundingClientRect();
+      let hits = 0;
+      for (let i = 1; i < 10; i++) for (let j = 1; j < 10; j++) {
+        const e = document.elementFromPoint(b.left + b.width * i / 10, b.top + b.height * j / 10);
+        if (e && e.closest('g.cluster') === c) hits++;
+      }
+      return hits;
+    })""")
+    assert all(hits), f"a click inside an opened box no longer picks it: hits per box {hits}"
+    drawn = _screenshot(view)
+    view.root.evaluate(_SVG_ALONE)
+    over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
+    assert over <= count // 1000, f"the raster looks unlike the SVG's edges: {over} pixels differ (most by {most})"
+
+
+def test_at_low_detail_a_slider_move_shows_the_fills_the_svg_holds_once_current(show, guarded):
+    loss = lecture_mlp_loss()
+    widget = GraphWidget(loss)
+    widget.opened = ["layers.0.neurons.0", "layers.1.neurons.0"]
+    view = show(widget)
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    before = _screenshot(view)
+    leaf = view.root.locator("input[type=range][data-leaf]").first
+    leaf.fill(leaf.get_attribute("max") or "")
+    guarded.page.wait_for_timeout(100)
+    drawn = _screenshot(view)
+    moved, _, _ = view.root.evaluate(_DIFFER, [before, drawn])
+    assert moved > 0, "the move changed no colour on screen: the test checks nothing"
+    with guarded.page.expect_download():
+        view.root.locator('button[data-action="export-svg"]').click()  # writes every number and fill in the SVG
+    assert view.root.locator("[data-role=graph]").get_attribute("data-numbers") == "current"
+    view.root.evaluate(_SVG_ALONE)
+    over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
+    assert over <= count // 1000, f"the raster's fills are not the SVG's current ones: {over} pixels (most by {most})"
+
+
+def test_an_edge_a_trace_marks_stays_drawn_in_the_svg_at_low_detail(show, guarded):
+    view = show(chain()["n40"])
+    view.root.locator('svg g[data-node="n38"]').first.click()
+    view.root.locator('[data-role="inspector"] [data-action="trace-down"]').click()
+    expect(view.root.locator("svg g.edge.mgw-path").first).to_be_attached()
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    edges = view.root.evaluate(_EDGES)
+    marked = sorted(e["id"] for e in edges if "mgw-path" in e["classes"].split())
+    # by hand: the path n38 -> m39 -> n39 -> m40 -> n40; each of the four after n38 has the edge from the one before
+    # into its op and its op's edge into it (8), and the node traced from, n38, its own op's edge (1)
+    assert len(marked) == 9, marked
+    assert sorted(e["id"] for e in edges if e["rendered"]) == marked, "only the marked edges are drawn in the SVG"
+    accent = view.root.evaluate("""r => getComputedStyle(r.querySelector('svg g.edge.mgw-path path')).strokeWidth""")
+    assert accent == "3px", "the marked edge is not drawn with the trace's outline"
+
+
+def test_an_export_at_low_detail_holds_every_edge(show, guarded):
+    view = show(chain()["n40"])
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    with guarded.page.expect_download() as info:
+        view.root.locator('button[data-action="export-svg"]').click()
+    svg = Path(info.value.path()).read_bytes()
+    with guarded.page.expect_download() as info:
+        view.root.locator('button[data-action="export-dot"]').click()
+    dot = Path(info.value.path()).read_text(encoding="utf-8")
+    root = ET.fromstring(svg)
+    edges = [g for g in root.iter(f"{SVG}g") if "edge" in (g.get("class") or "").split()]
+    assert len(edges) == len(re.findall(r" -> ", dot)) == 6 * 40, "the file lacks edges"
+    assert all(g.find(f"{SVG}path") is not None for g in edges), "an edge lost its line"
+    assert b"mgw-edge-raster" not in svg and b"<canvas" not in svg, "the view's raster leaked into the file"
+
+
+def test_zoomed_back_to_full_detail_the_svg_draws_its_edges_again(show, guarded):
+    view = show(chain()["n40"])
+    _zoom_to_low(view)
+    assert _raster_shown(view), "no raster of the edges under the picture at low detail"
+    graph = view.root.locator("[data-role=graph]")
+    while graph.get_attribute("data-detail") == "low":
+        graph.press("]")
+    assert not view.root.evaluate("r => !!r.querySelector('[data-role=graph] canvas')"), "the raster stayed"
+    edges = view.root.evaluate(_EDGES)
+    assert len(edges) == 6 * 40 and all(e["rendered"] for e in edges), "the SVG does not render its edges again"

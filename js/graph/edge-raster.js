@@ -1,0 +1,101 @@
+// @ts-check
+// The edges as a raster at low detail (issue 22). At Fit a large picture is all in sight, so culling (graph/visible.js)
+// leaves everything painted, and Chromium re-records the paint of every element of the SVG when any fill changes: on
+// the moons loss opened to node_budget=2000 (1,685 boxes, 6,653 edges, each a <g> of a path and an arrowhead) the edges
+// were about a third of a slider frame there, and a slider never changes them. So while the boxes draw no text
+// (graph/zoom.js data-detail="low"), the edges are drawn once into a <canvas> under the SVG (one image, which a frame
+// does not record again), and the SVG's edges are not rendered (widget.css: `canvas.mgw-edge-raster + svg`), except the
+// ones a mark outlines (a traced path, the stepper's), which stay drawn in the SVG over the raster. The SVG keeps every
+// edge in its DOM: exports, search and the stepper read it as before; at full detail the canvas is gone.
+// The raster is drawn again when the picture's size on screen changes (a zoom step, a resize, the display's pixel
+// ratio); a picture too large on screen for a canvas of MAX_PIXELS keeps its SVG edges (a picture at Fit is the box's
+// size: the limit is for low zooms of very large pictures, e.g. 30% of one 70,000 px tall).
+
+import { h } from "../ui/dom.js";
+
+export const MAX_PIXELS = 16 * 1024 * 1024; // device pixels of the raster (64 MB)
+const MAX_SIDE = 16384; // a canvas side every browser allows
+
+/** What the raster draws of `svg`, in the coordinates of its graph group and in the SVG's order: Graphviz's page and the
+ * opened boxes' (clusters') fills, which lie under the edges, then each edge's <path> (its line) and <polygon>s (its
+ * arrowhead): [{ path, stroke, fill, width }]. Each shape is drawn on its own, as the SVG draws it: where edges overlap
+ * (many pass close together at a low zoom) they darken as they do there. */
+export function rasterShapes(svg) {
+  const shapes = [];
+  const add = (shape, under) => {
+    const path = shape.tagName === "path";
+    const d = path ? shape.getAttribute("d") : `M${shape.getAttribute("points")}Z`;
+    const fill = shape.getAttribute("fill") || (path ? "none" : "black");
+    if (!d || (under && fill === "none")) return;
+    shapes.push({ path: new Path2D(d), stroke: under ? "none" : shape.getAttribute("stroke") || "none", fill,
+      width: Number(shape.getAttribute("stroke-width")) || 1 });
+  };
+  const page = svg.querySelector("g.graph > polygon");
+  if (page) add(page, true);
+  for (const cluster of svg.querySelectorAll("g.cluster")) {
+    const frame = cluster.querySelector("polygon, path");
+    if (frame) add(frame, true);
+  }
+  for (const shape of svg.querySelectorAll("g.edge path, g.edge polygon")) add(shape, false);
+  return shapes;
+}
+
+/** The raster of one picture's edges: `svg` (a Graphviz picture in `box`, the graph's scroll box). */
+export class EdgeRaster {
+  constructor(svg, box) {
+    this.svg = svg;
+    this.box = box;
+    this.canvas = h("canvas", { className: "mgw-edge-raster", "aria-hidden": "true" });
+    this.shapes = null; // rasterShapes(svg), made the first time the picture is drawn at low detail
+    this.drawn = ""; // the size and pixel ratio the canvas was drawn at
+  }
+
+  /** At low detail (`low`), the edges drawn on the canvas under the picture (and its own edges not rendered); else,
+   * or when the picture is too large on screen for the canvas, the canvas taken out (the SVG draws its edges). */
+  show(low) {
+    const { svg, canvas } = this;
+    const graph = svg.querySelector("g.graph");
+    const width = svg.clientWidth, height = svg.clientHeight, ratio = window.devicePixelRatio || 1;
+    const w = Math.ceil(width * ratio), hgt = Math.ceil(height * ratio);
+    if (!low || !graph || !svg.isConnected || !w || !hgt || w > MAX_SIDE || hgt > MAX_SIDE || w * hgt > MAX_PIXELS) {
+      this.release();
+      return;
+    }
+    const key = `${w} ${hgt} ${ratio}`;
+    if (canvas.nextSibling !== svg) svg.before(canvas);
+    const s = svg.getBoundingClientRect(), b = this.box.getBoundingClientRect();
+    canvas.style.left = `${s.left - b.left - this.box.clientLeft + this.box.scrollLeft}px`;
+    canvas.style.top = `${s.top - b.top - this.box.clientTop + this.box.scrollTop}px`;
+    if (key === this.drawn) return;
+    this.drawn = key;
+    if (!this.shapes) this.shapes = rasterShapes(svg);
+    canvas.width = w;
+    canvas.height = hgt;
+    canvas.style.width = `${w / ratio}px`;
+    canvas.style.height = `${hgt / ratio}px`;
+    const ctx = canvas.getContext("2d");
+    const m = /** @type {SVGGraphicsElement} */ (graph).getCTM(); // graph units -> the <svg>'s CSS px
+    if (!ctx || !m) return;
+    ctx.setTransform(ratio * m.a, ratio * m.b, ratio * m.c, ratio * m.d, ratio * m.e, ratio * m.f);
+    for (const { path, stroke, fill, width: lineWidth } of this.shapes) {
+      if (fill !== "none") {
+        ctx.fillStyle = fill;
+        ctx.fill(path);
+      }
+      if (stroke !== "none") {
+        ctx.strokeStyle = stroke;
+        ctx.lineWidth = lineWidth;
+        ctx.stroke(path);
+      }
+    }
+  }
+
+  /** The canvas out of the page and its pixels freed (full detail, or the picture replaced). */
+  release() {
+    if (!this.drawn && !this.canvas.isConnected) return;
+    this.canvas.remove();
+    this.canvas.width = 0;
+    this.canvas.height = 0;
+    this.drawn = "";
+  }
+}
