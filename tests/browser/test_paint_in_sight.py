@@ -383,6 +383,20 @@ def test_at_low_detail_the_edges_are_one_raster_the_screen_shows(show, guarded):
     assert len(inside) > 20, "the test needs edges in sight"
     ink = view.root.evaluate(_INK, [_screenshot(view), [[e["x"] - b["x"], e["y"] - b["y"]] for e in inside]])
     assert not [e["id"] for e, red in zip(inside, ink, strict=True) if red > 240], "an edge is not drawn on screen"
+    _expect_screen_as_the_svg_draws_it(view)
+
+
+def _opened_mlp_at_low_detail(show):
+    """The lecture's MLP loss with two neurons opened (clusters, their fills under the edges), zoomed to low detail."""
+    widget = GraphWidget(lecture_mlp_loss())
+    widget.opened = ["layers.0.neurons.0", "layers.1.neurons.0"]
+    view = show(widget)
+    _zoom_to_low(view)
+    return view
+
+
+def _expect_screen_as_the_svg_draws_it(view) -> None:
+    """The screen now matches the screen with the raster taken out and the SVG drawing everything itself."""
     drawn = _screenshot(view)
     view.root.evaluate(_SVG_ALONE)
     over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
@@ -390,11 +404,7 @@ def test_at_low_detail_the_edges_are_one_raster_the_screen_shows(show, guarded):
 
 
 def test_an_opened_box_at_low_detail_does_not_hide_the_edges_inside_it(show, guarded):
-    loss = lecture_mlp_loss()
-    widget = GraphWidget(loss)
-    widget.opened = ["layers.0.neurons.0", "layers.1.neurons.0"]
-    view = show(widget)
-    _zoom_to_low(view)
+    view = _opened_mlp_at_low_detail(show)
     assert view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.cluster').length") > 0
     assert _raster_shown(view), "no raster of the edges under the picture at low detail"
     # the opened boxes' fills are the raster's now: a click inside one (not on a box) still picks it, as when filled
@@ -408,18 +418,11 @@ def test_an_opened_box_at_low_detail_does_not_hide_the_edges_inside_it(show, gua
       return hits;
     })""")
     assert all(hits), f"a click inside an opened box no longer picks it: hits per box {hits}"
-    drawn = _screenshot(view)
-    view.root.evaluate(_SVG_ALONE)
-    over, most, count = view.root.evaluate(_DIFFER, [drawn, _screenshot(view)])
-    assert over <= count // 1000, f"the raster looks unlike the SVG's edges: {over} pixels differ (most by {most})"
+    _expect_screen_as_the_svg_draws_it(view)
 
 
 def test_at_low_detail_a_slider_move_shows_the_fills_the_svg_holds_once_current(show, guarded):
-    loss = lecture_mlp_loss()
-    widget = GraphWidget(loss)
-    widget.opened = ["layers.0.neurons.0", "layers.1.neurons.0"]
-    view = show(widget)
-    _zoom_to_low(view)
+    view = _opened_mlp_at_low_detail(show)
     assert _raster_shown(view), "no raster of the edges under the picture at low detail"
     before = _screenshot(view)
     leaf = view.root.locator("input[type=range][data-leaf]").first
