@@ -383,7 +383,7 @@ export class Picture {
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).
       this.zoom.show(svg);
       this.el.replaceChildren(svg);
-      if (place && (at || place.reveal)) this.zoom.settle(place.after(this.bound), at);
+      if (place && (at || place.reveal)) this.settle(place.after(this.bound), at);
       this.look();
     } catch (err) {
       if (generation !== this.generation) return false;
@@ -392,6 +392,28 @@ export class Picture {
       throw err;
     }
     return true;
+  }
+
+  /** Put `el` (a box, or an opened box's cluster) in sight where `at` says (graph/zoom.js settle). An opened box can be
+   * many screens long (a neuron of the moons loss at node_budget=2000: 55,000 px at 60%), and the part settled on, where
+   * the closed box was, may hold no box at all, only edges passing by: then the box inside it nearest to the middle of
+   * the view is brought to the middle of it. */
+  settle(el, at) {
+    this.zoom.settle(el, at);
+    if (!el || !el.classList.contains("cluster") || !this.bound) return;
+    const c = el.getBoundingClientRect();
+    const v = this.zoom.visibleRect();
+    const mid = { x: (v.left + v.right) / 2, y: (v.top + v.bottom) / 2 };
+    let nearest = null, distance = Infinity;
+    for (const g of [...this.bound.outline.groupOf.values(), ...this.bound.outline.foldGroups]) {
+      if (!g) continue;
+      const r = g.getBoundingClientRect();
+      if (r.left < c.left || r.right > c.right || r.top < c.top || r.bottom > c.bottom) continue; // not inside el
+      if (r.right > v.left && r.left < v.right && r.bottom > v.top && r.top < v.bottom) return; // one is in sight
+      const d = Math.hypot((r.left + r.right) / 2 - mid.x, (r.top + r.bottom) / 2 - mid.y);
+      if (d < distance) [nearest, distance] = [g, d];
+    }
+    if (nearest) this.zoom.settle(nearest, { x: (v.right - v.left) / 2, y: (v.bottom - v.top) / 2 });
   }
 
   /** What is in sight changed (a new picture, a zoom, a resize): the bound picture paints what is near it and draws

@@ -9,6 +9,8 @@ import pytest
 from builders import lecture_mlp_loss
 from playwright.sync_api import expect
 
+from micrograd_widget.graph.widget import GraphWidget
+
 from .mgw_browser.dom import WidgetDom, poll
 from .mgw_browser.exports import button, expand_box
 from .mgw_browser.graphs import lecture_neuron_spelled_out, moons_loss
@@ -236,3 +238,22 @@ def test_a_big_pictures_map_is_see_through_and_its_button_hides_it_to_click_the_
     toggle.click()
     expect(pane).to_be_visible()
     poll(lambda: view.root.evaluate(_MAP), lambda m: m is not None, "the map shown again")
+
+
+def test_opening_a_box_many_screens_tall_lands_on_what_it_holds(show, guarded):
+    # At node_budget=2000 beside 1,182 boxes, a neuron of layers.1 opens into a cluster ~90 screens tall: settled where
+    # the closed box was, the view showed only the edges passing its middle (js/graph/picture.js settle)
+    guarded.page.set_viewport_size({"width": 1000, "height": 900})
+    widget = GraphWidget(moons_loss(), node_budget=2000)
+    widget.opened = ["layers.2.neurons.0", "terms:65136", "terms:65814"]
+    view = show(widget)
+    key = "layers.1.neurons.1"
+    view.root.locator(f'[data-role="graph"] g.mgw-fold[data-fold="{key}"]').click()
+    view.root.locator('[data-action="expand"]').click()
+    expect(view.root.locator(f'[data-role="graph"] g.cluster[data-fold="{key}"]')).to_have_count(1, timeout=60_000)
+    s = sight(view, f'g.cluster[data-fold="{key}"]')
+    cluster, visible = s["found"][0], s["visible"]
+    assert cluster[3] - cluster[1] > 10 * (visible[3] - visible[1]), f"the test needs a cluster many screens tall: {s}"
+    held = [b for b in sight(view, "g.node")["found"] if inside(b, cluster) and overlap(b, visible) > 0]
+    assert len(held) >= 5, f"only {len(held)} boxes of the opened {key} are in sight: {s}"
+    assert s["zoom"] == pytest.approx(READABLE, abs=0.05), "opening it changed the zoom"
