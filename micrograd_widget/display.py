@@ -27,7 +27,7 @@ from micrograd_widget.host.files import replace_file, writable_path
 from micrograd_widget.host.options import DEFAULT_OPTIONS, current_drawing_options
 from micrograd_widget.picture.colors import grad_color
 from micrograd_widget.picture.dot import GraphView, color_scale_of, graph_view
-from micrograd_widget.picture.fold import REFUSED_FAR_RANKS, far_ranks, unit_pairs
+from micrograd_widget.picture.fold import REFUSED_FAR_RANKS, whole_far_ranks
 from micrograd_widget.picture.fold_tree import FoldTree
 from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
@@ -97,10 +97,9 @@ def layout_refusal(view: GraphView) -> str:
     """Why ``view`` is not laid out at all, or "": a picture drawing every node whose edges cross more than
     REFUSED_FAR_RANKS ranks beyond the next (fold.py far_ranks; a budget's picture stays far below). The browser
     refuses it alike (js/graph/picture.js layoutRefusal)."""
-    n = len(view.tape)
-    if view.folds or len(view.shown) != n:
+    if view.folds or len(view.shown) != len(view.tape):
         return ""
-    far = far_ranks(unit_pairs(view.tape, list(range(n))), n)
+    far = whole_far_ranks(view.tape)
     if far <= REFUSED_FAR_RANKS:
         return ""
     return (f"the graph's edges reach far back (they cross {far:,} ranks beyond the next, over the "

@@ -62,7 +62,7 @@ from micrograd_widget.picture.fold_rules import (
 from micrograd_widget.picture.text import plural
 
 __all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT", "FAR_RANKS_LIMIT", "REFUSED_FAR_RANKS",
-           "far_ranks", "unit_pairs"]
+           "far_ranks", "unit_pairs", "whole_far_ranks"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
 # Opening boxes keeps a picture's layout cost (fold_fit.py layout_cost: the ranks its edges cross, which Graphviz's
@@ -116,7 +116,7 @@ def plan(tape: Tape, budget: int | None, facts: TapeFacts | None = None) -> Plan
     ``budget`` boxes and at most ``EDGES_PER_BOX * budget`` edges; spare boxes go to long sums' terms.
     ``facts``: the tape's (fold_rules.TapeFacts), to share what it finds with the fold hierarchy."""
     n = len(tape)
-    if budget is None or (n <= budget and far_ranks(unit_pairs(tape, list(range(n))), n) <= FAR_RANKS_LIMIT):
+    if budget is None or (n <= budget and whole_far_ranks(tape) <= FAR_RANKS_LIMIT):
         return Plan(list(range(n)), [], "")
     edge_budget = EDGES_PER_BOX * budget
     facts = TapeFacts(tape) if facts is None else facts
@@ -383,15 +383,13 @@ def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
     dot's ranking puts what feeds one consumer: a term of a long sum or a constant used once then costs nothing, and
     an input used along a whole chain (Horner's rule's x) the ranks back to each later use."""
     into: dict[int, list[int]] = {}       # per unit, the units it feeds
-    waiting: dict[int, int] = {}          # per unit, its consumers not ranked yet
+    outputs_of: dict[int, list[int]] = {}  # per unit, the units that feed it
     for v, u in pairs:
         into.setdefault(v, []).append(u)
-        waiting[v] = waiting.get(v, 0) + 1
+        outputs_of.setdefault(u, []).append(v)
+    waiting = {v: len(us) for v, us in into.items()}   # per unit, its consumers not ranked yet
     rank = dict.fromkeys((w for pair in pairs for w in pair), 0)
     ready = [u for u in rank if u not in into]     # what feeds nothing drawn (the output) sits last, at rank 0
-    outputs_of: dict[int, list[int]] = {}
-    for v, u in pairs:
-        outputs_of.setdefault(u, []).append(v)
     while ready:                          # from the output back, each unit once all its consumers are ranked
         u = ready.pop()
         if u in into:
@@ -401,6 +399,12 @@ def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
             if not waiting[v]:
                 ready.append(v)
     return sum(rank[u] - rank[v] - (2 if u < n else 1) for v, u in pairs)
+
+
+def whole_far_ranks(tape: Tape) -> int:
+    """``far_ranks`` of the picture drawing every node of ``tape`` in full (js/picture/fold_fit.js wholeFarRanks)."""
+    n = len(tape)
+    return far_ranks(unit_pairs(tape, list(range(n))), n)
 
 
 def _nearest_units(tape: Tape, unit: list[int], boxes: list[Box], limit: int, edge_limit: int) -> set[int]:
