@@ -72,7 +72,8 @@ def far_edges_row() -> None:
         times = []
         for root in (horner(200), tanh_chain(602)):
             w = GraphWidget(root, node_budget=budget)
-            drawn = len(w._drawing().shown) + len(w._drawing().folds)
+            view = w._drawing()
+            drawn = len(view.shown) + len(view.folds)
             with tempfile.TemporaryDirectory() as tmp:
                 t = time.perf_counter()
                 w.save_svg(Path(tmp) / "p.svg")
