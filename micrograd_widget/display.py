@@ -27,7 +27,7 @@ from micrograd_widget.host.files import replace_file, writable_path
 from micrograd_widget.host.options import DEFAULT_OPTIONS, current_drawing_options
 from micrograd_widget.picture.colors import grad_color
 from micrograd_widget.picture.dot import GraphView, color_scale_of, graph_view
-from micrograd_widget.picture.fold import REFUSED_FAR_RANKS, whole_far_ranks
+from micrograd_widget.picture.far_ranks import REFUSED_FAR_RANKS, whole_far_ranks
 from micrograd_widget.picture.fold_tree import FoldTree
 from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
@@ -95,7 +95,7 @@ class LayoutRefused(TimeoutError):
 
 def layout_refusal(view: GraphView) -> str:
     """Why ``view`` is not laid out at all, or "": a picture drawing every node whose edges cross more than
-    REFUSED_FAR_RANKS ranks beyond the next (fold.py far_ranks; a budget's picture stays far below). The browser
+    REFUSED_FAR_RANKS ranks beyond the next (far_ranks.py; a budget's picture stays far below). The browser
     refuses it alike (js/graph/picture.js layoutRefusal)."""
     if view.folds or len(view.shown) != len(view.tape):
         return ""

@@ -32,7 +32,7 @@ export const EDGES_PER_BOX = 3;
 /** fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now). */
 export const LAYOUT_COST_LIMIT = 10000;
 
-/** fold.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out (fold_fit farRanks). */
+/** far_ranks.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out. */
 export const REFUSED_FAR_RANKS = 12000;
 
 /** tape.py: the tape spec version (trait `spec`) a view reads. */

@@ -18,7 +18,7 @@ from micrograd_widget.core import tape
 from micrograd_widget.core.gradcheck import GRADCHECK_DEFAULTS
 from micrograd_widget.graph import requests
 from micrograd_widget.host import options
-from micrograd_widget.picture import colors, dot_style, fold, fold_tree, text
+from micrograd_widget.picture import colors, dot_style, far_ranks, fold, fold_tree, text
 
 __all__ = ["SHARED", "js_module"]
 
@@ -36,8 +36,8 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("EDGES_PER_BOX", fold.EDGES_PER_BOX, "fold.py: a picture keeps at most max(this x budget, edges now) edges"),
     ("LAYOUT_COST_LIMIT", fold.LAYOUT_COST_LIMIT,
      "fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now)"),
-    ("REFUSED_FAR_RANKS", fold.REFUSED_FAR_RANKS,
-     "fold.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out (fold_fit farRanks)"),
+    ("REFUSED_FAR_RANKS", far_ranks.REFUSED_FAR_RANKS,
+     "far_ranks.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out"),
     ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),
     ("FOLD_SPEC_VERSION", fold_tree.FOLD_SPEC_VERSION, "fold_tree.py: the fold spec version (trait `folds`)"),
     ("NSLIMIT", display.NSLIMIT, "display.py: network simplex iterations per node, a default of every layout"),

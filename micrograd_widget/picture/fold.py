@@ -23,7 +23,7 @@ loss), and a message (``Plan.message``) saying what was folded. The root is alwa
 - When the nodes outside modules are still too many, or there are no scopes, the units nearest the
   root (breadth first over inputs) are kept and the rest, computed earlier, go into one box "earlier steps".
 - Layout cost: a default picture (even of a graph under the budget) whose edges cross more than
-  ``FAR_RANKS_LIMIT`` ranks beyond the next (``far_ranks``: Graphviz's virtual nodes; an input feeding every step of
+  ``FAR_RANKS_LIMIT`` ranks beyond the next (far_ranks.py: Graphviz's virtual nodes; an input feeding every step of
   a long chain, as in Horner's rule) keeps only as many units nearest the root as stay within it, and says so.
 - Spare budget buys detail: when the folds above leave boxes unused, the terms of each long sum
   (largest terms box first) are drawn in full, nearest the output first (breadth first from the
@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture.far_ranks import FAR_RANKS_LIMIT, far_ranks, unit_pairs, whole_far_ranks
 from micrograd_widget.picture.fold_rules import (
     Box,
     FoldKind,
@@ -53,7 +54,6 @@ from micrograd_widget.picture.fold_rules import (
     distance_note,
     distance_title,
     edge_count,
-    edge_owners,
     fold_boxes,
     scope_levels,
     terms_title_and_note,
@@ -61,23 +61,13 @@ from micrograd_widget.picture.fold_rules import (
 )
 from micrograd_widget.picture.text import plural
 
-__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT", "FAR_RANKS_LIMIT", "REFUSED_FAR_RANKS",
-           "far_ranks", "unit_pairs", "whole_far_ranks"]
+__all__ = ["Fold", "Plan", "plan", "EDGES_PER_BOX", "LAYOUT_COST_LIMIT"]
 
 EDGES_PER_BOX = 3          # folding also keeps the edge count near EDGES_PER_BOX * node_budget
 # Opening boxes keeps a picture's layout cost (fold_fit.py layout_cost: the ranks its edges cross, which Graphviz's
 # dot lays out as that many virtual nodes) at most max(this, the cost of the set it starts from). Past ~10,000 dot's
 # passes blow up: the moons loss at node_budget=2000 opened to its regularisation sum (~140,000) ran for minutes.
 LAYOUT_COST_LIMIT = 10_000
-# The default picture keeps the ranks its edges cross beyond the next one (``far_ranks``: dot's virtual nodes) at most
-# this. An input feeding every step of a long chain (Horner's rule, ``y = y * x + c``: 2d(d - 1) of them at degree d)
-# makes them grow as the square of the chain: Debian's dot took 0.3 s at 1,740 (degree 30), 0.7 s at 3,120, 5-7 s at
-# 7,080, 28 s at 12,640 and over a minute at 19,800 (degree 100, 302 nodes); a chain whose constants are fresh
-# leaves (x * 1.01 + 0.01) has none.
-FAR_RANKS_LIMIT = 3_000
-# A picture drawn whole (node_budget=None) past this many is not laid out at all, in the kernel or the browser: dot
-# would run for half a minute or more (28 s at 12,640 above).
-REFUSED_FAR_RANKS = 4 * FAR_RANKS_LIMIT
 # What the folding sentence adds when the default picture draws fewer boxes than the budget for its far ranks.
 SLOW_LAYOUT_NOTE = " (fewer than the node budget allows: their edges reach far back, which is slow to lay out)"
 
@@ -356,12 +346,6 @@ def _nearest_within_cost(tape: Tape, unit: list[int], boxes: list[Box], limit: i
     return best, True
 
 
-def unit_pairs(tape: Tape, unit: list[int]) -> set[tuple[int, int]]:
-    """The edges of the picture drawing each node as ``unit[node]``: (unit in, unit out) pairs, each once."""
-    get = unit.__getitem__
-    return {(v, u) for v, u in zip(map(get, tape.flat), map(get, edge_owners(tape))) if v != u}
-
-
 def _kept_pairs(tape: Tape, unit: list[int], boxes: list[Box], kept: set[int]) -> set[tuple[int, int]]:
     """``unit_pairs`` of the picture drawing only the ``kept`` units, everything else one box (unit -1), read from
     the kept units' members alone."""
@@ -374,37 +358,6 @@ def _kept_pairs(tape: Tape, unit: list[int], boxes: list[Box], kept: set[int]) -
                 if v != u:
                     pairs.add((v if v in kept else -1, u))
     return pairs
-
-
-def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
-    """The ranks a picture's edges (``pairs`` of units, ``unit_pairs``; ``n`` the tape's length) cross beyond the
-    next one, which Graphviz's dot draws through as many virtual nodes. Each unit is ranked as late as it can be, just
-    before the first of its consumers (an op's node drawn in full two ranks on, its ellipse between; a box one), as
-    dot's ranking puts what feeds one consumer: a term of a long sum or a constant used once then costs nothing, and
-    an input used along a whole chain (Horner's rule's x) the ranks back to each later use."""
-    into: dict[int, list[int]] = {}       # per unit, the units it feeds
-    outputs_of: dict[int, list[int]] = {}  # per unit, the units that feed it
-    for v, u in pairs:
-        into.setdefault(v, []).append(u)
-        outputs_of.setdefault(u, []).append(v)
-    waiting = {v: len(us) for v, us in into.items()}   # per unit, its consumers not ranked yet
-    rank = dict.fromkeys((w for pair in pairs for w in pair), 0)
-    ready = [u for u in rank if u not in into]     # what feeds nothing drawn (the output) sits last, at rank 0
-    while ready:                          # from the output back, each unit once all its consumers are ranked
-        u = ready.pop()
-        if u in into:
-            rank[u] = min(rank[w] - (2 if w < n else 1) for w in into[u])
-        for v in outputs_of.get(u, ()):
-            waiting[v] -= 1
-            if not waiting[v]:
-                ready.append(v)
-    return sum(rank[u] - rank[v] - (2 if u < n else 1) for v, u in pairs)
-
-
-def whole_far_ranks(tape: Tape) -> int:
-    """``far_ranks`` of the picture drawing every node of ``tape`` in full (js/picture/fold_fit.js wholeFarRanks)."""
-    n = len(tape)
-    return far_ranks(unit_pairs(tape, list(range(n))), n)
 
 
 def _nearest_units(tape: Tape, unit: list[int], boxes: list[Box], limit: int, edge_limit: int) -> set[int]:
