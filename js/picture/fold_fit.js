@@ -341,7 +341,7 @@ export function misfit(tree, flags, budget, limits) {
 
 /**
  * The ranks the edges of the picture drawing every node of `tape` in full cross beyond the next one, which Graphviz's
- * dot draws through as many virtual nodes (micrograd_widget/picture/fold.py whole_far_ranks): each node
+ * dot draws through as many virtual nodes (micrograd_widget/picture/far_ranks.py whole_far_ranks): each node
  * ranked as late as it can be, two ranks before the first of its consumers (the op ellipse between), the output
  * last; each distinct edge counted once. graph/picture.js refuses a picture past REFUSED_FAR_RANKS of them, as
  * display.py layout_refusal does.
