@@ -6,7 +6,7 @@
 // What a closed box shows live: graph/box-numbers.js.
 
 import * as fold from "../picture/fold_tree.js";
-import { layoutSVG } from "../host/graphviz.js";
+import { layoutSVG, warmUp } from "../host/graphviz.js";
 import { layoutThread } from "../host/layout-worker.js";
 import { parseSVG } from "../ui/svg.js";
 import { whenIdle } from "../ui/idle.js";
@@ -43,6 +43,11 @@ const PREFETCHED = 2; // layouts laid out early and kept (each ~0.5 MB of SVG te
 // view and the page idle, its opened picture is laid out early in the background (worker only), which warms
 // Graphviz up for whatever box is opened first. Smaller graphs open fast enough without it.
 export const SPECULATE_NODES = 10_000;
+// The largest box is laid out early only when its DOT is shorter than this: Graphviz takes ~1.2 us per character
+// on the moons loss (0.8 s for the 670,000 of 1,583 boxes at node_budget=2000), and a layout in the worker cannot be
+// interrupted cheaply (js/host/layout-worker.js YIELD_MS), so a large guess held whatever box was opened instead for
+// up to 0.5 s. The default budget's largest box: 54,000 characters; at node_budget=1000 and more: 436,000 and more.
+export const SPECULATE_DOT_CHARS = 250_000;
 /** @type {[number, number]} */
 const SPECULATE_IDLE = [2000, 1000]; // whenIdle's timeout, and its timer where the browser has no idle callbacks
 const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's User Timing name
@@ -168,17 +173,20 @@ export class Folding {
    * Lay out, in the layout worker at low priority, the picture that expanding `key` would draw (the inspector
    * shows its Expand button): Expand then binds it without waiting for Graphviz. Returns a Promise of the SVG
    * text (null if the worker stopped before), or null when expanding draws nothing new.
+   * `maxChars`: not when its DOT is that long or longer (then "large", and nothing is laid out).
    * @param {string} key
    * @param {DotOptions} options
-   * @returns {Promise<string | null> | null}
+   * @param {number} [maxChars]
+   * @returns {Promise<string | null> | null | "large"}
    */
-  prefetch(key, options) {
+  prefetch(key, options, maxChars = Infinity) {
     if (layoutThread() !== "worker") return null; // never laid out early on the main thread
     const open = canonicalOpen(fold.expand(this.tree, this.open, key, this.budget()));
     const id = layoutKey(open, options);
     const known = this.early.find((e) => e.id === id);
     if (sameOpen(open, this.open) || known) return known ? known.text : null;
     const drawn = this.draw(options, open);
+    if (drawn.dot.length >= maxChars) return "large";
     const signal = { cancelled: false };
     const text = layoutSVG(drawn.dot, { low: true, signal }).catch((err) => {
       this.early = this.early.filter((e) => e.text !== text); // a fresh layout says what went wrong
@@ -216,7 +224,8 @@ export class Folding {
   }
 
   /** Once `el` is in view and the page idle, prefetch() the largest of the closed boxes `folds` (BoundPicture's
-   * list) that opens (on a big graph: SPECULATE_NODES); `options` and `ready` as prefetchSoon's.
+   * list) that opens (on a big graph: SPECULATE_NODES), unless its picture is large (SPECULATE_DOT_CHARS: then
+   * nothing is guessed); `options` and `ready` as prefetchSoon's.
    * @param {Element} el
    * @param {PictureBox[]} folds
    * @param {() => DotOptions} options
@@ -231,7 +240,11 @@ export class Folding {
       const cancelIdle = whenIdle(() => {
         if (layoutThread() !== "worker") return;
         for (const box of boxes) { // prefetch() is null for a box that draws nothing new (open, or does not fit)
-          const early = this.prefetch(box.key, options());
+          const early = this.prefetch(box.key, options(), SPECULATE_DOT_CHARS);
+          if (early === "large") { // no guess (the next boxes, each planned ~0.1 s, draw as much): Graphviz warmed up
+            warmUp()?.catch(() => {});
+            return undefined;
+          }
           if (early) return announce(early, box.key, ready);
         }
         return undefined;
@@ -362,13 +375,13 @@ export class Folding {
 }
 
 /**
- * `ready(key)` once `early` (prefetch()'s Promise of SVG text, or null) brings a picture.
- * @param {Promise<string | null> | null} early
+ * `ready(key)` once `early` (prefetch()'s Promise of SVG text, or null / "large": none) brings a picture.
+ * @param {Promise<string | null> | null | "large"} early
  * @param {string} key
  * @param {(key: string) => void} ready
  */
 function announce(early, key, ready) {
-  if (early) early.then((svg) => svg && ready(key), () => {});
+  if (early instanceof Promise) early.then((svg) => svg && ready(key), () => {});
 }
 
 /**

@@ -25,7 +25,9 @@ const limits = { idleMs: IDLE_MS, jobMs: JOB_MS };
 // A view's layout waits this long at most behind one nobody waits for. An early layout of a large picture can take
 // tens of seconds (the moons loss at node_budget=2000: its largest box opened runs past the watchdog), and opening a
 // small box meanwhile waited for all of it; a fresh worker costs a compile of Graphviz (~0.1-0.3 s), so a short
-// early layout is let finish.
+// early layout is let finish. Not shorter: a fresh worker's first large layout runs Graphviz before its WebAssembly
+// is optimised (opening a neuron beside 1,182 boxes at node_budget=2000 took 4.4-6.6 s with the early layout dropped
+// at once, 1.8-2.0 s waiting for it); graph/folding.js lays no large picture out early instead.
 const YIELD_MS = 500;
 
 /**

@@ -15,6 +15,7 @@ from builders import lecture_mlp_loss, lost_edge_moons, picture_view, small_moon
 from micrograd_widget.core.tape import Tape
 from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.host.export import save_html
+from micrograd_widget.picture import fold_tree
 from micrograd_widget.picture.dot import graph_view
 
 from .mgw_browser.dom import poll
@@ -220,6 +221,35 @@ def test_a_big_graph_lays_its_largest_box_out_early_once_idle_and_plus_uses_it(s
          lambda k: k == largest, f"the largest box ({largest}) laid out early with no input", timeout_s=20)
     assert press_plus(view, largest) is True
     expect_tape_numbers(view, Tape.from_value(loss), drawn(view)["nodes"])  # the opened box's nodes, live
+    assert view.error_text() == ""
+
+
+def test_a_big_graph_whose_largest_box_draws_a_large_picture_guesses_nothing_and_warms_graphviz_up(show, guarded):
+    """At node_budget=2000 the largest box of a 10,000-node moons loss opens to a large picture (310,000 characters of
+    DOT: over SPECULATE_DOT_CHARS, js/graph/folding.js): it is not laid out early (a layout in the worker cannot be
+    stopped cheaply, and a guess that large held the box the user opened), Graphviz is warmed up with a small
+    picture instead (js/host/graphviz.js warmUp), and + on the box still opens it with the tape's numbers."""
+    guarded.page.add_init_script("""(() => {
+      const post = Worker.prototype.postMessage;
+      window.__dots = [];
+      Worker.prototype.postMessage = function (message, ...rest) {
+        if (message && typeof message.dot === 'string') window.__dots.push(message.dot);
+        return post.call(this, message, ...rest);
+      };
+    })()""")
+    loss = small_moons(16, points=20)
+    widget = GraphWidget(loss, node_budget=2000)
+    largest = max((f for f in picture_view(widget)["folds"] if f.get("key")), key=lambda f: f["count"])["key"]
+    widget.opened = fold_tree.expand(widget.tape, widget._fold_tree(), [], largest, 2000)  # what + opens
+    assert len(widget._drawing().dot) > 250_000, "the largest box's picture is large"
+    widget.opened = []
+    view = show(widget)
+    sent = poll(lambda: guarded.page.evaluate("() => window.__dots"),
+                lambda dots: any(d.startswith("digraph warm") for d in dots), "Graphviz warmed up", timeout_s=20)
+    assert all(len(d) < 250_000 for d in sent), "nothing large laid out early"
+    assert view.root.evaluate(f"r => r.querySelector('{GRAPH}').getAttribute('data-prefetched')") is None
+    assert press_plus(view, largest) is False, "laid out when asked"
+    expect_tape_numbers(view, Tape.from_value(loss), drawn(view)["nodes"])
     assert view.error_text() == ""
 
 
