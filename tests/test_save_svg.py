@@ -290,3 +290,18 @@ def _off_line(d: str) -> float:
     (x0, y0), (x1, y1) = points[0], points[-1]
     length = max(1e-9, ((x1 - x0) ** 2 + (y1 - y0) ** 2) ** 0.5)
     return max(abs((x1 - x0) * (y - y0) - (y1 - y0) * (x - x0)) / length for x, y in points)
+
+
+def test_the_widgets_kept_picture_counts_its_boxes_without_holding_their_members():
+    """save_svg's refusal counts the boxes of the widget's kept picture (planned once per state): that picture keeps
+    every closed box, as a fresh plan of the same open set draws them, but not the node ids folded into each (the
+    members of 60,000+ folded nodes, for the widget's life)."""
+    root = moons_like_loss()
+    w = GraphWidget(root, node_budget=250)
+    planned = graph_view(Tape.from_value(root), node_budget=250)
+    first, kept = w._drawing(), w._drawing()
+    assert kept is not first, "the second call answers from the kept picture"
+    assert [f.key for f in kept.folds] == [f.key for f in planned.folds] and len(planned.folds) > 5
+    assert all(f.members == () for f in kept.folds)
+    assert kept.dot == planned.dot
+    w.close()
