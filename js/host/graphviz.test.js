@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { instance } from "@viz-js/viz";
-import { layoutHere, leanSVG } from "./graphviz.js";
+import { layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
 
 // A value box (record, tooltip), an op, a cluster holding a closed box, an edge: the parts of a picture (svg-contract.md).
 const DOT = `digraph micrograd {
@@ -37,4 +37,14 @@ test("the page gets Graphviz's SVG less its prologue, comments, titles and line 
   assert.doesNotMatch(lean.replace(/\n(?=<text)/g, ""), />\s+</, "a line break left between other tags");
   assert.equal(await layoutHere(DOT), leanSVG(await layoutHere(DOT)), "layoutHere hands out the lean SVG");
   assert.ok(!(await layoutHere(DOT)).includes("<title"));
+});
+
+test("the warm-up picture is a picture like the widget's, laid out with no warning", async () => {
+  const result = (await instance()).render(warmUpDot(12, 25), { format: "svg", engine: "dot" });
+  assert.equal(result.status, "success");
+  assert.deepEqual(result.errors, []);
+  const svg = result.output;
+  assert.equal(svg.match(/class="node"/g).length, 12 * 25 * 2, "a box and an op per slot");
+  assert.equal(svg.match(/class="edge"/g).length, 12 * 25 + 11 * 25 * 2, "each op's output and two inputs a rank back");
+  assert.equal(svg.match(/class="cluster"/g).length, 1);
 });
