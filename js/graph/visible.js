@@ -10,6 +10,11 @@
 //   again, so it scrolls in current) or gets focus (its accessible name is the text it shows); and on flush() before
 //   anything reads the picture (the SVG/PNG export). The graph element says which:
 //   data-numbers="current" | "pending" (js/host/svg-contract.md).
+// - at low detail (graph/zoom.js: boxes a few px tall) a fill in sight is written in the frame only when it changes
+//   visibly (more than FILL_STEP on an RGB channel from the fill shown); a smaller change waits, as the numbers out of
+//   sight do, and goes out once the sliders rest (all such fills in one idle chunk: one repaint). At Fit on the moons
+//   loss opened to node_budget=2000 a slider's move changed ~209 of 1,685 fills by 1-5 of 255 each, and any fill change
+//   makes Chromium restyle those shapes and re-record and raster the whole SVG: ~6 of a 16 ms frame.
 // Where each box is comes from its bounding box in the picture's user units (measured once per picture: the
 // layout never moves, zoom only scales it), against the scroll box's visible area mapped into those units, on each
 // scroll, zoom and resize (look()), before that frame is painted. A new picture goes in with every box and edge
@@ -24,11 +29,27 @@ const CHUNK = 40; // texts per idle chunk (~30 us of layout each in Chromium: ~1
 /** @type {[number, number]} */
 const IDLE = [500, 16]; // whenIdle's timeout, and its timer where the browser has no idle callbacks (ms)
 const FAR = 0, NEAR = 1, IN_SIGHT = 2; // a watched element's state
+// At low detail, a fill within this many levels (of 255) of the one shown on every RGB channel is not written during a
+// drag: 1/16 of a channel, a step not seen between two frames on a box a few px tall (the exact fill follows once the
+// sliders rest). Measured at Fit on the moons loss opened to node_budget=2000: a slider's move changes ~210 of the
+// 1,685 fills, by 1-10 levels each (the largest: a box near white turning from faint orange to faint blue).
+export const FILL_STEP = 16;
 
 // A Text node's text, or a shape's fill.
 function put(node, value) {
   if (node.nodeType === 3) node.nodeValue = value;
   else node.setAttribute("fill", value);
+}
+
+/** Whether fills `a` and `b` ("#rrggbb") differ by FILL_STEP or less on every channel (any other string: only if equal). */
+export function looksAlike(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== 7 || b.length !== 7 || a[0] !== "#" || b[0] !== "#") return false;
+  for (let k = 1; k < 7; k += 2) {
+    const x = parseInt(a.slice(k, k + 2), 16), y = parseInt(b.slice(k, k + 2), 16);
+    if (!(Math.abs(x - y) <= FILL_STEP)) return false;
+  }
+  return true;
 }
 
 /** The rectangle [left, top, right, bottom] of client px `r` grown by `m`, in the user units of matrix `u`
@@ -52,6 +73,7 @@ export class LazyTexts {
     this.bounds = null; // per watched element: its bounding box in user units (x0, y0, x1, y1), once measured
     this.cancel = null; // cancels the scheduled quiet wait or idle chunk, while one is
     this.deferred = false; // this frame deferred a write (endFrame() schedules it)
+    this.fillsWaiting = false; // a fill may be pending (the next idle chunk writes every pending fill)
     this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
     this.onFocus = (event) => this.focused(event.target);
     this.onScroll = () => this.look();
@@ -69,13 +91,17 @@ export class LazyTexts {
     if (texts.length) this.textsOf.set(g, texts);
   }
 
-  /** Show `text` in `node` now if its box is in sight (or `now`), else when it comes into sight or the page is
-   * idle (once endFrame() was called). */
+  /** Show `text` (a Text node's text, or a shape's fill) in `node` now if its box is in sight (or `now`), else when it
+   * comes into sight or the page is idle (once endFrame() was called). At low detail a text is shown in the frame only
+   * if `now`, and a fill (even `now`: the output's) only when it looks unlike the one shown (looksAlike). */
   write(node, text, now = false) {
-    if (!now && (this.hidden.has(node) || (this.low && node.nodeType === 3))) {
+    const isText = node.nodeType === 3;
+    const alike = () => looksAlike(/** @type {Element} */ (node).getAttribute("fill"), text);
+    if ((!now && this.hidden.has(node)) || (this.low && (isText ? !now : alike()))) {
       if (!this.pending.size) this.mark("pending");
       this.pending.set(node, text);
       this.deferred = true;
+      if (!isText) this.fillsWaiting = true;
     } else {
       put(node, text);
       if (this.pending.size && this.pending.delete(node) && !this.pending.size) this.mark("current");
@@ -208,6 +234,14 @@ export class LazyTexts {
     const chunk = () => {
       this.cancel = null;
       if (performance.now() - this.lastWrite < QUIET_MS) return this.schedule(); // numbers moved meanwhile
+      if (this.fillsWaiting) { // fills cost no layout, and each chunk that changes one re-records the whole SVG
+        this.fillsWaiting = false;
+        for (const [node, fill] of this.pending) {
+          if (node.nodeType === 3) continue;
+          put(node, fill);
+          this.pending.delete(node);
+        }
+      }
       let count = 0;
       for (const [node, text] of this.pending) {
         put(node, text);

@@ -3,7 +3,9 @@ are not painted, and come back carrying the numbers Python's engine computes for
 are scrolled into view, focused or found by search; an export holds every box with its full text and current
 numbers; at a zoom too small to read the boxes drop their text, with hysteresis, and the exports still hold it; there
 the edges are one raster under the picture (js/graph/edge-raster.js) that the screen shows as the SVG drew them, the
-marked edges stay in the SVG, exports hold every edge, and full detail draws the SVG's edges again."""
+marked edges stay in the SVG, exports hold every edge, and full detail draws the SVG's edges again. At low detail a
+slider's move writes in the frame only the fills that change visibly (more than 16 of 255 on a channel); the others
+are exact once the sliders rest, and in an export made at once."""
 
 from __future__ import annotations
 
@@ -16,8 +18,11 @@ import pytest
 from builders import lecture_mlp_loss
 from playwright.sync_api import expect
 
+from micrograd_widget.core.tape import Tape
 from micrograd_widget.engine import Value
 from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.picture.colors import ColorScale, grad_color
+from micrograd_widget.picture.dot import graph_view
 from micrograd_widget.picture.text import format_number
 
 from .mgw_browser.dom import WidgetDom
@@ -485,3 +490,73 @@ def test_zoomed_back_to_full_detail_the_svg_draws_its_edges_again(show, guarded)
     assert len(edges) == 6 * 40 and any(e["rendered"] for e in edges), "the SVG does not render its edges again"
     hidden = [e["id"] for e in edges if not e["rendered"] and "mgw-culled" not in e["classes"].split()]
     assert not hidden, f"edges in sight not rendered (those far out of sight are culled): {hidden}"
+
+
+# Fills at low detail (js/graph/visible.js looksAlike): each value box's fill as the SVG holds it, by data-node.
+_FILLS = """r => Object.fromEntries([...r.querySelectorAll('[data-role=graph] g.node[data-node]')]
+  .map(g => [g.getAttribute('data-node'), g.querySelector('polygon, path').getAttribute('fill').toLowerCase()]))"""
+
+# Slider `leaf` to its max in one frame, then the fills and data-numbers right after that frame is painted; then the
+# same once the numbers are current (the sliders rested), and how long that took.
+_MOVE_THEN_REST = """async (r, [leaf, fills]) => {""" + _MOVE_TO_MAX + """
+  const moved = {state: graph.getAttribute('data-numbers'), fills: eval(fills)(r)};
+  const t0 = performance.now();
+  while (graph.getAttribute('data-numbers') !== 'current' && performance.now() - t0 < 10000) await frame();
+  return {moved, rested: {state: graph.getAttribute('data-numbers'), fills: eval(fills)(r)}, max: Number(slider.max)};
+}"""
+
+
+def _chain_fills(a: float) -> dict[str, str]:
+    """Each box's fill as Python's colours compute it for a chain of 20 at `a` (the picture's scale: dot.graph_view)."""
+    nodes = labelled_chain(20, a)
+    scale = ColorScale(graph_view(Tape.from_value(nodes["n20"])).scale, 4)
+    return {key: grad_color(v.grad, scale) for key, v in nodes.items()}
+
+
+def _channels_apart(a: str, b: str) -> int:
+    """The largest difference of two "#rrggbb" fills on one RGB channel."""
+    return max(abs(int(a[k:k + 2], 16) - int(b[k:k + 2], 16)) for k in (1, 3, 5))
+
+
+def _chain_at_fit(show) -> WidgetDom:
+    """A chain of 20 fitted in the graph box (every box in sight), at low detail, its fills Python's."""
+    view = show(labelled_chain(20, 0.5)["n20"])
+    graph = view.root.locator("[data-role=graph]")
+    graph.focus()
+    graph.press("0")
+    assert graph.get_attribute("data-detail") == "low", "the fitted chain is drawn at full detail: the test needs low"
+    assert all(b["where"] == "in" for b in look(view)), "the fitted chain is not all in sight"
+    assert view.root.evaluate(_FILLS) == _chain_fills(0.5)
+    return view
+
+
+def test_at_low_detail_a_move_writes_the_visible_fill_changes_and_the_rest_once_rested(show, guarded):
+    view = _chain_at_fit(show)
+    seen = view.root.evaluate(_MOVE_THEN_REST, ["a", _FILLS])
+    before, after = _chain_fills(0.5), _chain_fills(seen["max"])
+    apart = {key: _channels_apart(before[key], after[key]) for key in before}
+    small = sorted(key for key, d in apart.items() if 0 < d <= 16)
+    large = sorted(key for key, d in apart.items() if d > 16)
+    assert len(small) > 20 and len(large) > 3, f"the move needs small and large fill changes: {apart}"
+    moved = seen["moved"]
+    assert moved["state"] == "pending", "the move left no fill for later"
+    assert {k: moved["fills"][k] for k in large} == {k: after[k] for k in large}, "a visible change waited"
+    assert {k: moved["fills"][k] for k in small} == {k: before[k] for k in small}, "a change too small to see went out"
+    assert seen["rested"]["state"] == "current", "the numbers never came current"
+    assert seen["rested"]["fills"] == after, "once the sliders rest, the fills are not Python's exact ones"
+
+
+def test_an_export_made_right_after_a_move_at_low_detail_holds_the_exact_fills(show, guarded):
+    view = _chain_at_fit(show)
+    with guarded.page.expect_download() as info:
+        seen = view.root.evaluate("""async (r, [leaf, fills]) => {""" + _MOVE_TO_MAX + """
+          const state = graph.getAttribute('data-numbers');
+          r.querySelector('button[data-action="export-svg"]').click();  // in the frame after the move
+          return {state, max: Number(slider.max)};
+        }""", ["a", _FILLS])
+    assert seen["state"] == "pending", "nothing waited after the move: the test checks nothing"
+    root = ET.fromstring(Path(info.value.path()).read_bytes())
+    shapes = (f"{SVG}polygon", f"{SVG}path")
+    exported = {g.get("data-node"): next(e for e in g.iter() if e.tag in shapes).get("fill").lower()
+                for g in root.iter(f"{SVG}g") if g.get("data-node") and "node" in (g.get("class") or "").split()}
+    assert exported == _chain_fills(seen["max"]), "the export holds fills of before the move"
