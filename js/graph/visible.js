@@ -12,9 +12,9 @@
 //   data-numbers="current" | "pending" (js/host/svg-contract.md).
 // - at low detail (graph/zoom.js: boxes a few px tall) a fill in sight is written in the frame only when it changes
 //   visibly (more than FILL_STEP on an RGB channel from the fill shown); a smaller change waits, as the numbers out of
-//   sight do, and goes out once the sliders rest (all such fills in one idle chunk: one repaint). At Fit on the moons
-//   loss opened to node_budget=2000 a slider's move changed ~209 of 1,685 fills by 1-5 of 255 each, and any fill change
-//   makes Chromium restyle those shapes and re-record and raster the whole SVG: ~6 of a 16 ms frame.
+//   sight do, and goes out once the sliders rest (all such fills in one idle chunk: one repaint). Any fill change
+//   makes Chromium restyle those shapes and re-record and raster the whole SVG: ~6 of a 16 ms frame at Fit on the
+//   moons loss opened to node_budget=2000 (what a move changes there: FILL_STEP).
 // Where each box is comes from its bounding box in the picture's user units (measured once per picture: the
 // layout never moves, zoom only scales it), against the scroll box's visible area mapped into those units, on each
 // scroll, zoom and resize (look()), before that frame is painted. A new picture goes in with every box and edge
@@ -96,8 +96,8 @@ export class LazyTexts {
    * if `now`, and a fill (even `now`: the output's) only when it looks unlike the one shown (looksAlike). */
   write(node, text, now = false) {
     const isText = node.nodeType === 3;
-    const alike = () => looksAlike(/** @type {Element} */ (node).getAttribute("fill"), text);
-    if ((!now && this.hidden.has(node)) || (this.low && (isText ? !now : alike()))) {
+    const later = this.low && (isText ? !now : looksAlike(/** @type {Element} */ (node).getAttribute("fill"), text));
+    if ((!now && this.hidden.has(node)) || later) {
       if (!this.pending.size) this.mark("pending");
       this.pending.set(node, text);
       this.deferred = true;

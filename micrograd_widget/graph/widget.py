@@ -485,8 +485,8 @@ class GraphWidget(_assets.AssetsWidget):
         options = self._options()
         picture = _dot.graph_view(self.tape, output=self._applied[1], open_keys=self.opened, tree=self._fold_tree(),
                                   **options)
-        # Kept without its fold boxes' members (a node id per folded node): what the SVG is laid out from. The
-        # boxes stay, each without its members, so that the kept picture still says how many boxes it draws.
+        # Kept with its fold boxes but not their members (a node id per folded node): what the SVG is laid out from,
+        # and how many boxes it draws (save_svg's refusal counts them).
         key = self._drawing_key(self._applied[1], self.opened, options)
         boxes = tuple(dataclasses.replace(f, members=()) for f in picture.folds)
         self._drawn = (key, dataclasses.replace(picture, folds=boxes))
