@@ -34,3 +34,14 @@ def test_far_ranks_count_the_ranks_each_edge_crosses_beyond_the_next() -> None:
 def test_whole_far_ranks_is_far_ranks_of_every_node_drawn_in_full() -> None:
     tape = Tape.from_value(horner(7))
     assert whole_far_ranks(tape) == far_ranks(unit_pairs(tape, list(range(len(tape)))), len(tape)) == 2 * 7 * 6
+
+
+def test_far_ranks_of_a_dot_graph_and_of_boxes_that_feed_each_other() -> None:
+    # n=0: every unit one rank past what it takes (dot.py counts a picture's DOT edges so, ellipses included): 0 -> 1
+    # -> 2 and 0 -> 2 rank 2 at 0, 1 at -1, 0 at -2; 0 -> 2 crosses one rank beyond the next (worked by hand)
+    assert far_ranks({(0, 1), (1, 2), (0, 2)}, 0) == 1
+    assert far_ranks({(0, 1), (1, 2)}, 0) == 0
+    # Boxes that feed each other (a box's member feeds a node outside it that feeds another member) never wait out
+    # their consumers: they and what feeds them stay unranked, and count no ranks, never less than none
+    assert far_ranks({(0, 1), (1, 0), (2, 0), (0, 3)}, 0) == 0
+    assert far_ranks({(0, 1), (1, 0), (0, 2), (2, 3), (0, 3)}, 0) == 0    # 2 -> 3 is ranked and crosses none

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { EDGES_PER_BOX, LAYOUT_COST_LIMIT } from "../core/shared.js";
-import { costLimit, edgeLimit, fits, grow, openingCost, unitArray, unitsOfFlags, wholeFarRanks } from "./fold_fit.js";
+import { costLimit, edgeLimit, farRanks, fits, grow, openingCost, unitArray, unitsOfFlags, wholeFarRanks } from "./fold_fit.js";
 import { load } from "./folds.fixture.js";
 
 /** A picture's units and edges between them, by hand: each node's outermost closed group (or itself), every distinct
@@ -136,4 +136,19 @@ test("wholeFarRanks counts the ranks each edge crosses beyond the next, worked b
     }
     assert.equal(wholeFarRanks(inputsOnly(ins)), 2 * d * (d - 1), `degree ${d}`);
   }
+});
+
+test("farRanks counts a picture's unit edges as Python's far_ranks, worked by hand", () => {
+  // n = 3: x (0), a (1), m1 = x * a (2), m2 = m1 * x (3), nodes drawn in full two ranks on: x -> m2 crosses 2
+  assert.equal(farRanks([[0, 2], [1, 2], [2, 3], [0, 3]], 4), 2);
+  // units at or past n (boxes), or any with n = 0 (a DOT graph), are one rank on: 0 -> 2 crosses 1
+  assert.equal(farRanks([[0, 1], [1, 2], [0, 2]], 0), 1);
+  assert.equal(farRanks([[10, 11], [11, 12], [10, 12]], 10), 1);
+  assert.equal(farRanks([[0, 1], [1, 2]], 0), 0);
+  // boxes feeding each other stay unranked with what feeds them: their edges count none, never fewer
+  assert.equal(farRanks([[0, 1], [1, 0], [2, 0], [0, 3]], 0), 0);
+  assert.equal(farRanks([[0, 1], [1, 0], [0, 2], [2, 3], [0, 3]], 0), 0);
+  // one unit feeding 200,000 others is ranked without spreading them as arguments
+  const fan = Array.from({ length: 200000 }, (_, k) => /** @type {[number, number]} */ ([0, k + 1]));
+  assert.equal(farRanks(fan, 0), 0);
 });

@@ -37,7 +37,10 @@ def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
     next one, which Graphviz's dot draws through as many virtual nodes. Each unit is ranked as late as it can be, just
     before the first of its consumers (an op's node drawn in full two ranks on, its ellipse between; a box one), as
     dot's ranking puts what feeds one consumer: a term of a long sum or a constant used once then costs nothing, and
-    an input used along a whole chain (Horner's rule's x) the ranks back to each later use."""
+    an input used along a whole chain (Horner's rule's x) the ranks back to each later use. With ``n`` 0 every unit is
+    one rank past what it takes (dot.py counts a picture's DOT edges so). Units in a cycle (boxes feeding each other),
+    and what feeds them, are never ranked, and their edges count no ranks (never fewer than none);
+    js/picture/fold_fit.js farRanks is its twin."""
     into: dict[int, list[int]] = {}       # per unit, the units it feeds
     outputs_of: dict[int, list[int]] = {}  # per unit, the units that feed it
     for v, u in pairs:
@@ -54,7 +57,7 @@ def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
             waiting[v] -= 1
             if not waiting[v]:
                 ready.append(v)
-    return sum(rank[u] - rank[v] - (2 if u < n else 1) for v, u in pairs)
+    return sum(max(0, rank[u] - rank[v] - (2 if u < n else 1)) for v, u in pairs)
 
 
 def whole_far_ranks(tape: Tape) -> int:
