@@ -69,8 +69,8 @@ READABLE_ZOOM = 0.6
 # js/core/shared.js;
 # a default a DOT's own nslimit overrides): without it Debian's dot 2.43 can spend minutes on a large opened
 # picture (the moons loss after Expand all that fits), and with it almost every picture of the fold vectors
-# lays out byte-identically. A picture of more than 1,000 edges carries a smaller nslimit of its own, with mclimit and
-# newrank (dot.py large_layout).
+# lays out byte-identically. A picture of more than 1,000 edges, or whose edges cross more than FAR_RANKS_LIMIT ranks
+# beyond the next (that one), carries a smaller nslimit of its own, with mclimit and newrank (dot.py large_layout).
 NSLIMIT = 8
 # dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank;
 # Graphviz 2.43 (Debian's) then fails on such a flat edge touching a record ("Error: lost fold3 fold1 edge", the

@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 import graphviz
 import pytest
 from builders import (
+    horner,
     hostile_graph,
     lecture_graph,
     lecture_L,
@@ -404,3 +405,25 @@ def test_draw_dot_stays_a_digraph_and_shows_in_a_notebook_as_the_readable_pictur
     table = Table(bundle["text/html"])
     assert table.tags[0][1]["class"] == "mgw-static" and table.tags[2][0] == "img"
     assert set(g._repr_mimebundle_(include=["image/svg+xml"])) == {"image/svg+xml"}
+
+
+def test_a_picture_whose_edges_reach_far_is_laid_out_as_a_large_one() -> None:
+    """dot.py large_layout, worked by hand: DOT_STYLE["large"] past LARGE_PICTURE_EDGES (1,000) edges or
+    FAR_RANKS_LIMIT (3,000) far ranks, with an nslimit of 8 x (1,000 / (edges + far ranks))^2 in hundredths, at least
+    0.18."""
+    large = dot_module.DOT_STYLE["large"]
+    assert dot_module.large_layout(1000, 3000) == {}
+    assert dot_module.large_layout(1001, 0) == {**large, "nslimit": "7.98"}    # 8e8 / 1001^2 = 798.4 hundredths
+    assert dot_module.large_layout(1000, 3001) == {**large, "nslimit": "0.49"}  # 8e8 / 4001^2 = 49.98
+    assert dot_module.large_layout(2000, 2000)["nslimit"] == "0.50"            # 8e8 / 4000^2 = 50
+    assert dot_module.large_layout(888, 7804)["nslimit"] == "0.18"             # 10.6, at least 18
+    assert dot_module.large_layout(100_000, 0)["nslimit"] == "0.18"            # 0.08, at least 18
+    # Horner's rule drawn whole: 6 DOT edges a step (y and x into the product's ellipse, the ellipse to the product,
+    # the product and c_k into the sum's ellipse, the ellipse to the sum), x crossing 2d(d - 1) ranks beyond the next
+    # (test_far_ranks.py): 2,964 at degree 39, 3,120 at 40: 8e8 / (240 + 3,120)^2 = 70.9 hundredths
+    for degree, head in ((39, "graph [bgcolor=white fontname=Helvetica fontsize=11 rankdir=LR]"),
+                         (40, "graph [bgcolor=white fontname=Helvetica fontsize=11 mclimit=0.1 newrank=true "
+                              "nslimit=0.70 outputorder=edgesfirst rankdir=LR splines=line]")):
+        view = graph_view(Tape.from_value(horner(degree)), node_budget=None)
+        assert view.dot.count(" -> ") == 6 * degree
+        assert view.dot.split("\n")[1] == "\t" + head

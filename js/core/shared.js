@@ -32,6 +32,9 @@ export const EDGES_PER_BOX = 3;
 /** fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now). */
 export const LAYOUT_COST_LIMIT = 10000;
 
+/** far_ranks.py: the planner's bound on a default picture's far ranks; past it a DOT is large (dot.js largeLayout). */
+export const FAR_RANKS_LIMIT = 3000;
+
 /** far_ranks.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out. */
 export const REFUSED_FAR_RANKS = 12000;
 

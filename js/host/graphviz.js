@@ -31,8 +31,8 @@ export function graphviz() {
 // DOT's own nslimit wins). Every picture measured lays out byte-identically with it (the lecture's graphs folded, opened and
 // in full, the moons loss folded and with its largest box open); the moons loss after Expand all that fits
 // (5 dense clusters, 888 edges) took ~11 s without it and ~1.4 s with it (node, @viz-js/viz). A picture of more than
-// 1,000 edges carries a smaller nslimit of its own, with mclimit and newrank (js/picture/dot.js largeLayout), so its
-// newrank retry below never runs.
+// 1,000 edges, or whose edges cross more than 3,000 ranks beyond the next (that one: 7,804), carries a smaller nslimit
+// of its own, with mclimit and newrank (js/picture/dot.js largeLayout), so its newrank retry below never runs.
 
 // dot's default ranking is recursive on clusters (opened boxes) and can put an edge's head on its tail's rank; a
 // flat edge touching a record is then dropped ("lost fold3 fold1 edge", the moons loss after Expand all that fits:

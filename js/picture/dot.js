@@ -18,7 +18,8 @@
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
 
 import { colorScale, formatNumber, gradColor, gradScale, legendMarks, legendWords, plural, pyRepr, scaleTitle, thousands } from "./format.js";
-import { DOT_STYLE, FOLD_COLOR, LARGE_PICTURE_EDGES, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "../core/shared.js";
+import { DOT_STYLE, FAR_RANKS_LIMIT, FOLD_COLOR, LARGE_PICTURE_EDGES, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "../core/shared.js";
+import { farRanks } from "./fold_fit.js";
 import { cleanText } from "./text.js";
 
 /** @import { ColorScale, Palette } from "./format.js" */
@@ -233,16 +234,36 @@ function entry(map, key) {
 }
 
 /**
- * What a picture of more than LARGE_PICTURE_EDGES `edges` adds to its graph attributes (dot.py large_layout):
- * DOT_STYLE.large and an nslimit of 8 x (LARGE_PICTURE_EDGES / edges)^2 in hundredths, at least 0.01, which keeps
- * dot's x-coordinate pass at the work it has at LARGE_PICTURE_EDGES edges.
+ * What a picture of more than LARGE_PICTURE_EDGES `edges`, or whose edges cross more than FAR_RANKS_LIMIT ranks beyond
+ * the next (`far`: farRanks of its DOT edges, each one rank), adds to its graph attributes (dot.py large_layout, which
+ * says why): DOT_STYLE.large and an nslimit of 8 x (LARGE_PICTURE_EDGES / (edges + far))^2 in hundredths, at least
+ * 0.18, which keeps dot's x-coordinate pass near the work NSLIMIT has on LARGE_PICTURE_EDGES short edges.
  * @param {number} edges
+ * @param {number} far
  * @returns {Record<string, string>}
  */
-export function largeLayout(edges) {
-  if (edges <= LARGE_PICTURE_EDGES) return {};
-  const hundredths = Math.max(1, Math.floor(800 * LARGE_PICTURE_EDGES * LARGE_PICTURE_EDGES / (edges * edges)));
+export function largeLayout(edges, far) {
+  if (edges <= LARGE_PICTURE_EDGES && far <= FAR_RANKS_LIMIT) return {};
+  const work = edges + far;
+  const hundredths = Math.max(18, Math.floor(800 * LARGE_PICTURE_EDGES * LARGE_PICTURE_EDGES / (work * work)));
   return { ...DOT_STYLE.large, nslimit: `${Math.floor(hundredths / 100)}.${String(hundredths % 100).padStart(2, "0")}` };
+}
+
+/**
+ * The far ranks of a picture's DOT `edges` ([tail, head] names, each once), every DOT node (op ellipses included)
+ * one rank past what it takes: largeLayout's `far`, as dot.py _graph_attrs counts it.
+ * @param {readonly (readonly [string, string])[]} edges
+ * @returns {number}
+ */
+function dotFarRanks(edges) {
+  /** @type {Map<string, number>} */
+  const ids = new Map();
+  const id = (/** @type {string} */ name) => {
+    let k = ids.get(name);
+    if (k === undefined) { k = ids.size; ids.set(name, k); }
+    return k;
+  };
+  return farRanks(edges.map(([tail, head]) => /** @type {const} */ ([id(tail), id(head)])), 0);
 }
 
 /**
@@ -269,7 +290,7 @@ export function writeDot(tape, tree, pic, options) {
   const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
   const scale = color ? colorScale(pictureScale(grad, pic.shown, biggest, output, reachedAt, step), precision, kind === "log")
     : null;
-  const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}), ...largeLayout(pic.edges.length) };
+  const graphAttrs = { ...DOT_STYLE.graph, rankdir, ...(folded ? DOT_STYLE.folded : {}), ...largeLayout(pic.edges.length, dotFarRanks(pic.edges)) };
   const lines = ["digraph micrograd {\n", `\tgraph [${attrList(graphAttrs)}]\n`, `\tnode [${attrList(DOT_STYLE.node)}]\n`,
     `\tedge [${attrList(DOT_STYLE.edge)}]\n`];
   if (message && pic.message) lines.push(`\tlabel=${quote(escape(pic.message, "dot"))} ${attrList(DOT_STYLE.message)}\n`);

@@ -4,9 +4,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { boxFill, escape, quote, thousands } from "./dot.js";
+import { boxFill, escape, largeLayout, quote, thousands } from "./dot.js";
 import { colorScale } from "./format.js";
-import { PALETTE } from "../core/shared.js";
+import { DOT_STYLE, PALETTE } from "../core/shared.js";
 
 test("escaping and quoting match dot.py on hostile text", () => {
   assert.equal(escape('q"\\'), 'q\\"\\\\');
@@ -34,4 +34,14 @@ test("a box's fill: its largest member's colour; grey #eeeeee with colouring off
     assert.equal(boxFill(grad, none, two, PALETTE), "#eeeeee");
     assert.equal(boxFill(grad, none, two, PALETTE, true), PALETTE.zero);
   }
+});
+
+test("a picture past 1,000 edges or 3,000 far ranks is laid out as a large one, its nslimit worked by hand as dot.py's", () => {
+  assert.deepEqual(largeLayout(1000, 3000), {});
+  assert.deepEqual(largeLayout(1001, 0), { ...DOT_STYLE.large, nslimit: "7.98" }); // 8e8 / 1001^2 = 798.4 hundredths
+  assert.deepEqual(largeLayout(1000, 3001), { ...DOT_STYLE.large, nslimit: "0.49" }); // 8e8 / 4001^2 = 49.98
+  assert.equal(largeLayout(2000, 2000).nslimit, "0.50"); // 8e8 / 4000^2 = 50
+  assert.equal(largeLayout(240, 3120).nslimit, "0.70"); // Horner's rule of degree 40 drawn whole: 8e8 / 3360^2 = 70.9
+  assert.equal(largeLayout(888, 7804).nslimit, "0.18"); // 10.6, at least 18
+  assert.equal(largeLayout(100000, 0).nslimit, "0.18"); // 0.08, at least 18
 });

@@ -36,6 +36,8 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
     ("EDGES_PER_BOX", fold.EDGES_PER_BOX, "fold.py: a picture keeps at most max(this x budget, edges now) edges"),
     ("LAYOUT_COST_LIMIT", fold.LAYOUT_COST_LIMIT,
      "fold.py: a picture keeps its layout cost (fold_fit layoutCost) at most max(this, its cost now)"),
+    ("FAR_RANKS_LIMIT", far_ranks.FAR_RANKS_LIMIT,
+     "far_ranks.py: the planner's bound on a default picture's far ranks; past it a DOT is large (dot.js largeLayout)"),
     ("REFUSED_FAR_RANKS", far_ranks.REFUSED_FAR_RANKS,
      "far_ranks.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out"),
     ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),

@@ -19,11 +19,11 @@ _FONT: Final = {"fontname": "Helvetica", "fontsize": "11"}
 DOT_STYLE: Final[dict[str, dict[str, str]]] = {
     "graph": {"bgcolor": "white", **_FONT},                 # the graph's attributes beside its rankdir
     "folded": {"ranksep": "0.25", "nodesep": "0.2"},        # added when the picture has a closed box
-    # added past LARGE_PICTURE_EDGES edges, with a smaller nslimit (dot.py large_layout): a tenth of the
-    # crossing-minimisation passes (the moons loss at node_budget=2000 opened: 0.95 s -> 0.33 s in Debian's dot, with
-    # 0.5% fewer crossings; at 1000: 0.6% more), one global ranking (no "lost edge" retry, which doubled the time)
-    # and straight edges drawn before the boxes (which hide them where they pass behind): routing ~7,000 splines
-    # around the boxes was a quarter of the page's layout there
+    # added past LARGE_PICTURE_EDGES edges or FAR_RANKS_LIMIT far ranks, with a smaller nslimit (dot.py large_layout):
+    # a tenth of the crossing-minimisation passes (the moons loss at node_budget=2000 opened: 0.95 s -> 0.33 s in
+    # Debian's dot, with 0.5% fewer crossings; at 1000: 0.6% more), one global ranking (no "lost edge" retry, which
+    # doubled the time) and straight edges drawn before the boxes (which hide them where they pass behind): routing
+    # ~7,000 splines around the boxes was a quarter of the page's layout there
     "large": {"mclimit": "0.1", "newrank": "true", "outputorder": "edgesfirst", "splines": "line"},
     "node": {"fillcolor": ZERO_COLOR, **_FONT, "shape": "record", "style": "filled"},
     "edge": {"arrowsize": "0.7", "class": "mgw-edge", "color": "#555555"},
@@ -38,8 +38,9 @@ DOT_STYLE: Final[dict[str, dict[str, str]]] = {
     "classes": {"value": "mgw-value", "leaf": "mgw-leaf", "output": "mgw-output-node"},
 }
 
-# A picture with more edges than this is laid out with DOT_STYLE["large"] and a network simplex limit that keeps its
-# x-coordinate pass at the work it has at this many edges: every picture of the default budget has fewer.
+# A picture with more edges than this (or whose edges cross more than far_ranks.py's FAR_RANKS_LIMIT ranks beyond the
+# next) is laid out with DOT_STYLE["large"] and a network simplex limit that keeps its x-coordinate pass at the work
+# it has at this many short edges: every default picture of the default budget has fewer.
 LARGE_PICTURE_EDGES: Final = 1000
 
 # The legend's HTML-like label opens with this table, one row of swatches: grad, -scale .. +scale.

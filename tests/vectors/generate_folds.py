@@ -138,6 +138,9 @@ GRAPHS: dict[str, tuple[Callable[[], Value], int | None]] = {
 # Vectors of one action each, for a threshold the standard actions above never reach.
 EDGE_CAP = ("edge_cap", moons, 60)   # Expand all that fits with twice the room, from the default picture (below)
 COST_CAP = ("cost_cap", squares, 400)   # the same: the layout cost keeps the Σ box closed (units and edges fit)
+# Expand all that fits at the budget: its edges (279) cross 3,000+ ranks beyond the next, so dot.py large_layout lays it
+# out as a large picture by its far ranks alone (the standard actions reach it only past 1,000 edges).
+FAR_LAYOUT = ("far_layout", moons, 100)
 # The third: the log colour scale (colors.py), which tints grads the digits show as 0.
 OPTIONS = [{"precision": 4, "rankdir": "LR", "color": True}, {"precision": 2, "rankdir": "TB", "color": False},
            {"precision": 4, "rankdir": "LR", "color": True, "color_scale": "log"}]
@@ -177,6 +180,13 @@ def edge_cap_cases(tape: Tape, tree: Any, budget: int) -> list[dict[str, Any]]:
     every = expand_all_that_fits(tape, tree, [], room)
     return [_case(tape, tree, {"action": "none", "from": [], "key": None}, []),
             _case(tape, tree, {"action": "expand_all", "from": [], "key": None, "budget": room}, every)]
+
+
+def expand_all_cases(tape: Tape, tree: Any, budget: int) -> list[dict[str, Any]]:
+    """The default picture and Expand all that fits from it, at the budget."""
+    every = expand_all_that_fits(tape, tree, [], budget)
+    return [_case(tape, tree, {"action": "none", "from": [], "key": None}, []),
+            _case(tape, tree, {"action": "expand_all", "from": [], "key": None}, every, True)]
 
 
 def vector(name: str, build: Callable[[], Value], budget: int,
@@ -222,6 +232,7 @@ def render() -> dict[str, str]:
     vectors = [vector(name, build, budget) for name, (build, budget) in GRAPHS.items()]
     for name, build, budget in (EDGE_CAP, COST_CAP):
         vectors.append(vector(name, build, budget, edge_cap_cases))
+    vectors.append(vector(*FAR_LAYOUT, expand_all_cases))
     return {f"{v['name']}.json": json.dumps(v, ensure_ascii=True, separators=(",", ":")) + "\n" for v in vectors}
 
 
