@@ -13,7 +13,7 @@ HEADING = "\n## Map of the repository\n"
 # The Python/JS pairs that must agree, each at the same path under micrograd_widget/ and js/ (ops.js and
 # shared.js are generated from their twins).
 TWINS = ["core/ops", "core/shared", "core/spec", "core/tape", "core/gradcheck", "picture/fold_tree",
-         "picture/fold_fit", "picture/dot", "picture/text", "graph/widget", "training/widget"]
+         "picture/fold_fit", "picture/far_ranks", "picture/dot", "picture/text", "graph/widget", "training/widget"]
 
 
 def map_text() -> str:

@@ -14,7 +14,7 @@ import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
 import { boxesById, layoutPicture, makeFocusable, textNode } from "../ui/svg.js";
 import { EdgeRaster } from "./edge-raster.js";
 import { LazyTexts } from "./visible.js";
-import { wholeFarRanks } from "../picture/fold_fit.js";
+import { wholeFarRanks } from "../picture/far_ranks.js";
 import { REFUSED_FAR_RANKS } from "../core/shared.js";
 import { Overview } from "./overview.js";
 import { Zoom } from "./zoom.js";

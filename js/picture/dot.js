@@ -19,7 +19,7 @@
 
 import { colorScale, formatNumber, gradColor, gradScale, legendMarks, legendWords, plural, pyRepr, scaleTitle, thousands } from "./format.js";
 import { DOT_STYLE, FAR_RANKS_LIMIT, FOLD_COLOR, LARGE_PICTURE_EDGES, LEGEND_TABLE, MAX_LABEL_CHARS, MAX_SYMBOL_CHARS, MAX_TOOLTIP_CHARS, PALETTE } from "../core/shared.js";
-import { farRanks } from "./fold_fit.js";
+import { farRanks } from "./far_ranks.js";
 import { cleanText } from "./text.js";
 
 /** @import { ColorScale, Palette } from "./format.js" */

@@ -4,7 +4,7 @@ Graphviz's dot draws an edge through a virtual node for every rank it crosses be
 what those add up to: an input feeding every step of a long chain (Horner's rule, ``y = y * x + c``) makes them grow
 as the square of the chain. fold.py's planner keeps a default picture within ``FAR_RANKS_LIMIT``; a picture drawn whole
 (``node_budget=None``) past ``REFUSED_FAR_RANKS`` is not laid out at all (display.py layout_refusal, and in the
-browser js/graph/picture.js through js/picture/fold_fit.js wholeFarRanks, the twin of ``whole_far_ranks``). Opening
+browser js/graph/picture.js through js/picture/far_ranks.js wholeFarRanks, the twin of ``whole_far_ranks``). Opening
 a box is bounded by fold_fit.py's own layout cost, ``opening_cost``.
 """
 
@@ -40,7 +40,7 @@ def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
     an input used along a whole chain (Horner's rule's x) the ranks back to each later use. With ``n`` 0 every unit is
     one rank past what it takes (dot.py counts a picture's DOT edges so). Units in a cycle (boxes feeding each other),
     and what feeds them, are never ranked, and their edges count no ranks (never fewer than none);
-    js/picture/fold_fit.js farRanks is its twin."""
+    js/picture/far_ranks.js farRanks is its twin."""
     into: dict[int, list[int]] = {}       # per unit, the units it feeds
     outputs_of: dict[int, list[int]] = {}  # per unit, the units that feed it
     for v, u in pairs:
@@ -61,6 +61,6 @@ def far_ranks(pairs: set[tuple[int, int]], n: int) -> int:
 
 
 def whole_far_ranks(tape: Tape) -> int:
-    """``far_ranks`` of the picture drawing every node of ``tape`` in full (js/picture/fold_fit.js wholeFarRanks)."""
+    """``far_ranks`` of the picture drawing every node of ``tape`` in full (js/picture/far_ranks.js wholeFarRanks)."""
     n = len(tape)
     return far_ranks(unit_pairs(tape, list(range(n))), n)
