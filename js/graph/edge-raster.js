@@ -6,7 +6,8 @@
 // (graph/zoom.js data-detail="low"), the edges are drawn once into a <canvas> under the SVG (one image, which a frame
 // does not record again), and the SVG's edges are not rendered (widget.css: `canvas.mgw-edge-raster + svg`), except the
 // ones a mark outlines (a traced path, the stepper's), which stay drawn in the SVG over the raster. The SVG keeps every
-// edge in its DOM: exports, search and the stepper read it as before; at full detail the canvas is gone.
+// edge in its DOM (each put in first: graph/pending-edges.js): exports, search and the stepper read it as before; at full
+// detail the canvas is gone.
 // The raster is drawn again when the picture's size on screen changes (a zoom step, a resize, the display's pixel
 // ratio); a picture too large on screen for a canvas of MAX_PIXELS keeps its SVG edges (a picture at Fit is the box's
 // size: the limit is for low zooms of very large pictures, e.g. 30% of one 70,000 px tall).
@@ -40,11 +41,13 @@ export function rasterShapes(svg) {
   return shapes;
 }
 
-/** The raster of one picture's edges: `svg` (a Graphviz picture in `box`, the graph's scroll box). */
+/** The raster of one picture's edges: `svg` (a Graphviz picture in `box`, the graph's scroll box); `whole()` puts every
+ * edge not in the picture yet in (graph/pending-edges.js) before the raster reads them. */
 export class EdgeRaster {
-  constructor(svg, box) {
+  constructor(svg, box, whole = () => {}) {
     this.svg = svg;
     this.box = box;
+    this.whole = whole;
     this.canvas = h("canvas", { className: "mgw-edge-raster", "aria-hidden": "true" });
     this.shapes = null; // rasterShapes(svg), made the first time the picture is drawn at low detail
     this.drawn = ""; // the size and pixel ratio the canvas was drawn at
@@ -68,7 +71,10 @@ export class EdgeRaster {
     canvas.style.top = `${s.top - b.top - this.box.clientTop + this.box.scrollTop}px`;
     if (key === this.drawn) return;
     this.drawn = key;
-    if (!this.shapes) this.shapes = rasterShapes(svg);
+    if (!this.shapes) {
+      this.whole();
+      this.shapes = rasterShapes(svg);
+    }
     canvas.width = w;
     canvas.height = hgt;
     canvas.style.width = `${w / ratio}px`;

@@ -4,12 +4,13 @@
 // sight outlined. Click or drag on it to go there; with the focus on it, the arrow keys pan. It is shown only when it
 // helps (under half the picture in sight across or down, `needsMap`), it is see-through until hovered or focused,
 // and its button (beside it, always opaque) hides it down to that button and shows it again, so it never keeps a
-// box out of reach. It is drawn once per
-// picture (the boxes' places never change after layout) and its outline moves only when the box scrolls or zooms:
-// a slider frame touches nothing of it (benchmarks/bench_zoom.py measures that).
+// box out of reach. Its boxes are drawn once per picture, once the page is idle (their places never change after
+// layout), and its outline moves only when the box scrolls or zooms: a slider frame touches nothing of it
+// (benchmarks/bench_zoom.py measures that).
 
 import { h } from "../ui/dom.js";
 import { svgElement } from "../ui/svg.js";
+import { whenIdle } from "../ui/idle.js";
 
 const MAP_PX = { width: 180, height: 120 }; // the map's largest size; it keeps the picture's proportions
 const MIN_SIDE_PX = 24; // a very long picture's map is at least this wide or tall
@@ -17,6 +18,8 @@ const KEY_STEP = 0.25; // an arrow key pans by this fraction of the part in sigh
 // Shown when less than this share of the picture is in sight across or down: a picture up to twice its box is found
 // again with one scroll (the lecture's L at 60% in a notebook column), where the map would only cover boxes.
 const MAP_BELOW = 0.5;
+/** @type {[number, number]} */
+const BOXES_IDLE = [500, 50]; // whenIdle's timeout for drawing a new picture's boxes, and its timer without idle callbacks
 
 /** Whether a picture `content` px (width, height) seen through a box `view` px needs the map (see MAP_BELOW). */
 export function needsMap(content, view) {
@@ -41,7 +44,9 @@ export function scrollForMapPoint(at, map, content, view) {
 export class Overview {
   constructor(box) {
     this.box = box;
-    this.picture = null; // the <svg> the map was drawn for
+    this.picture = null; // the <svg> the map is sized for
+    this.boxesOf = null; // the <svg> whose boxes the map shows
+    this.boxesDue = null; // cancels the idle drawing of the boxes, while one is scheduled
     this.due = 0; // the animation frame of a pending update
     this.drag = null;
     this.map = svgElement("svg", { class: "mgw-overview-map", "aria-hidden": "true" });
@@ -100,7 +105,15 @@ export class Overview {
     if (frame) this.el.style.bottom = `${frame.clientHeight - (box.offsetTop + box.clientTop + box.clientHeight) + 8}px`;
     if (this.pane.hidden) return;
     const pic = svg.getBoundingClientRect();
-    if (svg !== this.picture) this.drawBoxes(svg, pic);
+    if (svg !== this.picture) this.newPicture(svg, pic);
+    if (this.boxesOf !== svg && !this.boxesDue) {
+      // Once the page is idle: a new picture is painted first (the moons loss with 1,684 boxes drawn: 2,500 rectangles
+      // measured and made, ~50-100 ms, held its first frame).
+      this.boxesDue = whenIdle(() => {
+        this.boxesDue = null;
+        if (this.picture === svg && svg.isConnected && !this.pane.hidden) this.drawBoxes(svg, svg.getBoundingClientRect());
+      }, ...BOXES_IDLE);
+    }
     const { width, height } = this.size;
     const kx = width / pic.width, ky = height / pic.height;
     const v = box.getBoundingClientRect();
@@ -112,12 +125,22 @@ export class Overview {
     this.sight.setAttribute("height", Math.min(height - y, box.clientHeight * ky).toFixed(1));
   }
 
-  /** The picture's boxes as rectangles on the map, in the map's own px (the picture shrunk to the map's size). */
-  drawBoxes(svg, pic) {
+  /** A new picture `svg`, `pic` its client rectangle: the map sized for it, its old boxes gone (drawBoxes draws the new). */
+  newPicture(svg, pic) {
     this.picture = svg;
     const size = (this.size = mapSize(pic.width, pic.height));
     this.map.setAttribute("width", size.width.toFixed(1));
     this.map.setAttribute("height", size.height.toFixed(1));
+    this.boxes.replaceChildren();
+    this.boxesOf = null;
+    if (this.boxesDue) this.boxesDue();
+    this.boxesDue = null;
+  }
+
+  /** The picture's boxes as rectangles on the map, in the map's own px (the picture shrunk to the map's size). */
+  drawBoxes(svg, pic) {
+    this.boxesOf = svg;
+    const size = this.size;
     const kx = size.width / pic.width, ky = size.height / pic.height;
     const shapes = [];
     for (const g of svg.querySelectorAll("g.cluster, g.node")) {
@@ -165,6 +188,9 @@ export class Overview {
 
   destroy() {
     cancelAnimationFrame(this.due);
+    if (this.boxesDue) this.boxesDue();
+    this.boxesDue = null;
+    this.boxesOf = null;
     for (const [target, type, fn, options] of this.listeners) target.removeEventListener(type, fn, options);
     this.picture = null;
   }

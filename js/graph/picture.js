@@ -11,9 +11,10 @@ import { changeCaption, formatChange } from "../picture/change.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { h } from "../ui/dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
-import { boxesById, layoutPicture, makeFocusable, textNode } from "../ui/svg.js";
+import { boxesById, layoutSource, makeFocusable, parsePicture, splitEdges, textNode } from "../ui/svg.js";
 import { EdgeRaster } from "./edge-raster.js";
 import { LazyTexts } from "./visible.js";
+import { PendingEdges } from "./pending-edges.js";
 import { wholeFarRanks } from "../picture/far_ranks.js";
 import { REFUSED_FAR_RANKS } from "../core/shared.js";
 import { Overview } from "./overview.js";
@@ -68,15 +69,22 @@ const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-g
 const FOLD_SLOTS = 5;
 
 /** The SVG bound once, as named parts; `view` describes what was drawn (graph/folding.js drawPicture); `root`: the graph's
- * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js). */
+ * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgeTexts`: the picture's
+ * edges taken out of `svg` (js/ui/svg.js splitEdges), put in as they come near sight (graph/pending-edges.js). */
 export class BoundPicture {
-  constructor(svg, view, names, root = null) {
+  constructor(svg, view, names, root = null, edgeTexts = []) {
     const byId = boxesById(svg);
     const shown = Int32Array.from(view.shown || []);
     const m = shown.length;
     this.svg = svg;
     this.lazy = new LazyTexts(root);
-    this.edges = root ? new EdgeRaster(svg, root) : null; // the edges at low detail (graph/edge-raster.js)
+    this.pending = new PendingEdges(edgeTexts, svg.querySelector("g.graph"), (edges, bounds) => {
+      for (const g of edges) this.outline.edges.set(g.id, g);
+      this.lazy.watchMore(edges, bounds);
+    });
+    this.lazy.onNear = (near) => this.pending.near(near);
+    // the edges at low detail (graph/edge-raster.js), every one of them in the picture first
+    this.edges = root ? new EdgeRaster(svg, root, () => this.pending.all()) : null;
     this.palette = view.palette || null;
     this.shown = shown; // the nodes drawn as their own box; index k below is a node's place here
     this.shownSet = new Set(shown);
@@ -89,14 +97,20 @@ export class BoundPicture {
     this.legendGroup = null; // the legend's g, hidden while the DOT's legend no longer fits the numbers
     this.legendText = ""; // the words the DOT's legend was written with ("" when it has marks)
     this.targets = new Map(); // element -> { node } or { fold }: what a click or Enter on it picks
-    // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id.
-    this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [], edges: new Map() };
+    // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id (edges.get puts an
+    // edge not in the picture yet in: graph/pending-edges.js).
+    /** @type {Map<string, Element>} */
+    const edgesIn = new Map();
+    this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [],
+      edges: { set: (/** @type {string} */ id, /** @type {Element} */ g) => edgesIn.set(id, g),
+        get: (/** @type {string} */ id) => edgesIn.get(id) || this.pending.get(id) } };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
     this.bindFolds(view, byId, names.tape);
     for (const g of svg.querySelectorAll("g.edge")) {
       this.outline.edges.set(g.id, g);
       this.lazy.watch(g); // not painted when well out of sight
     }
+    if (!root) this.pending.all(); // no sight to wait for
     const legend = byId.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
@@ -253,8 +267,10 @@ export class BoundPicture {
     }
   }
 
-  /** Write every number still pending (out of sight) now: before the picture is read (exported). */
-  flushNumbers() {
+  /** Write every number still pending (out of sight) now, and put in every edge not in yet: before the picture is
+   * read whole (exported). */
+  flushPending() {
+    this.pending.all();
     this.lazy.flush();
     return this.svg;
   }
@@ -365,11 +381,15 @@ export class Picture {
     try {
       const refused = layoutRefusal(view, this.names.tape);
       if (refused) throw new Error(refused);
-      const svg = await layoutPicture(dot, text, signal).catch((err) => {
+      const source = await layoutSource(dot, text, signal).catch((err) => {
         if (err instanceof RangeError) throw new Error(`Graphviz ran out of stack laying out this picture (${err.message}); draw fewer boxes with a smaller node budget`);
         throw err;
       });
-      if (generation !== this.generation) return false;
+      if (generation !== this.generation || source === null) return false;
+      // The picture goes in without its edges, each put in as it comes near sight (graph/pending-edges.js); one parsed
+      // early (graph/folding.js, in idle time) holds them already.
+      const apart = typeof source === "string" ? splitEdges(source) : null;
+      const svg = apart ? parsePicture(apart.text) : document.adoptNode(/** @type {Element} */ (source));
       clearTimeout(this.busyTimer);
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
@@ -377,7 +397,7 @@ export class Picture {
       const old = this.bound;
       const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
       if (old) old.release();
-      this.bound = new BoundPicture(svg, view, this.names, this.el);
+      this.bound = new BoundPicture(svg, view, this.names, this.el, apart ? apart.edges : []);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).

@@ -15,13 +15,14 @@ import { applyStep, backwardSteps, gradsAfter } from "../core/stepper.js";
 
 /**
  * The bound picture's elements StepMarks outlines (graph/picture.js's outline): node groups and op circles by
- * node id, the fold boxes drawn and each node's box index (-1 for none), the edges by id.
+ * node id, the fold boxes drawn and each node's box index (-1 for none), the edges by id (get puts one not in the
+ * picture yet in: graph/pending-edges.js).
  * @typedef {object} StepOutline
  * @property {Map<number, Element>} groupOf
  * @property {Map<number, Element>} opGroupOf
  * @property {ArrayLike<Element | undefined>} foldGroups
  * @property {ArrayLike<number>} foldOf
- * @property {Map<string, Element>} edges
+ * @property {{get: (id: string) => Element | undefined}} edges
  */
 
 /**

@@ -75,6 +75,8 @@ export class LazyTexts {
     this.deferred = false; // this frame deferred a write (endFrame() schedules it)
     this.fillsWaiting = false; // a fill may be pending (the next idle chunk writes every pending fill)
     this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
+    this.rects = null; // the last look()'s sight and near rectangles, in user units
+    this.onNear = null; // (near) => void: called by look() before it sets what is painted (graph/pending-edges.js)
     this.onFocus = (event) => this.focused(event.target);
     this.onScroll = () => this.look();
     if (root) {
@@ -89,6 +91,28 @@ export class LazyTexts {
     if (!this.root) return;
     this.watched.push(g);
     if (texts.length) this.textsOf.set(g, texts);
+  }
+
+  /** Watch edges `gs` put in the picture after it was bound (graph/pending-edges.js), whose bounding boxes in user units
+   * are `boxes` (4 numbers each): each is painted if the last look() saw it near sight, else culled until a look() does. */
+  watchMore(gs, boxes) {
+    if (!this.root || !gs.length) return;
+    const n = this.watched.length, m = gs.length;
+    for (const g of gs) this.watched.push(g);
+    const state = new Uint8Array(n + m);
+    state.set(this.state.subarray(0, n));
+    this.state = state;
+    if (this.bounds) {
+      const bounds = new Float64Array(4 * (n + m));
+      bounds.set(this.bounds.subarray(0, 4 * n));
+      bounds.set(boxes, 4 * n);
+      this.bounds = bounds;
+    }
+    for (let k = n; k < n + m; k++) {
+      const s = this.bounds && this.rects ? this.stateOf(4 * k) : FAR;
+      state[k] = s;
+      if (s === FAR) this.watched[k].classList.add("mgw-culled");
+    }
   }
 
   /** Show `text` (a Text node's text, or a shape's fill) in `node` now if its box is in sight (or `now`), else when it
@@ -153,16 +177,20 @@ export class LazyTexts {
     const area = { left: r.left + root.clientLeft, top: r.top + root.clientTop };
     const v = { ...area, right: area.left + root.clientWidth, bottom: area.top + root.clientHeight };
     const inverse = ctm.inverse();
-    const sight = userRect(inverse, v, SIGHT_PX);
     const near = userRect(inverse, v, Math.max(NEAR_MIN_PX, root.clientWidth / 2, root.clientHeight / 2));
-    const meets = (q, k) => {
-      const b = this.bounds;
-      return b[k] <= q[2] && b[k + 2] >= q[0] && b[k + 1] <= q[3] && b[k + 3] >= q[1];
-    };
+    this.rects = { sight: userRect(inverse, v, SIGHT_PX), near };
+    if (this.onNear) this.onNear(near); // the edges not in the picture yet that come near sight go in
     for (let k = 0; k < this.watched.length; k++) {
-      const s = meets(sight, 4 * k) ? IN_SIGHT : meets(near, 4 * k) ? NEAR : FAR;
+      const s = this.stateOf(4 * k);
       if (s !== this.state[k]) this.become(k, s);
     }
+  }
+
+  /** The state the last look() gives the watched element whose bounding box starts at `this.bounds[j]`. */
+  stateOf(j) {
+    const b = this.bounds, { sight: s, near: q } = this.rects;
+    if (!(b[j] <= q[2] && b[j + 2] >= q[0] && b[j + 1] <= q[3] && b[j + 3] >= q[1])) return FAR;
+    return b[j] <= s[2] && b[j + 2] >= s[0] && b[j + 1] <= s[3] && b[j + 3] >= s[1] ? IN_SIGHT : NEAR;
   }
 
   /** Watched element k goes to state `s`: its numbers written before it is painted again, painted or not. */

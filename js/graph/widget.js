@@ -99,7 +99,7 @@ class GraphWidgetView {
     this.drawing = new Drawing(this);
     this.inspector = new Inspector(this);
     this.download = new Download({
-      svg: () => (this.picture.bound ? this.picture.bound.flushNumbers() : null), // out-of-sight numbers too
+      svg: () => (this.picture.bound ? this.picture.bound.flushPending() : null), // out-of-sight numbers and edges too
       dot: () => this.drawing.exportDot(),
       label: () => this.tape.labels[this.output],
       errors: this.errors,

@@ -16,10 +16,23 @@ export const SVG_NS = "http://www.w3.org/2000/svg";
  * @returns {Promise<Element | null>}
  */
 export async function layoutPicture(dot, text = null, signal = null) {
+  const source = await layoutSource(dot, text, signal);
+  if (source === null) return null;
+  return typeof source === "string" ? parsePicture(source) : document.adoptNode(source);
+}
+
+/**
+ * What layoutPicture parses: the SVG text of `dot` (laid out now, or `text`'s), or the picture `text` parsed already
+ * (an `<svg>` element of another document); null when the layout was dropped (`signal.cancelled`).
+ * @param {string} dot
+ * @param {Promise<string | Element | null> | null} [text]
+ * @param {{cancelled?: boolean} | null} [signal]
+ * @returns {Promise<string | Element | null>}
+ */
+export async function layoutSource(dot, text = null, signal = null) {
   const early = await text;
-  if (early && typeof early !== "string") return document.adoptNode(early);
-  const svg = /** @type {string | null} */ (early) ?? await layoutSVG(dot, { signal });
-  return svg === null ? null : parsePicture(svg);
+  if (early) return early;
+  return layoutSVG(dot, { signal });
 }
 
 /**
@@ -48,6 +61,80 @@ export function parseSVG(svgText) {
     throw new Error("Graphviz returned something other than an SVG picture");
   }
   return svg;
+}
+
+// An edge's start tag as Graphviz writes it (its id from the DOT, e_<tail>_<head>: js/picture/dot.js), anywhere and at
+// the start of a string.
+const EDGE = /<g id="[^"]*" class="edge[ "]/;
+const EDGE_HERE = /^<g id="[^"]*" class="edge[ "]/;
+const BOX = /<g id="[^"]*" class="node[ "]/;
+const EDGE_HEAD = 200; // characters enough to hold an edge's start tag
+const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?/gi; // Graphviz writes 0.5 as .5
+const GEOMETRY = /\s(?:d|points)="([^"]*)"/g;
+
+/**
+ * Graphviz's SVG text `svgText` with its edges taken out, and each edge's markup in the order drawn: the graph view
+ * parses the picture without them and puts each edge in when it comes near sight (graph/pending-edges.js), since the
+ * edges are most of a large picture's elements (the moons loss with 1,684 boxes drawn: 6,653 edges, 20,000 of 37,500
+ * elements to parse, style and lay out). Only a picture drawn edges first (a large one: DOT_STYLE.large's
+ * outputorder=edgesfirst, one run of `<g id=... class="edge ...">` elements, none nested, before the first box) is
+ * split; any other (a smaller picture, whose edges and boxes Graphviz draws in turn) comes back whole, no edge apart.
+ * @param {string} svgText
+ * @returns {{text: string, edges: string[]}}
+ */
+export function splitEdges(svgText) {
+  const whole = { text: svgText, edges: [] };
+  const first = svgText.search(EDGE);
+  if (first < 0 || BOX.test(svgText.slice(0, first))) return whole; // none, or a box drawn before an edge
+  /** @type {string[]} */
+  const edges = [];
+  let at = first;
+  for (;;) {
+    const close = svgText.indexOf("</g>", at);
+    const nested = svgText.indexOf("<g", at + 2);
+    if (close < 0 || (nested >= 0 && nested < close)) return whole; // not the flat <g><path/><polygon/></g> of an edge
+    edges.push(svgText.slice(at, close + 4));
+    at = close + 4;
+    while (at < svgText.length && /\s/.test(svgText[at])) at++;
+    if (!EDGE_HERE.test(svgText.slice(at, at + EDGE_HEAD))) break;
+  }
+  const rest = svgText.slice(at);
+  if (EDGE.test(rest)) return whole; // edges after the boxes: not drawn edges first
+  return { text: svgText.slice(0, first) + rest, edges };
+}
+
+/**
+ * The bounding box [x0, y0, x1, y1] of the shapes in one edge's markup (splitEdges'), in the picture's user units, from
+ * the numbers of their `d` and `points` (Graphviz's edges are lines and cubic curves, which lie inside their control
+ * points: the box may be a little larger than the drawing, never smaller); null when it has none.
+ * @param {string} edgeText
+ * @returns {[number, number, number, number] | null}
+ */
+export function edgeBounds(edgeText) {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const [, geometry] of edgeText.matchAll(GEOMETRY)) {
+    const numbers = geometry.match(NUMBER) || [];
+    for (let k = 0; k + 1 < numbers.length; k += 2) {
+      const x = Number(numbers[k]), y = Number(numbers[k + 1]);
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  return x0 <= x1 ? [x0, y0, x1, y1] : null;
+}
+
+/**
+ * The edges `edgeTexts` (splitEdges' markup) as SVG elements of this document, parsed in one go as parseSVG parses a
+ * picture (as HTML, inside an `<svg>`).
+ * @param {string[]} edgeTexts
+ * @returns {Element[]}
+ */
+export function parseEdges(edgeTexts) {
+  if (!edgeTexts.length) return [];
+  const svg = parseSVG(`<svg xmlns="${SVG_NS}">${edgeTexts.join("")}</svg>`);
+  return [...svg.children].map((el) => document.adoptNode(el));
 }
 
 /**

@@ -1,0 +1,85 @@
+// @ts-check
+// The edges of a new picture that are not in it yet (issue 22: a gesture costs what is in sight). A large picture's
+// edges are most of its elements (the moons loss with 1,684 boxes drawn: 6,653 edges, 20,000 of its 37,500 elements),
+// and the page parsed, styled and laid out every one of them before the picture was painted. So the picture goes in
+// without them (js/ui/svg.js splitEdges) and each edge is parsed and put in when it is first needed:
+// - it comes near sight (graph/visible.js look(): the same "near" as the boxes painted, so it is there before it
+//   scrolls in), in one parse for all that did;
+// - something reads it by id (a traced path's or the stepper's mark: get());
+// - something reads the whole picture (an export, the edge raster at low detail: all()).
+// An edge goes in before the first box (Graphviz draws the edges first, under the boxes), painted or culled as
+// visible.js watchMore() says. Its place is the bounding box of its shapes' numbers (edgeBounds), in user units.
+
+import { edgeBounds, parseEdges } from "../ui/svg.js";
+
+export class PendingEdges {
+  /**
+   * `texts`: each edge's markup (splitEdges'); `graph`: the picture's `<g class="graph">`, into which they go (before
+   * its first box); `added(edges, bounds)`: told of the edges about to go in and their bounding boxes (4 numbers each).
+   * @param {string[]} texts
+   * @param {Element | null} graph
+   * @param {(edges: Element[], bounds: Float64Array) => void} added
+   */
+  constructor(texts, graph, added) {
+    this.graph = graph;
+    this.added = added;
+    this.texts = texts; // an edge put in is "" here
+    this.left = graph ? texts.length : 0;
+    const n = this.left;
+    this.bounds = new Float64Array(4 * n);
+    /** @type {Map<string, number>} */
+    this.index = new Map();
+    for (let k = 0; k < n; k++) {
+      const box = edgeBounds(texts[k]) || [0, 0, 0, 0];
+      this.bounds.set(box, 4 * k);
+      const id = /^<g id="([^"]*)"/.exec(texts[k]);
+      if (id) this.index.set(id[1], k);
+    }
+  }
+
+  /** Put in every edge still out whose bounding box meets `rect` ([x0, y0, x1, y1], user units). */
+  near(rect) {
+    if (!this.left) return;
+    const b = this.bounds;
+    /** @type {number[]} */
+    const found = [];
+    for (let k = 0; k < this.texts.length; k++) {
+      const j = 4 * k;
+      if (this.texts[k] && b[j] <= rect[2] && b[j + 2] >= rect[0] && b[j + 1] <= rect[3] && b[j + 3] >= rect[1]) found.push(k);
+    }
+    this.put(found);
+  }
+
+  /** The edge with id `id`, put in now if it was still out; undefined when the picture has none. */
+  get(id) {
+    const k = this.index.get(id);
+    if (k === undefined || !this.texts[k]) return undefined;
+    return this.put([k])[0];
+  }
+
+  /** Put in every edge still out (before the whole picture is read). */
+  all() {
+    if (!this.left) return;
+    /** @type {number[]} */
+    const found = [];
+    for (let k = 0; k < this.texts.length; k++) if (this.texts[k]) found.push(k);
+    this.put(found);
+  }
+
+  /** Parse edges `ks`, tell `added` (which culls those out of sight), put them in; returns their elements. */
+  put(ks) {
+    if (!ks.length || !this.graph) return [];
+    const edges = parseEdges(ks.map((k) => this.texts[k]));
+    const bounds = new Float64Array(4 * edges.length);
+    ks.forEach((k, j) => {
+      this.texts[k] = "";
+      bounds.set(this.bounds.subarray(4 * k, 4 * k + 4), 4 * j);
+    });
+    this.left -= ks.length;
+    this.added(edges, bounds);
+    const fragment = document.createDocumentFragment();
+    fragment.append(...edges);
+    this.graph.insertBefore(fragment, this.graph.querySelector(":scope > g.node"));
+    return edges;
+  }
+}
