@@ -175,7 +175,8 @@ export class Drawing {
       this.view.root.setAttribute("data-state", "ready");
       if (!this.speculated && this.view.folding && this.view.tape.n >= SPECULATE_NODES) { // graph/folding.js
         this.speculated = true;
-        this.view.folding.prefetchLikeliest(this.view.root, picture.bound.folds.list, () => this.drawOptions(), this.markPrefetched);
+        this.view.folding.prefetchLikeliest(this.view.root, picture.bound.folds.list, () => this.drawOptions(), this.markPrefetched,
+          dot.length);
       }
       return true;
     } catch (err) {

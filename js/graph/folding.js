@@ -225,13 +225,16 @@ export class Folding {
 
   /** Once `el` is in view and the page idle, prefetch() the largest of the closed boxes `folds` (BoundPicture's
    * list) that opens (on a big graph: SPECULATE_NODES), unless its picture is large (SPECULATE_DOT_CHARS: then
-   * nothing is guessed); `options` and `ready` as prefetchSoon's.
+   * nothing is guessed, and Graphviz is warmed up instead); `options` and `ready` as prefetchSoon's. `shownChars`: the
+   * length of the DOT of the picture shown; opening a box only adds lines to it, so from SPECULATE_DOT_CHARS on no box
+   * is planned at all (planning one on the moons loss at node_budget=2000 held the page ~0.2 s to learn that).
    * @param {Element} el
    * @param {PictureBox[]} folds
    * @param {() => DotOptions} options
    * @param {(key: string) => void} ready
+   * @param {number} [shownChars]
    */
-  prefetchLikeliest(el, folds, options, ready) {
+  prefetchLikeliest(el, folds, options, ready, shownChars = 0) {
     const boxes = folds.filter((f) => f.key).sort((a, b) => b.count - a.count);
     if (!boxes.length || typeof IntersectionObserver !== "function") return;
     const observer = new IntersectionObserver((entries) => {
@@ -239,6 +242,10 @@ export class Folding {
       observer.disconnect();
       const cancelIdle = whenIdle(() => {
         if (layoutThread() !== "worker") return;
+        if (shownChars >= SPECULATE_DOT_CHARS) {
+          warmUp()?.catch(() => {});
+          return;
+        }
         for (const box of boxes) { // prefetch() is null for a box that draws nothing new (open, or does not fit)
           const early = this.prefetch(box.key, options(), SPECULATE_DOT_CHARS);
           if (early === "large") { // no guess (the next boxes, each planned ~0.1 s, draw as much): Graphviz warmed up

@@ -458,6 +458,7 @@ export class Picture {
   /** Tell `onPick(picked, action)` what was picked ({ node } | { fold } | { cluster }); action: "inspect"
    * (a click, Enter), "expand" (double-click, +) or "collapse" (-). */
   pick(target, action = "inspect") {
+    if (action !== "intent") clearTimeout(this.intentTimer); // done: the box kept the focus for this, not to open it
     if (!this.bound) return;
     for (let el = target; el && el !== this.el; el = el.parentNode) {
       const picked = this.bound.targets.get(el);
