@@ -17,7 +17,7 @@ from micrograd_widget.graph.widget import GraphWidget
 from micrograd_widget.host.export import save_html
 from micrograd_widget.picture.dot import graph_view
 
-from .mgw_browser.dom import WidgetDom, poll
+from .mgw_browser.dom import SCROLL_THROUGH, WidgetDom, poll
 from .mgw_browser.exports import SVG, download
 
 pytestmark = pytest.mark.browser
@@ -45,19 +45,7 @@ _EDGES = """r => {
 # Scroll the graph box from where it is to box `to` in `steps` frames, looking at the edges (_EDGES) at each.
 _SCROLL = """async (r, [to, steps, look]) => {
   const graph = r.querySelector('[data-role=graph]');
-  const frame = () => new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
-  const b = graph.getBoundingClientRect(), q = graph.querySelector(`g#${to}`).getBoundingClientRect();
-  const x0 = graph.scrollLeft, y0 = graph.scrollTop;
-  const dx = (q.left + q.right) / 2 - (b.left + graph.clientLeft + graph.clientWidth / 2);
-  const dy = (q.top + q.bottom) / 2 - (b.top + graph.clientTop + graph.clientHeight / 2);
-  const seen = [];
-  for (let k = 1; k <= steps; k++) {
-    graph.scrollLeft = x0 + dx * k / steps;
-    graph.scrollTop = y0 + dy * k / steps;
-    await frame();
-    seen.push(eval(look)(r));
-  }
-  return seen;
+  return (""" + SCROLL_THROUGH + """)(graph, graph.querySelector(`g#${to}`), steps, eval(look), r);
 }"""
 
 

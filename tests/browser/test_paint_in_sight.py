@@ -25,7 +25,7 @@ from micrograd_widget.picture.colors import ColorScale, grad_color
 from micrograd_widget.picture.dot import graph_view
 from micrograd_widget.picture.text import format_number
 
-from .mgw_browser.dom import WidgetDom
+from .mgw_browser.dom import SCROLL_THROUGH, WidgetDom
 from .mgw_browser.exports import SVG, svg_numbers
 from .mgw_browser.graphs import labelled_chain
 
@@ -70,17 +70,8 @@ _MOVE_TO_MAX = """
 # the graph's data-numbers right after the move (the test must catch boxes whose numbers were left for later).
 _MOVE_AND_SCROLL = """async (r, [leaf, to, steps, look]) => {""" + _MOVE_TO_MAX + """
   const state = graph.getAttribute('data-numbers');
-  const b = graph.getBoundingClientRect(), q = graph.querySelector(`g[data-node="${to}"]`).getBoundingClientRect();
-  const x0 = graph.scrollLeft, y0 = graph.scrollTop;
-  const dx = (q.left + q.right) / 2 - (b.left + graph.clientLeft + graph.clientWidth / 2);
-  const dy = (q.top + q.bottom) / 2 - (b.top + graph.clientTop + graph.clientHeight / 2);
-  const seen = [];
-  for (let k = 1; k <= steps; k++) {
-    graph.scrollLeft = x0 + dx * k / steps;
-    graph.scrollTop = y0 + dy * k / steps;
-    await frame();
-    seen.push(eval(look)(r));
-  }
+  const target = graph.querySelector(`g[data-node="${to}"]`);
+  const seen = await (""" + SCROLL_THROUGH + """)(graph, target, steps, eval(look), r);
   return {state, seen, max: Number(slider.max)};
 }"""
 

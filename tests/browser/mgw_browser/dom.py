@@ -8,6 +8,24 @@ import re
 import time
 from collections.abc import Mapping
 
+# A JS function: scroll the graph box `graph` from where it is until element `target` is in its middle, in `steps`
+# scroll positions, one painted frame each, and return what `look(root)` says at each.
+SCROLL_THROUGH = """async (graph, target, steps, look, root) => {
+  const frame = () => new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
+  const b = graph.getBoundingClientRect(), q = target.getBoundingClientRect();
+  const x0 = graph.scrollLeft, y0 = graph.scrollTop;
+  const dx = (q.left + q.right) / 2 - (b.left + graph.clientLeft + graph.clientWidth / 2);
+  const dy = (q.top + q.bottom) / 2 - (b.top + graph.clientTop + graph.clientHeight / 2);
+  const seen = [];
+  for (let k = 1; k <= steps; k++) {
+    graph.scrollLeft = x0 + dx * k / steps;
+    graph.scrollTop = y0 + dy * k / steps;
+    await frame();
+    seen.push(look(root));
+  }
+  return seen;
+}"""
+
 _NUMBER = re.compile(r"^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$")
 _SPECIAL = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
             "+infinity": math.inf, "-infinity": -math.inf, "∞": math.inf, "+∞": math.inf, "-∞": -math.inf}
