@@ -23,7 +23,7 @@ export class DeltaMarks {
   }
 
   /**
-   * Write each drawn node's Δdata and Δgrad (now minus before) under its numbers in `bound` (graph/picture.js),
+   * Write each drawn node's Δdata and Δgrad (now minus before) under its numbers in `bound` (graph/bound-picture.js),
    * replacing the marks of the step before.
    */
   show(bound, names, now, before, precision) {

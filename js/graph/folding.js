@@ -18,7 +18,7 @@ import { whenIdle } from "../ui/idle.js";
 /** @import { LayoutSignal } from "../host/layout-worker.js" */
 
 /**
- * What the view binds a laid-out picture with (graph/picture.js BoundPicture's `view`).
+ * What the view binds a laid-out picture with (graph/bound-picture.js BoundPicture's `view`).
  * @typedef {object} PictureView
  * @property {number[]} shown the nodes drawn
  * @property {PictureBox[]} folds the closed boxes
@@ -225,9 +225,8 @@ export class Folding {
 
   /** Once `el` is in view and the page idle, prefetch() the largest of the closed boxes `folds` (BoundPicture's
    * list) that opens (on a big graph: SPECULATE_NODES), unless its picture is large (SPECULATE_DOT_CHARS: then
-   * nothing is guessed, and Graphviz is warmed up instead); `options` and `ready` as prefetchSoon's. `shownChars`: the
-   * length of the DOT of the picture shown; opening a box only adds lines to it, so from SPECULATE_DOT_CHARS on no box
-   * is planned at all (planning one on the moons loss at node_budget=2000 held the page ~0.2 s to learn that).
+   * nothing is guessed, Graphviz is warmed up); `options`, `ready` as prefetchSoon's. Opening a box only adds lines to
+   * the DOT: from `shownChars` (the picture shown's) >= SPECULATE_DOT_CHARS none is planned (~0.2 s to learn it).
    * @param {Element} el
    * @param {PictureBox[]} folds
    * @param {() => DotOptions} options

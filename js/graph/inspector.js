@@ -189,7 +189,7 @@ export class Inspector {
 
   /**
    * A new picture is shown (any fold action, an `opened` from Python or another view, search's reveal, a new
-   * drawing option): show what is true of `bound` (graph/picture.js's BoundPicture) for what was shown. A node still
+   * drawing option): show what is true of `bound` (graph/bound-picture.js's BoundPicture) for what was shown. A node still
    * drawn is shown again (with Collapse only while an opened box holds it); a box now opened is shown as the opened
    * box, a box still closed as the closed box; a node or a box now folded shows the closed box that holds it; else
    * the inspector closes. A focused button of the inspector stays focused when the new content has it, else the

@@ -132,9 +132,14 @@ export class Overview {
     this.map.setAttribute("width", size.width.toFixed(1));
     this.map.setAttribute("height", size.height.toFixed(1));
     this.boxes.replaceChildren();
-    this.boxesOf = null;
+    this.forgetBoxes();
+  }
+
+  /** No boxes drawn for any picture, none to be drawn. */
+  forgetBoxes() {
     if (this.boxesDue) this.boxesDue();
     this.boxesDue = null;
+    this.boxesOf = null;
   }
 
   /** The picture's boxes as rectangles on the map, in the map's own px (the picture shrunk to the map's size). */
@@ -188,9 +193,7 @@ export class Overview {
 
   destroy() {
     cancelAnimationFrame(this.due);
-    if (this.boxesDue) this.boxesDue();
-    this.boxesDue = null;
-    this.boxesOf = null;
+    this.forgetBoxes();
     for (const [target, type, fn, options] of this.listeners) target.removeEventListener(type, fn, options);
     this.picture = null;
   }

@@ -26,7 +26,7 @@ export class Marks {
     return this.match >= 0 || this.path !== null;
   }
 
-  /** Mark the current state on `bound` (graph/picture.js's BoundPicture); returns the match's element, if any. */
+  /** Mark the current state on `bound` (graph/bound-picture.js's BoundPicture); returns the match's element, if any. */
   apply(bound, tape) {
     for (const [el, cls] of this.marked) el.classList.remove(cls);
     this.marked = [];

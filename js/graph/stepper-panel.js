@@ -14,7 +14,7 @@ import { applyStep, backwardSteps, gradsAfter } from "../core/stepper.js";
 /** @typedef {"forward" | "back" | "start" | "end" | "play" | "exit"} StepAction */
 
 /**
- * The bound picture's elements StepMarks outlines (graph/picture.js's outline): node groups and op circles by
+ * The bound picture's elements StepMarks outlines (graph/bound-picture.js's outline): node groups and op circles by
  * node id, the fold boxes drawn and each node's box index (-1 for none), the edges by id (get puts one not in the
  * picture yet in: graph/pending-edges.js).
  * @typedef {object} StepOutline

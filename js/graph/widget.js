@@ -8,7 +8,7 @@
 //
 // The parts, one job each:
 //   graph/drawing.js    what the picture draws (js/picture/fold_tree.js's DOT, folded or whole), laid out once per picture; fold actions
-//   graph/picture.js    layout (graphviz.js), bind the SVG once, paint numbers and fills in place
+//   graph/picture.js    layout (graphviz.js), bind the SVG once (bound-picture.js: numbers and fills painted in place)
 //   graph/zoom.js       fit, zoom and pan of the picture (CSS size only: never a new layout); the learner's place
 //   graph/overview.js   the small map of a picture that does not fit: click or drag to go there
 //   graph/download.js   export the picture as shown: SVG, PNG (2x, less when too large), DOT

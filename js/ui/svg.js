@@ -63,12 +63,11 @@ export function parseSVG(svgText) {
   return svg;
 }
 
-// An edge's start tag as Graphviz writes it (its id from the DOT, e_<tail>_<head>: js/picture/dot.js), anywhere and at
-// the start of a string.
+// An edge's start tag as Graphviz writes it (its id from the DOT, e_<tail>_<head>: js/picture/dot.js), anywhere and
+// (sticky) at lastIndex; a box's.
 const EDGE = /<g id="[^"]*" class="edge[ "]/;
-const EDGE_HERE = /^<g id="[^"]*" class="edge[ "]/;
+const EDGE_AT = new RegExp(EDGE.source, "y");
 const BOX = /<g id="[^"]*" class="node[ "]/;
-const EDGE_HEAD = 200; // characters enough to hold an edge's start tag
 const NUMBER = /-?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?/gi; // Graphviz writes 0.5 as .5
 const GEOMETRY = /\s(?:d|points)="([^"]*)"/g;
 
@@ -96,7 +95,8 @@ export function splitEdges(svgText) {
     edges.push(svgText.slice(at, close + 4));
     at = close + 4;
     while (at < svgText.length && /\s/.test(svgText[at])) at++;
-    if (!EDGE_HERE.test(svgText.slice(at, at + EDGE_HEAD))) break;
+    EDGE_AT.lastIndex = at;
+    if (!EDGE_AT.test(svgText)) break;
   }
   const rest = svgText.slice(at);
   if (EDGE.test(rest)) return whole; // edges after the boxes: not drawn edges first

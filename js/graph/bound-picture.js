@@ -1,0 +1,293 @@
+// @ts-check
+// The bound picture: a laid-out SVG bound once (element references per drawn node, fold box and edge), whose every
+// frame paints numbers and fills in place, touching only what changed (boxes out of the graph box's sight a little
+// later: graph/visible.js; a large picture's edges put in as they come near sight: graph/pending-edges.js).
+// graph/picture.js lays the picture out and binds it here. The ids and classes bound: js/host/svg-contract.md.
+
+import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural } from "../picture/format.js";
+import { NOT_REACHED, boxFill, pictureScale } from "../picture/dot.js";
+import { changeCaption, formatChange } from "../picture/change.js";
+import { boxMaxima, boxNumbers } from "./box-numbers.js";
+import { boxesById, makeFocusable, textNode } from "../ui/svg.js";
+import { EdgeRaster } from "./edge-raster.js";
+import { LazyTexts } from "./visible.js";
+import { PendingEdges } from "./pending-edges.js";
+
+// A live number "data 6.0000" (or a fold box's "max |grad| 0.5000"): its <text> gets `attr`=key and data-field, and
+// holds one Text node, which each frame rewrites whole (caption + number; the number is the text after the last
+// space). Chromium lays out a <text> holding one Text node in ~0.6x the time of a caption + <tspan> (all 405
+// numbers of the moons loss with layers.1 open rewritten: 15-19.5 -> 9-10.7 ms), and a slider frame lays out every
+// number in sight.
+function bindNumber(text, attr, key, field) {
+  const content = text.textContent;
+  text.setAttribute(attr, key);
+  text.setAttribute("data-field", field);
+  const node = document.createTextNode(content);
+  text.replaceChildren(node);
+  return { node, caption: content.slice(0, content.lastIndexOf(" ") + 1) };
+}
+
+const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
+// What paintFolds last wrote per box: data, grad, max |grad|, fill, and whether its grads were reached (stepping).
+const FOLD_SLOTS = 5;
+
+/** The SVG bound once, as named parts; `view` describes what was drawn (graph/folding.js drawPicture); `root`: the graph's
+ * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgeTexts`: the picture's
+ * edges taken out of `svg` (js/ui/svg.js splitEdges), put in as they come near sight (graph/pending-edges.js). */
+export class BoundPicture {
+  constructor(svg, view, names, root = null, edgeTexts = []) {
+    const byId = boxesById(svg);
+    const shown = Int32Array.from(view.shown || []);
+    const m = shown.length;
+    this.svg = svg;
+    this.lazy = new LazyTexts(root);
+    /** @type {Map<string, Element>} */
+    this.edgesIn = new Map(); // the edges in the picture, by id
+    this.pending = new PendingEdges(edgeTexts, svg.querySelector("g.graph"), (edges, bounds) => {
+      for (const g of edges) this.edgesIn.set(g.id, g);
+      this.lazy.watchMore(edges, bounds);
+    });
+    this.lazy.onNear = (near) => this.pending.near(near);
+    // the edges at low detail (graph/edge-raster.js), every one of them in the picture first
+    this.edges = root ? new EdgeRaster(svg, root, () => this.pending.all()) : null;
+    this.palette = view.palette || null;
+    this.shown = shown; // the nodes drawn as their own box; index k below is a node's place here
+    this.shownSet = new Set(shown);
+    // per drawn node: its g, its shape, and its numbers' Text nodes and captions ("data ", "grad ")
+    this.boxes = { group: new Array(m), shape: new Array(m), data: new Array(m), grad: new Array(m),
+      dataCaption: new Array(m), gradCaption: new Array(m) };
+    this.painted = { data: [], grad: [], fill: [], reached: [], legend: [] }; // what was last written
+    this.forget();
+    this.legend = []; // the Text nodes of the colour legend's five marks (none when it was written in words)
+    this.legendGroup = null; // the legend's g, hidden while the DOT's legend no longer fits the numbers
+    this.legendText = ""; // the words the DOT's legend was written with ("" when it has marks)
+    this.targets = new Map(); // element -> { node } or { fold }: what a click or Enter on it picks
+    // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id (edges.get puts an
+    // edge not in the picture yet in: graph/pending-edges.js).
+    this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [],
+      edges: { get: (/** @type {string} */ id) => this.edgesIn.get(id) || this.pending.get(id) } };
+    for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
+    this.bindFolds(view, byId, names.tape);
+    for (const g of svg.querySelectorAll("g.edge")) {
+      this.edgesIn.set(g.id, g);
+      this.lazy.watch(g); // not painted when well out of sight
+    }
+    if (!root) this.pending.all(); // no sight to wait for
+    const legend = byId.get("mgw-legend");
+    if (legend) {
+      const texts = legend.querySelectorAll("text");
+      this.legendGroup = legend;
+      if (texts.length === 1) this.legendText = texts[0].textContent;
+      for (let k = 1; k < texts.length && k <= 5; k++) this.legend.push(textNode(texts[k]));
+    }
+    this.lazy.start(); // all culled until the picture is in and looked at (graph/visible.js)
+  }
+
+  bindNode(k, byId, names) {
+    const i = this.shown[k];
+    const g = byId.get(`n${i}`);
+    if (!g) throw new Error(`the picture has no box for node ${i} (n${i})`);
+    const texts = g.querySelectorAll("text");
+    if (texts.length !== 3) throw new Error(`node n${i} should have 3 texts (label, data, grad), it has ${texts.length}`);
+    const key = names.keys[i];
+    g.setAttribute("data-node", key);
+    ({ node: this.boxes.data[k], caption: this.boxes.dataCaption[k] } = bindNumber(texts[1], "data-node", key, "data"));
+    ({ node: this.boxes.grad[k], caption: this.boxes.gradCaption[k] } = bindNumber(texts[2], "data-node", key, "grad"));
+    this.boxes.shape[k] = g.querySelector("polygon, path");
+    this.boxes.group[k] = g;
+    this.lazy.watch(g, [this.boxes.data[k], this.boxes.grad[k], this.boxes.shape[k]].filter(Boolean));
+    this.outline.groupOf.set(i, g);
+    this.targets.set(g, { node: i });
+    makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
+    const op = byId.get(`n${i}_op`);
+    if (op) {
+      this.lazy.watch(op);
+      this.targets.set(op, { node: i });
+      this.outline.opGroupOf.set(i, op);
+    }
+  }
+
+  /** Closed fold boxes: targets, their live fields (js/host/svg-contract.md "Live fold box"), and opened boxes (clusters). */
+  bindFolds(view, byId, tape) {
+    const folds = view.folds || [];
+    const b = folds.length;
+    this.folds = { list: folds, shape: new Array(b).fill(null), fields: new Array(b), best: new Int32Array(b),
+      numbers: b && view.fold_of && view.fold_of.length === tape.n ? boxNumbers(folds, view.fold_of, b) : null };
+    folds.forEach((fold, k) => {
+      const g = byId.get(fold.id) || null;
+      this.outline.foldGroups.push(g);
+      this.folds.fields[k] = {};
+      if (!g) return;
+      if (fold.key) g.setAttribute("data-fold", fold.key);
+      this.targets.set(g, { fold });
+      this.folds.shape[k] = g.querySelector("polygon, path");
+      const texts = g.querySelectorAll("text");
+      for (let t = 2; t < texts.length; t++) {
+        const content = texts[t].textContent;
+        const found = BOX_FIELDS.find(([caption]) => content.startsWith(caption));
+        if (found) this.folds.fields[k][found[1]] = bindNumber(texts[t], "data-fold", fold.key || fold.id, found[1]);
+      }
+      this.lazy.watch(g, [...Object.values(this.folds.fields[k]).map((f) => f.node), this.folds.shape[k]].filter(Boolean));
+      const expandable = fold.key ? "; press Enter to inspect, + to open it" : ": press Enter to inspect";
+      makeFocusable(g, `${fold.title}, ${plural(fold.count, "node")} folded${expandable}`);
+    });
+    this.clusters = new Map(); // key -> the cluster's g
+    for (const cluster of view.clusters || []) {
+      const g = this.svg.querySelector(`g.cluster[id="${cluster.id}"]`);
+      if (!g) continue;
+      g.setAttribute("data-fold", cluster.key);
+      this.clusters.set(cluster.key, g);
+      this.targets.set(g, { cluster });
+    }
+    this.forget();
+  }
+
+  /** Forget what was painted, so that the next paint writes every number and fill again. */
+  forget() {
+    const m = this.shown.length;
+    this.painted = { data: new Array(m).fill(""), grad: new Array(m).fill(""), fill: new Array(m).fill(""),
+      reached: new Array(m).fill(""), legend: new Array(5).fill(""),
+      folds: new Array(this.folds ? this.folds.list.length * FOLD_SLOTS : 0).fill("") };
+    // The floats behind the painted texts and fills: a number equal to last frame's (Object.is) is not formatted again.
+    this.seen = { valid: false, precision: null, colored: false, log: false, scale: NaN, change: false,
+      data: new Float64Array(m), grad: new Float64Array(m) };
+  }
+
+  /**
+   * Write the numbers and fills of one frame: `data`, `grad` (the stepper's partial grads while stepping,
+   * with `reachedAt`/`step` telling which the backward pass has written), `output` (left out of the colour
+   * scale: d out / d out = 1), `precision`, `colored`, `log` (the log colour scale). Boxes out of sight are written later (graph/visible.js),
+   * except the output's: the number the widget is about is always written in the frame (one box).
+   * `change`: the picture of change from the pin (graph/pin.js): `data` and `grad` are each node's Δ, written signed
+   * with Δ captions; Δdata fills, on a scale over every node drawn (the output too), the SVG legend hidden (the one
+   * under the picture says what the fills mean). Returns the colour scale's full strength (0 when not colouring).
+   */
+  paint({ data, grad, reachedAt, step, output, precision, colored, log = false, change = false }) {
+    if (this.seen.change !== change) this.forget(); // every caption, number and fill is written again
+    const { boxes, painted, shown, palette, folds, seen, lazy } = this;
+    colored = colored && !!palette;
+    const fills = change ? data : grad;
+    const counted = change ? -1 : output;
+    const format = change ? formatChange : formatNumber;
+    if (folds.numbers) boxMaxima(folds.numbers, fills, counted, folds.best, reachedAt, step);
+    const scale = colored ? pictureScale(fills, shown, folds.numbers ? folds.best : [], counted, reachedAt, step) : 0;
+    const valid = seen.valid && seen.precision === precision && seen.colored === colored && seen.log === log;
+    const sameScale = valid && Object.is(scale, seen.scale);
+    const colors = colorScale(scale, precision, log);
+    for (let k = 0; k < shown.length; k++) {
+      const i = shown[k];
+      const x = data[i];
+      const sameData = valid && Object.is(x, seen.data[k]);
+      if (!sameData) {
+        seen.data[k] = x;
+        const d = format(x, precision);
+        const caption = change ? changeCaption(boxes.dataCaption[k]) : boxes.dataCaption[k];
+        if (d !== painted.data[k]) lazy.write(boxes.data[k], caption + (painted.data[k] = d), i === output);
+      }
+      const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
+      const gv = grad[i];
+      if (valid && reached === painted.reached[k] && Object.is(gv, seen.grad[k]) && (sameScale || !colored)
+        && (sameData || !change)) continue;
+      seen.grad[k] = gv;
+      if (reached !== painted.reached[k]) {
+        painted.reached[k] = reached;
+        const text = boxes.grad[k].parentNode;
+        if (reached) text.setAttribute("data-reached", reached);
+        else text.removeAttribute("data-reached");
+        boxes.group[k].classList.toggle("mgw-unreached", reached === "false");
+      }
+      const g = reached === "false" ? NOT_REACHED : format(gv, precision);
+      const caption = change ? changeCaption(boxes.gradCaption[k]) : boxes.gradCaption[k];
+      if (g !== painted.grad[k]) lazy.write(boxes.grad[k], caption + (painted.grad[k] = g), i === output);
+      if (colored && boxes.shape[k]) {
+        const fill = reached === "false" ? palette.zero : gradColor(fills[i], colors, palette);
+        if (fill !== painted.fill[k]) lazy.write(boxes.shape[k], (painted.fill[k] = fill), i === output);
+      }
+    }
+    Object.assign(seen, { valid: true, precision, colored, log, scale, change });
+    if (folds.numbers) this.paintFolds(data, grad, reachedAt, step, precision, colored, colors, change);
+    if (change && this.legendGroup) this.legendGroup.setAttribute("display", "none");
+    else if (colored && !sameScale) this.paintLegend(colors);
+    lazy.endFrame();
+    return scale;
+  }
+
+  /** The legend's marks for `colors`; while the numbers call for words the DOT's legend was not written with (or
+   * marks where it has words), it is hidden until the next layout writes it again. */
+  paintLegend(colors) {
+    if (!this.legendGroup) return;
+    const words = legendWords(colors);
+    const fits = words === null ? this.legend.length === 5 : words === this.legendText;
+    if (fits) this.legendGroup.removeAttribute("display");
+    else this.legendGroup.setAttribute("display", "none");
+    if (!fits || words !== null) return;
+    const marks = legendMarks(colors);
+    const painted = this.painted.legend;
+    for (let k = 0; k < 5; k++) {
+      const text = marks[k][1];
+      if (text !== painted[k]) this.legend[k].nodeValue = painted[k] = text;
+    }
+  }
+
+  /** Write every number still pending (out of sight) now, and put in every edge not in yet: before the picture is
+   * read whole (exported). */
+  flushPending() {
+    this.pending.all();
+    this.lazy.flush();
+    return this.svg;
+  }
+
+  /** The picture is replaced: stop watching its boxes. */
+  release() {
+    this.lazy.release();
+    if (this.edges) this.edges.release();
+  }
+
+  /**
+   * The closed fold boxes' live numbers and fills (their one output's data and grad, or their largest |grad|).
+   * While stepping, as the value nodes: a box's one output not reached yet shows "grad ·" (greyed), and a box's
+   * largest |grad| counts only the members reached (none yet: "max |grad| ·"); such a box is outlined mgw-unreached.
+   * `change`: as paint's, a box's largest |Δdata| ("max |Δdata| ") and fill.
+   */
+  paintFolds(data, grad, reachedAt, step, precision, colored, colors, change = false) {
+    const { folds, palette, lazy } = this;
+    const painted = this.painted.folds;
+    const { single } = folds.numbers;
+    const fills = change ? data : grad;
+    const format = change ? formatChange : formatNumber;
+    const write = (field, slot, text) => {
+      const caption = field && (change ? changeCaption(field.caption) : field.caption);
+      if (field && text !== painted[slot]) lazy.write(field.node, caption + (painted[slot] = text));
+    };
+    const mark = (field, state) => {
+      if (!field) return;
+      if (state) field.node.parentNode.setAttribute("data-reached", state);
+      else field.node.parentNode.removeAttribute("data-reached");
+    };
+    for (let k = 0; k < folds.list.length; k++) {
+      const fields = folds.fields[k];
+      const one = single[k];
+      const best = folds.best[k];
+      const slot = FOLD_SLOTS * k;
+      const oneState = reachedAt === null || one < 0 ? "" : reachedAt[one] <= step ? "true" : "false";
+      const maxState = reachedAt === null ? "" : best >= 0 ? "true" : "false"; // a member reached: boxMax found one
+      if (oneState + maxState !== painted[slot + 4]) {
+        painted[slot + 4] = oneState + maxState;
+        mark(fields.grad, oneState);
+        mark(fields["max-grad"], maxState);
+        const g = this.outline.foldGroups[k];
+        if (g) g.classList.toggle("mgw-unreached", (one >= 0 ? oneState : maxState) === "false");
+      }
+      if (one >= 0) {
+        write(fields.data, slot, format(data[one], precision));
+        write(fields.grad, slot + 1, oneState === "false" ? NOT_REACHED : format(grad[one], precision));
+      }
+      write(fields["max-grad"], slot + 2, maxState === "false" ? NOT_REACHED
+        : formatNumber(best >= 0 ? Math.abs(fills[best]) : 0, precision));
+      if (colored && folds.shape[k]) {
+        const fill = boxFill(fills, best, colors, palette, reachedAt !== null);
+        if (fill !== painted[slot + 3]) lazy.write(folds.shape[k], (painted[slot + 3] = fill));
+      }
+    }
+  }
+}
