@@ -201,6 +201,22 @@ class GraphShape:
     leaves: int
 
 
+GRAPHS_SUMMARY = "mgw_graphs_summary"  # the key a pytest-xdist worker sends Graphs.summary back under
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a pytest-xdist worker (tests/run.sh runs two): send the sample's summary to the controller, which prints."""
+    sent = getattr(session.config, "workeroutput", None)
+    if sent is not None and Graphs.summary:
+        sent[GRAPHS_SUMMARY] = Graphs.summary
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: absent when pytest runs without it (-p no:xdist)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """A worker finished: keep the summary it sampled, if any."""
+    Graphs.summary = getattr(node, "workeroutput", {}).get(GRAPHS_SUMMARY) or Graphs.summary
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Print the random-graph strategy's size/depth distribution once, when a test sampled it."""
     if Graphs.summary:

@@ -6,9 +6,15 @@ that may still be on screen (other cells, no cell id, an Output widget capturing
 from __future__ import annotations
 
 import gc
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import tracemalloc
 import weakref
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,14 +30,22 @@ MOONS = "from builders import small_moons\nloss = small_moons(hidden=4, points=2
 RUNS = 10
 
 
-@pytest.fixture
-def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+TESTS = Path(__file__).resolve().parent
+
+
+def extension_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
     """A shell with the extension loaded, whose output cache keeps no result (``Out``/``_`` would keep the
     Values a cell showed, by IPython's design: here only what the extension keeps is measured)."""
     cfg = Config()
     cfg.InteractiveShell.cache_size = 0
     shell = make_shell(tmp_path, monkeypatch, cfg)
     shell.run_line_magic("load_ext", "micrograd_widget")
+    return shell
+
+
+@pytest.fixture
+def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    shell = extension_shell(tmp_path, monkeypatch)
     yield shell
     micrograd_widget.unload_ipython_extension(shell)
     InteractiveShell.clear_instance()
@@ -70,20 +84,47 @@ def rerun(shell: InteractiveShell, cell_ids: list[str]) -> tuple[list[weakref.re
     return widgets, values, traced
 
 
-def test_rerunning_a_cell_frees_its_earlier_widgets_and_graphs_memory_stays_flat(ip: InteractiveShell) -> None:
-    run(ip, MOONS, "warm-up")      # first-use costs (imports, caches) are not the re-runs'
-    tracemalloc.start()
-    try:
-        widgets, values, same = rerun(ip, ["cell-1"] * RUNS)
-        assert all(ref() is None for ref in widgets[:-1]), "the earlier outputs' widgets are collected"
-        assert all(ref() is None for ref in values[:-1]), "and the graphs they held"
-        assert widgets[-1]() is not None and is_open(widgets[-1]()), "the output on screen keeps its widget"
-        # The control: ten different cells each keep their output (all on screen), so memory grows per run.
-        kept, kept_values, different = rerun(ip, [f"cell-{i}" for i in range(2, RUNS + 2)])
-    finally:
-        tracemalloc.stop()
-    assert all(ref() is not None and is_open(ref()) for ref in kept)
-    assert all(ref() is not None for ref in kept_values)
+def measure_reruns() -> dict[str, Any]:
+    """MOONS run again and again in one cell, then once in each of as many cells (their outputs all on screen):
+    whether the replaced outputs' widgets and graphs were collected, and the bytes traced after each run."""
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as monkeypatch:
+        shell = extension_shell(Path(tmp), monkeypatch)
+        try:
+            run(shell, MOONS, "warm-up")      # first-use costs (imports, caches) are not the re-runs'
+            tracemalloc.start()
+            try:
+                widgets, values, same = rerun(shell, ["cell-1"] * RUNS)
+                replaced = {"widgets": all(ref() is None for ref in widgets[:-1]),
+                            "graphs": all(ref() is None for ref in values[:-1]),
+                            "on screen": widgets[-1]() is not None and is_open(widgets[-1]())}
+                kept, kept_values, different = rerun(shell, [f"cell-{i}" for i in range(2, RUNS + 2)])
+            finally:
+                tracemalloc.stop()
+            kept_open = all(ref() is not None and is_open(ref()) for ref in kept)
+            kept_graphs = all(ref() is not None for ref in kept_values)
+        finally:
+            micrograd_widget.unload_ipython_extension(shell)
+            InteractiveShell.clear_instance()
+    return {"replaced": replaced, "kept": {"widgets": kept_open, "graphs": kept_graphs}, "same": same,
+            "different": different}
+
+
+def test_rerunning_a_cell_frees_its_earlier_widgets_and_graphs_memory_stays_flat(tmp_path: Path) -> None:
+    """Measured in a fresh interpreter: what earlier tests left in this one (their shells, caches, a pytest-xdist
+    worker's own messages) grew the bytes traced here by 590 KB over the re-runs once, failing a flat extension."""
+    out = tmp_path / "measured.json"
+    code = f"import json, test_cell_outputs as t; open({str(out)!r}, 'w').write(json.dumps(t.measure_reruns()))"
+    path = os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", code], cwd=TESTS, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": path})
+    assert done.returncode == 0, f"the measurement failed:\n{done.stderr[-4000:]}"
+    measured = json.loads(out.read_text())
+    replaced, kept, same, different = measured["replaced"], measured["kept"], measured["same"], measured["different"]
+    assert replaced["widgets"], "the earlier outputs' widgets are collected"
+    assert replaced["graphs"], "and the graphs they held"
+    assert replaced["on screen"], "the output on screen keeps its widget"
+    # The control: ten different cells each keep their output (all on screen), so memory grows per run.
+    assert kept["widgets"] and kept["graphs"], kept
     per_run = (different[-1] - different[1]) / (RUNS - 2)
     assert per_run > 0
     assert same[-1] - same[1] < 2 * per_run, f"re-runs grew {same[-1] - same[1]} B; one kept output is {per_run} B"
