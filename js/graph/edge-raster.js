@@ -14,6 +14,10 @@
 
 import { h } from "../ui/dom.js";
 
+/** Where measure() found the raster goes: the SVG's size in device pixels at `ratio`, its place in the graph box (CSS px)
+ * and the graph group's transform.
+ * @typedef {{w: number, hgt: number, ratio: number, left: number, top: number, ctm: DOMMatrix | null}} RasterPlace */
+
 export const MAX_PIXELS = 16 * 1024 * 1024; // device pixels of the raster (64 MB)
 const MAX_SIDE = 16384; // a canvas side every browser allows
 
@@ -53,22 +57,43 @@ export class EdgeRaster {
     this.drawn = ""; // the size and pixel ratio the canvas was drawn at
   }
 
-  /** At low detail (`low`), the edges drawn on the canvas under the picture (and its own edges not rendered); else,
-   * or when the picture is too large on screen for the canvas, the canvas taken out (the SVG draws its edges). */
-  show(low) {
+  /**
+   * What show() needs of the page at low detail (`low`): the SVG's size in device pixels, its place in the graph box and
+   * the graph group's transform; null when no raster is drawn (full detail, or too large on screen for a canvas). Read
+   * before the look changes the picture (graph/picture.js look): read after it, they made the browser lay the page
+   * out again (a trace of `+` on a box counted 17 layouts before, 16 after in the default picture; 19 and 17 at
+   * node_budget=2000; the time saved was within the machine's noise).
+   * @param {boolean} low
+   * @returns {RasterPlace | null}
+   */
+  measure(low) {
+    const { svg, box } = this;
+    const graph = /** @type {SVGGraphicsElement | null} */ (svg.querySelector("g.graph"));
+    if (!low || !graph || !svg.isConnected) return null;
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.ceil(svg.clientWidth * ratio), hgt = Math.ceil(svg.clientHeight * ratio);
+    if (!w || !hgt || w > MAX_SIDE || hgt > MAX_SIDE || w * hgt > MAX_PIXELS) return null;
+    const s = svg.getBoundingClientRect(), b = box.getBoundingClientRect();
+    return {
+      w, hgt, ratio, ctm: graph.getCTM(), // graph units -> the <svg>'s CSS px
+      left: s.left - b.left - box.clientLeft + box.scrollLeft, top: s.top - b.top - box.clientTop + box.scrollTop,
+    };
+  }
+
+  /** The edges drawn on the canvas under the picture (and its own edges not rendered) where measure() placed it;
+   * with no place, the canvas taken out (the SVG draws its edges). Writes only.
+   * @param {RasterPlace | null} at */
+  show(at) {
     const { svg, canvas } = this;
-    const graph = svg.querySelector("g.graph");
-    const width = svg.clientWidth, height = svg.clientHeight, ratio = window.devicePixelRatio || 1;
-    const w = Math.ceil(width * ratio), hgt = Math.ceil(height * ratio);
-    if (!low || !graph || !svg.isConnected || !w || !hgt || w > MAX_SIDE || hgt > MAX_SIDE || w * hgt > MAX_PIXELS) {
+    if (!at) {
       this.release();
       return;
     }
+    const { w, hgt, ratio, ctm: m } = at;
     const key = `${w} ${hgt} ${ratio}`;
     if (canvas.nextSibling !== svg) svg.before(canvas);
-    const s = svg.getBoundingClientRect(), b = this.box.getBoundingClientRect();
-    canvas.style.left = `${s.left - b.left - this.box.clientLeft + this.box.scrollLeft}px`;
-    canvas.style.top = `${s.top - b.top - this.box.clientTop + this.box.scrollTop}px`;
+    canvas.style.left = `${at.left}px`;
+    canvas.style.top = `${at.top}px`;
     if (key === this.drawn) return;
     this.drawn = key;
     if (!this.shapes) {
@@ -80,7 +105,6 @@ export class EdgeRaster {
     canvas.style.width = `${w / ratio}px`;
     canvas.style.height = `${hgt / ratio}px`;
     const ctx = canvas.getContext("2d");
-    const m = /** @type {SVGGraphicsElement} */ (graph).getCTM(); // graph units -> the <svg>'s CSS px
     if (!ctx || !m) return;
     ctx.setTransform(ratio * m.a, ratio * m.b, ratio * m.c, ratio * m.d, ratio * m.e, ratio * m.f);
     for (const { path, stroke, fill, width: lineWidth } of this.shapes) {

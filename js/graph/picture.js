@@ -156,9 +156,10 @@ export class Picture {
   look() {
     if (!this.bound) return;
     const low = this.el.getAttribute("data-detail") === "low";
+    const raster = this.bound.edges ? this.bound.edges.measure(low) : null; // read before anything changes
     this.bound.lazy.setDetail(low);
     this.bound.lazy.look();
-    if (this.bound.edges) this.bound.edges.show(low);
+    if (this.bound.edges) this.bound.edges.show(raster);
   }
 
   /** The picture shown is the one wanted after all: a layout still running (of another picture) is dropped when it
