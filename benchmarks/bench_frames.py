@@ -12,6 +12,10 @@ measured in headless Chromium, printed as ratios to a frame on the same page in 
    When Expand all at 2000 does not lay out within EXPAND_S, the smallest open set on its way that draws 1,000+ boxes
    (opened one box at a time) is measured instead; when that does not lay out either, Expand all at FALLBACK_BUDGET
    (fewer boxes); the output says which.
+   Also long jumps in that picture (the graph box scrolled to six far places, one frame each, as a focus, a search or
+   a click on the overview map moves it): jump -> painted frame against a 40-px scroll's frame on the same page, each
+   after the page was idle, and the edges parsed in the jump's frame (js/graph/pending-edges.js: those in sight; the
+   ones near sight follow when the page is idle).
 3. One unrelated text change beside the widget (a span at the top of the page) -> painted frame, ``layers.1`` open,
    with the widget isolated (js/graph/widget.css: containment) against the same page with the isolation turned off.
 The slider frames are timed as benchmarks/bench_widget.py times them (until the watched number, the loss's, in sight,
@@ -212,6 +216,44 @@ def _big_frames(page, leaf: str, what: str, big: dict, first: float, rounds: int
     print(f"  at Fit, {shown[1]}: {row(fits)}")
 
 
+# Scroll the graph box to each far place in one frame (a jump), and by 40 px (a short scroll), each after the page was
+# idle: per place [jump ms, edges put in during the jump's frame, short scroll ms], input -> painted.
+_JUMPS = """async () => {
+  const graph = document.querySelector('.mgw-root [data-role=graph]');
+  const painted = () => new Promise(ok => requestAnimationFrame(() => {
+    const ch = new MessageChannel(); ch.port1.onmessage = () => ok(performance.now()); ch.port2.postMessage(0); }));
+  const idle = async () => {
+    await painted();
+    for (let k = 0; k < 10; k++) await new Promise(ok => requestIdleCallback(ok, {timeout: 2000}));
+  };
+  const edges = () => graph.querySelectorAll('svg g.edge').length;
+  const W = graph.scrollWidth - graph.clientWidth, H = graph.scrollHeight - graph.clientHeight;
+  const out = [];
+  for (const [fx, fy] of [[0.5, 0.5], [0.1, 0.9], [0.9, 0.2], [0.3, 0.3], [0.7, 0.7], [0.5, 0.1]]) {
+    await idle();
+    const n = edges();
+    let t = performance.now();
+    graph.scrollLeft = W * fx; graph.scrollTop = H * fy;
+    const jump = await painted() - t, put = edges() - n;
+    await idle();
+    t = performance.now();
+    graph.scrollTop += 40;
+    out.push([jump, put, await painted() - t]);
+  }
+  return out;
+}"""
+
+
+def _jumps(page, what: str) -> None:
+    """Item 2's long jumps in the big picture shown, against short scrolls on the same page."""
+    rows = page.evaluate(_JUMPS)
+    jumps, put, short = ([r[k] for r in rows] for k in range(3))
+    print(f"  long jumps in {what}: jump -> painted frame median {statistics.median(jumps):6.1f} ms, worst "
+          f"{max(jumps):6.1f} ms; {statistics.median(jumps) / statistics.median(short):.1f}x a 40-px scroll's "
+          f"(median {statistics.median(short):5.1f} ms); edges parsed in the jump's frame median "
+          f"{statistics.median(put):.0f}, most {max(put):.0f}")
+
+
 def _expand_all(browser, server, www: Path, root, budget: int) -> tuple:
     """A page of the moons loss at `budget`, its default picture's frame measured, then Expand all that fits:
     (context, page, leaf, that frame, the new picture's _RELAYOUT result or None when it was not laid out)."""
@@ -234,6 +276,7 @@ def _every_box(browser, server, www: Path, root) -> None:
     context, page, leaf, before, full = _expand_all(browser, server, www, root, 2000)
     try:
         if full:
+            _jumps(page, f"that picture ({full['nodes'] + full['boxes']:,} drawn)")
             return _big_frames(page, leaf, f"node_budget=2000, Expand all that fits (laid out in {full['ms']:,.0f} ms)",
                                full, before)
         what, keys = _opened_set(root)

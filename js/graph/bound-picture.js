@@ -47,7 +47,7 @@ export class BoundPicture {
       for (const g of edges) this.edgesIn.set(g.id, g);
       this.lazy.watchMore(edges, bounds);
     });
-    this.lazy.onNear = (near) => this.pending.near(near);
+    this.lazy.onNear = (near, sight) => this.pending.near(near, sight);
     // the edges at low detail (graph/edge-raster.js), every one of them in the picture first
     this.edges = root ? new EdgeRaster(svg, root, () => this.pending.all()) : null;
     this.palette = view.palette || null;
@@ -239,6 +239,7 @@ export class BoundPicture {
 
   /** The picture is replaced: stop watching its boxes. */
   release() {
+    this.pending.stopSoon();
     this.lazy.release();
     if (this.edges) this.edges.release();
   }

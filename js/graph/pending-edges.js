@@ -3,14 +3,21 @@
 // edges are most of its elements (the moons loss with 1,684 boxes drawn: 6,653 edges, 20,000 of its 37,500 elements),
 // and the page parsed, styled and laid out every one of them before the picture was painted. So the picture goes in
 // without them (js/ui/svg.js splitEdges) and each edge is parsed and put in when it is first needed:
-// - it comes near sight (graph/visible.js look(): the same "near" as the boxes painted, so it is there before it
-//   scrolls in), in one parse for all that did;
+// - it comes into sight (graph/visible.js look()'s "sight", a box's margin around the view), in one parse for all that
+//   did, before the frame is painted;
+// - it comes near sight (look()'s "near", as the boxes painted: so it is there before it scrolls in), when the page is
+//   idle, SLICE at a time: a long jump (a focus, a search, a click on the map) brought up to ~2,000 edges near at
+//   once, all parsed in its frame (docs/benchmarks.md: the worst jump frame at node_budget=2000, 72-76 -> 56 ms);
 // - something reads it by id (a traced path's or the stepper's mark: get());
 // - something reads the whole picture (an export, the edge raster at low detail: all()).
 // An edge goes in before the first box (Graphviz draws the edges first, under the boxes), painted or culled as
 // visible.js watchMore() says. Its place is the bounding box of its shapes' numbers (edgeBounds), in user units.
 
 import { edgeBounds, parseEdges } from "../ui/svg.js";
+import { whenIdle } from "../ui/idle.js";
+
+const SLICE = 250; // edges near sight put in per idle callback (~15-20 ms of parsing on the moons loss's)
+const IDLE_MS = 2000; // at the latest this long after a look when the page is never idle (a drag; scrolling puts them in anyway)
 
 export class PendingEdges {
   /**
@@ -25,6 +32,8 @@ export class PendingEdges {
     this.added = added;
     this.texts = texts; // an edge put in is "" here
     this.left = graph ? texts.length : 0;
+    /** @type {(() => void) | null} */
+    this.cancelSoon = null; // the idle callback putting edges near sight in (putSoon)
     const n = this.left;
     this.bounds = new Float64Array(4 * n);
     /** @type {Map<string, number>} */
@@ -37,17 +46,42 @@ export class PendingEdges {
     }
   }
 
-  /** Put in every edge still out whose bounding box meets `rect` ([x0, y0, x1, y1], user units). */
-  near(rect) {
+  /** Put in now every edge still out whose bounding box meets `sight`, and those that meet `near` (around it) when the
+   * page is idle (a later look's replace them). Rectangles are [x0, y0, x1, y1] in user units.
+   * @param {number[]} near
+   * @param {number[]} [sight] */
+  near(near, sight = near) {
+    this.stopSoon();
     if (!this.left) return;
     const b = this.bounds;
+    const meets = (/** @type {number} */ j, /** @type {number[]} */ r) =>
+      b[j] <= r[2] && b[j + 2] >= r[0] && b[j + 1] <= r[3] && b[j + 3] >= r[1];
     /** @type {number[]} */
-    const found = [];
+    const now = [];
+    /** @type {number[]} */
+    const soon = [];
     for (let k = 0; k < this.texts.length; k++) {
-      const j = 4 * k;
-      if (this.texts[k] && b[j] <= rect[2] && b[j + 2] >= rect[0] && b[j + 1] <= rect[3] && b[j + 3] >= rect[1]) found.push(k);
+      if (this.texts[k] && meets(4 * k, near)) (meets(4 * k, sight) ? now : soon).push(k);
     }
-    this.put(found);
+    this.put(now);
+    if (soon.length) this.putSoon(soon);
+  }
+
+  /** Put edges `ks` in when the page is idle, SLICE at a time (those put in meanwhile are passed over).
+   * @param {number[]} ks */
+  putSoon(ks) {
+    const step = () => {
+      this.cancelSoon = null;
+      this.put(ks.splice(0, SLICE).filter((k) => this.texts[k]));
+      if (ks.length) this.cancelSoon = whenIdle(step, IDLE_MS, 0);
+    };
+    this.cancelSoon = whenIdle(step, IDLE_MS, 0);
+  }
+
+  /** Drop the edges waiting for the page to be idle (a new look, or the picture replaced). */
+  stopSoon() {
+    if (this.cancelSoon) this.cancelSoon();
+    this.cancelSoon = null;
   }
 
   /** The edge with id `id`, put in now if it was still out; undefined when the picture has none. */
@@ -59,6 +93,7 @@ export class PendingEdges {
 
   /** Put in every edge still out (before the whole picture is read). */
   all() {
+    this.stopSoon();
     if (!this.left) return;
     /** @type {number[]} */
     const found = [];

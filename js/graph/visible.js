@@ -76,7 +76,7 @@ export class LazyTexts {
     this.fillsWaiting = false; // a fill may be pending (the next idle chunk writes every pending fill)
     this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
     this.rects = null; // the last look()'s sight and near rectangles, in user units
-    this.onNear = null; // (near) => void: called by look() before it sets what is painted (graph/pending-edges.js)
+    this.onNear = null; // (near, sight) => void: called by look() before it sets what is painted (graph/pending-edges.js)
     this.onFocus = (event) => this.focused(event.target);
     this.onScroll = () => this.look();
     if (root) {
@@ -179,7 +179,7 @@ export class LazyTexts {
     const inverse = ctm.inverse();
     const near = userRect(inverse, v, Math.max(NEAR_MIN_PX, root.clientWidth / 2, root.clientHeight / 2));
     this.rects = { sight: userRect(inverse, v, SIGHT_PX), near };
-    if (this.onNear) this.onNear(near); // the edges not in the picture yet that come near sight go in
+    if (this.onNear) this.onNear(near, this.rects.sight); // the edges not in yet: those in sight now, near ones soon
     for (let k = 0; k < this.watched.length; k++) {
       const s = this.stateOf(4 * k);
       if (s !== this.state[k]) this.become(k, s);

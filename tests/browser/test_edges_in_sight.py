@@ -1,8 +1,8 @@
 """A large picture's edges go in as they come near sight (issue 22, js/graph/pending-edges.js): the page parses, styles
-and lays out a new picture without the edges out of sight, and every edge is there, drawn, for every box in sight as
-the graph is scrolled through; an export holds every edge of Python's DOT; a traced path marks every edge on it, those
-far out of sight included. The picture: a chain of 2,000 boxes at node_budget=2000 (3,998 edges, drawn edges first as
-every large picture is) in the exported page."""
+and lays out a new picture without the edges out of sight, and every edge in sight is there, drawn, as the graph is
+scrolled through or jumps (those near sight follow when the page is idle); an export holds every edge of Python's
+DOT; a traced path marks every edge on it, those far out of sight included. The picture: a chain of 2,000 boxes at
+node_budget=2000 (3,998 edges, drawn edges first as every large picture is) in the exported page."""
 
 from __future__ import annotations
 
@@ -24,22 +24,30 @@ pytestmark = pytest.mark.browser
 
 BOXES = 2000
 
-# The edges in the page's SVG, those drawn (not culled, displayed), and per value box in the graph box's sight whether
-# the edge into it from its op is in the picture and drawn.
+# The edges in the page's SVG, those drawn (not culled, displayed), the value boxes in the graph box's sight, and the
+# edges in sight not drawn: the edge into value box n from its op (op_n) is in sight when the line between the two
+# boxes' facing sides (the chain runs left to right) meets the view. One whose line is out of sight may wait.
 _EDGES = """r => {
   const graph = r.querySelector('[data-role=graph]');
   const b = graph.getBoundingClientRect();
   const v = {left: b.left + graph.clientLeft, top: b.top + graph.clientTop};
   v.right = v.left + graph.clientWidth; v.bottom = v.top + graph.clientHeight;
+  const meets = q => q.right >= v.left && q.left <= v.right && q.bottom >= v.top && q.top <= v.bottom;
   const edges = [...graph.querySelectorAll('svg g.edge')];
   const drawn = new Set(edges.filter(g => getComputedStyle(g).display !== 'none'
     && !g.classList.contains('mgw-culled')).map(g => g.id));
-  const inSight = [...graph.querySelectorAll('svg g.node.mgw-value')].filter(g => {
-    const q = g.getBoundingClientRect();
-    return q.right > v.left && q.left < v.right && q.bottom > v.top && q.top < v.bottom;
-  }).map(g => g.id);
+  const values = [...graph.querySelectorAll('svg g.node.mgw-value')];
+  const inSight = values.filter(g => meets(g.getBoundingClientRect())).map(g => g.id);
+  const lineInSight = g => {
+    const op = graph.querySelector(`svg g.node[id="op_${g.id}"]`);
+    if (!op) return false;
+    const a = op.getBoundingClientRect(), q = g.getBoundingClientRect();
+    const ya = (a.top + a.bottom) / 2, yq = (q.top + q.bottom) / 2;
+    return meets({left: a.right, right: q.left, top: Math.min(ya, yq), bottom: Math.max(ya, yq)});
+  };
   return {inPicture: edges.length, drawn: drawn.size, inSight,
-          missing: inSight.filter(id => id !== 'n0' && !drawn.has(`e_${id}_op_${id}`))};
+          missing: values.filter(g => g.id !== 'n0' && lineInSight(g) && !drawn.has(`e_${g.id}_op_${g.id}`))
+            .map(g => g.id)};
 }"""
 
 # Scroll the graph box from where it is to box `to` in `steps` frames, looking at the edges (_EDGES) at each.
@@ -71,13 +79,36 @@ def test_a_large_pictures_edges_out_of_sight_wait_and_every_box_in_sight_has_its
     view, _, edges = chain_page
     first = view.root.evaluate(_EDGES)
     assert first["inSight"], "some boxes are in sight"
-    assert not first["missing"], f"boxes in sight without their edge: {first['missing'][:10]}"
+    assert not first["missing"], f"edges in sight not drawn, into: {first['missing'][:10]}"
     assert first["inPicture"] < len(edges) / 4, f"{first['inPicture']} of {len(edges)} edges parsed at once"
     ends = [g for g in ("n0", f"n{BOXES - 1}") if g not in first["inSight"]]
     for to in [*ends, "n1000"]:
         for k, seen in enumerate(view.root.evaluate(_SCROLL, [to, 12, _EDGES])):
             assert seen["inSight"], f"scrolling to {to}, step {k}: nothing in sight"
-            assert not seen["missing"], f"scrolling to {to}, step {k}: boxes without their edge {seen['missing'][:10]}"
+            assert not seen["missing"], f"to {to}, step {k}: edges in sight not drawn, into {seen['missing'][:10]}"
+    assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
+
+
+def test_a_long_jump_puts_in_the_edges_in_sight_in_its_frame_and_those_near_it_once_the_page_is_idle(chain_page,
+                                                                                                      guarded):
+    """A jump (here the graph box scrolled to the chain's middle in one frame, as a focus, a search or a click on the
+    map does) parses in its frame only the edges in sight; those near sight follow while the page is idle."""
+    view, _, edges = chain_page
+    count = "r => r.querySelectorAll('[data-role=graph] svg g.edge').length"
+    before = view.root.evaluate(count)
+    [jumped] = view.root.evaluate(_SCROLL, ["n1000", 1, _EDGES])
+    assert jumped["inSight"] and not jumped["missing"], f"edges in sight not drawn, into: {jumped['missing'][:10]}"
+    assert jumped["inPicture"] > before, "the jump brought edges in"
+    seen: list[int] = []
+
+    def settled(k: int) -> bool:  # the count has not changed over the last 5 reads (0.2 s apart)
+        seen.append(k)
+        return len(seen) >= 5 and len(set(seen[-5:])) == 1
+
+    idle = poll(lambda: view.root.evaluate(count), settled, "the edges near sight to stop coming in", timeout_s=20,
+                interval_s=0.2)
+    assert idle > jumped["inPicture"], "the edges near sight came in after the jump's frame, with no scroll"
+    assert idle < len(edges), "and not the whole picture's"
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
 
 
