@@ -33,8 +33,9 @@ fi
 step "JS unit tests" "fix the failing tests above" npm --prefix js test
 
 # Two worker processes, each test file whole in one (its module and session fixtures set up once per worker): on a
-# 2-core machine the suite took 12 min in one process and 9.5 in two, as much of it waits on servers, kernels and the
-# browser. More workers each start their own Chromium and Jupyter servers. `bash tests/run.sh -n 0` runs it in one.
+# 2-core machine the suite took 12-13 min in one process and 9.5-10.5 in two, as much of it waits on servers, kernels
+# and the browser. More workers each start their own Chromium and Jupyter servers. `bash tests/run.sh -n 0` runs it in
+# one.
 say "pytest"
 status=0
 .venv/bin/python -m pytest -n 2 --dist loadfile "$@" || status=$?
