@@ -18,6 +18,8 @@ import { MAX_NAME_CHARS } from "./names.js";
 
 export const SETTLE_MS = 150;
 const MAX_LEAF_ROWS = 64; // the lecture MLP's 41 parameters listed whole; more need the filter
+const MAX_UNANSWERED = 8; // writes of leaf values kept until the kernel's front end sends them back (receive),
+const ECHO_MS = 10_000; // for at most this long (marimo's came back within a write-back or two, ~1-2 s)
 const NATURAL = new Intl.Collator("en", { numeric: true });
 
 /** The slider range for a value: [v - |v| - 1, v + |v| + 1] widened to whole numbers. */
@@ -89,6 +91,8 @@ export class Leaves {
     for (let j = 0; j < n; j++) [this.range.lo[j], this.range.hi[j]] = sliderRange(this.initial[j]);
     for (let j = 0; j < n; j++) this.widenRange(j, this.values[j]);
     this.settle = { timer: null, dirty: false, destroyed: false };
+    /** @type {{values: Float64Array, at: number}[]} */
+    this.sent = []; // the values this view sent the kernel and when, oldest first, until they come back (receive())
     this.rows = new Map(); // leaf index j -> its row's inputs
     this.shown = null; // the nodes drawn in the picture, listed first
     this.filter = null;
@@ -332,10 +336,18 @@ export class Leaves {
     this.settleNow();
   }
 
-  /** The kernel set `leaf_values` (another view, or Python code). */
+  /** The kernel set `leaf_values` (another view, or Python code). Values this view sent (within ECHO_MS), coming back
+   * with no error, are its own writes echoed (marimo's front end sets each again once the kernel has it, a
+   * write-back or two later): while training moved on they are older than the view's, and taking them paused the
+   * run and put its parameters back. A refusal (the kernel's `error` set) always puts its values back. */
   receive() {
     const vals = decodeList(this.model.get("leaf_values"), this.values.length);
-    if (!vals || sameValues(vals, this.values)) return;
+    if (!vals || sameValues(vals, this.values)) return; // nothing new (this view's own set, heard at once, too)
+    const now = performance.now();
+    const recent = this.sent.filter((s) => now - s.at <= ECHO_MS);
+    const echoed = this.model.get("error") ? -1 : recent.findIndex((s) => sameValues(vals, s.values));
+    this.sent = echoed >= 0 ? recent.slice(echoed + 1) : [];
+    if (echoed >= 0) return;
     this.values.set(vals);
     for (let j = 0; j < vals.length; j++) this.widenRange(j, vals[j]);
     for (const entry of this.rows.values()) this.syncRow(entry);
@@ -358,6 +370,8 @@ export class Leaves {
     settle.dirty = false;
     const current = decodeList(this.model.get("leaf_values"), this.values.length);
     if (current && sameValues(current, this.values)) return;
+    const sent = { values: Float64Array.from(this.values), at: performance.now() };
+    this.sent = [...this.sent.slice(-(MAX_UNANSWERED - 1)), sent];
     this.model.set("leaf_values", encodeList(this.values));
     this.model.save_changes();
   }

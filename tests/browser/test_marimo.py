@@ -157,7 +157,17 @@ def test_the_widget_trains_in_marimo(marimo_app, guarded_lab):
     view.wait_ready(timeout_s=60)
     train, steps = view.root.locator('[data-action="train"]'), view.root.locator('[data-role="steps"]')
     train.click()
-    poll(lambda: int((steps.text_content() or "0").replace(",", "")), lambda n: n > 20, "training to take steps")
+
+    def count() -> int:
+        return int((steps.text_content() or "0").replace(",", ""))
+
+    poll(count, lambda n: n > 20, "training to take steps")
+    # Past its first write-back to the kernel (learn-panel.js WRITE_BACK_MS, 1 s): marimo's front end sets the values
+    # the view sent again once the kernel has them, which the view once took for a change and paused the run.
+    before = count()
+    time.sleep(2.5)
+    assert train.get_attribute("aria-pressed") == "true", "training goes on past its write-backs to the kernel"
+    assert count() > before
     train.click()
     assert train.get_attribute("aria-pressed") == "false"
     shown = float(view.root.locator('[data-role="learn-loss"]').text_content() or "nan")
