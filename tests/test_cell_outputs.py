@@ -14,6 +14,7 @@ import tempfile
 import tracemalloc
 import weakref
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,22 +34,25 @@ RUNS = 10
 TESTS = Path(__file__).resolve().parent
 
 
-def extension_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
+@contextmanager
+def extension_shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     """A shell with the extension loaded, whose output cache keeps no result (``Out``/``_`` would keep the
-    Values a cell showed, by IPython's design: here only what the extension keeps is measured)."""
+    Values a cell showed, by IPython's design: here only what the extension keeps is measured); unloaded after."""
     cfg = Config()
     cfg.InteractiveShell.cache_size = 0
     shell = make_shell(tmp_path, monkeypatch, cfg)
     shell.run_line_magic("load_ext", "micrograd_widget")
-    return shell
+    try:
+        yield shell
+    finally:
+        micrograd_widget.unload_ipython_extension(shell)
+        InteractiveShell.clear_instance()
 
 
 @pytest.fixture
 def ip(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
-    shell = extension_shell(tmp_path, monkeypatch)
-    yield shell
-    micrograd_widget.unload_ipython_extension(shell)
-    InteractiveShell.clear_instance()
+    with extension_shell(tmp_path, monkeypatch) as shell:
+        yield shell
 
 
 def graph_widgets() -> set[GraphWidget]:
@@ -87,24 +91,20 @@ def rerun(shell: InteractiveShell, cell_ids: list[str]) -> tuple[list[weakref.re
 def measure_reruns() -> dict[str, Any]:
     """MOONS run again and again in one cell, then once in each of as many cells (their outputs all on screen):
     whether the replaced outputs' widgets and graphs were collected, and the bytes traced after each run."""
-    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as monkeypatch:
-        shell = extension_shell(Path(tmp), monkeypatch)
+    with (tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as monkeypatch,
+          extension_shell(Path(tmp), monkeypatch) as shell):
+        run(shell, MOONS, "warm-up")      # first-use costs (imports, caches) are not the re-runs'
+        tracemalloc.start()
         try:
-            run(shell, MOONS, "warm-up")      # first-use costs (imports, caches) are not the re-runs'
-            tracemalloc.start()
-            try:
-                widgets, values, same = rerun(shell, ["cell-1"] * RUNS)
-                replaced = {"widgets": all(ref() is None for ref in widgets[:-1]),
-                            "graphs": all(ref() is None for ref in values[:-1]),
-                            "on screen": widgets[-1]() is not None and is_open(widgets[-1]())}
-                kept, kept_values, different = rerun(shell, [f"cell-{i}" for i in range(2, RUNS + 2)])
-            finally:
-                tracemalloc.stop()
-            kept_open = all(ref() is not None and is_open(ref()) for ref in kept)
-            kept_graphs = all(ref() is not None for ref in kept_values)
+            widgets, values, same = rerun(shell, ["cell-1"] * RUNS)
+            replaced = {"widgets": all(ref() is None for ref in widgets[:-1]),
+                        "graphs": all(ref() is None for ref in values[:-1]),
+                        "on screen": widgets[-1]() is not None and is_open(widgets[-1]())}
+            kept, kept_values, different = rerun(shell, [f"cell-{i}" for i in range(2, RUNS + 2)])
         finally:
-            micrograd_widget.unload_ipython_extension(shell)
-            InteractiveShell.clear_instance()
+            tracemalloc.stop()
+        kept_open = all(ref() is not None and is_open(ref()) for ref in kept)
+        kept_graphs = all(ref() is not None for ref in kept_values)
     return {"replaced": replaced, "kept": {"widgets": kept_open, "graphs": kept_graphs}, "same": same,
             "different": different}
 

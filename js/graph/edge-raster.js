@@ -67,9 +67,10 @@ export class EdgeRaster {
    * @returns {RasterPlace | null}
    */
   measure(low) {
+    if (!low) return null; // read nothing at full detail: this runs on every look
     const { svg, box } = this;
     const graph = /** @type {SVGGraphicsElement | null} */ (svg.querySelector("g.graph"));
-    if (!low || !graph || !svg.isConnected) return null;
+    if (!graph || !svg.isConnected) return null;
     const ratio = window.devicePixelRatio || 1;
     const w = Math.ceil(svg.clientWidth * ratio), hgt = Math.ceil(svg.clientHeight * ratio);
     if (!w || !hgt || w > MAX_SIDE || hgt > MAX_SIDE || w * hgt > MAX_PIXELS) return null;

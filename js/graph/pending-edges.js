@@ -15,6 +15,7 @@
 
 import { edgeBounds, parseEdges } from "../ui/svg.js";
 import { whenIdle } from "../ui/idle.js";
+import { meets } from "./visible.js";
 
 const SLICE = 250; // edges near sight put in per idle callback (2,000 of the moons loss took ~140 ms under load: ~18 ms)
 const IDLE_MS = 2000; // at the latest this long after a look when the page is never idle (a drag; scrolling puts them in anyway)
@@ -54,14 +55,12 @@ export class PendingEdges {
     this.stopSoon();
     if (!this.left) return;
     const b = this.bounds;
-    const meets = (/** @type {number} */ j, /** @type {number[]} */ r) =>
-      b[j] <= r[2] && b[j + 2] >= r[0] && b[j + 1] <= r[3] && b[j + 3] >= r[1];
     /** @type {number[]} */
     const now = [];
     /** @type {number[]} */
     const soon = [];
     for (let k = 0; k < this.texts.length; k++) {
-      if (this.texts[k] && meets(4 * k, near)) (meets(4 * k, sight) ? now : soon).push(k);
+      if (this.texts[k] && meets(b, 4 * k, near)) (meets(b, 4 * k, sight) ? now : soon).push(k);
     }
     this.put(now);
     if (soon.length) this.putSoon(soon);

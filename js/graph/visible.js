@@ -52,6 +52,18 @@ export function looksAlike(a, b) {
   return true;
 }
 
+/**
+ * Whether the bounding box starting at `bounds[j]` ([x0, y0, x1, y1], as watched boxes and pending edges keep them)
+ * meets rectangle `r` (the same form, user units).
+ * @param {ArrayLike<number>} bounds
+ * @param {number} j
+ * @param {ArrayLike<number>} r
+ * @returns {boolean}
+ */
+export function meets(bounds, j, r) {
+  return bounds[j] <= r[2] && bounds[j + 2] >= r[0] && bounds[j + 1] <= r[3] && bounds[j + 3] >= r[1];
+}
+
 /** The rectangle [left, top, right, bottom] of client px `r` grown by `m`, in the user units of matrix `u`
  * (client px -> user units: an SVGMatrix, which has no transformPoint in Chromium). */
 function userRect(u, r, m) {
@@ -188,9 +200,9 @@ export class LazyTexts {
 
   /** The state the last look() gives the watched element whose bounding box starts at `this.bounds[j]`. */
   stateOf(j) {
-    const b = this.bounds, { sight: s, near: q } = this.rects;
-    if (!(b[j] <= q[2] && b[j + 2] >= q[0] && b[j + 1] <= q[3] && b[j + 3] >= q[1])) return FAR;
-    return b[j] <= s[2] && b[j + 2] >= s[0] && b[j + 1] <= s[3] && b[j + 3] >= s[1] ? IN_SIGHT : NEAR;
+    const b = this.bounds, { sight, near } = this.rects;
+    if (!meets(b, j, near)) return FAR;
+    return meets(b, j, sight) ? IN_SIGHT : NEAR;
   }
 
   /** Watched element k goes to state `s`: its numbers written before it is painted again, painted or not. */
