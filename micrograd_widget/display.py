@@ -26,6 +26,7 @@ from micrograd_widget.engine import Value
 from micrograd_widget.host.files import replace_file, writable_path
 from micrograd_widget.host.options import DEFAULT_OPTIONS, current_drawing_options
 from micrograd_widget.picture.colors import grad_color
+from micrograd_widget.picture.compose import composable, compose
 from micrograd_widget.picture.dot import GraphView, color_scale_of, graph_view
 from micrograd_widget.picture.far_ranks import REFUSED_FAR_RANKS, whole_far_ranks
 from micrograd_widget.picture.fold_tree import FoldTree
@@ -86,6 +87,8 @@ LOST_EDGE = re.compile(r"lost \S+ \S+ edge")
 # minutes in Debian's dot 2.43, the kernel frozen meanwhile. Read when a layout starts; tests set it lower.
 DOT_TIME_LIMIT = 60.0  # seconds
 _DOT = ["dot", "-Kdot", "-Tsvg"]  # what graphviz.Source(...).pipe(format="svg") runs
+_PART = ["dot", "-Kdot", "-Tjson0"]  # one part of a picture laid out box by box (picture/compose.py)
+_PINNED = ["neato", "-n2", "-Tsvg"]  # the composed picture drawn where its parts put every node (Graphviz's nop2)
 
 
 class LayoutRefused(TimeoutError):
@@ -109,7 +112,8 @@ def layout_refusal(view: GraphView) -> str:
 
 def render_svg(view: GraphView) -> str:
     """The picture as SVG text, laid out by the kernel's ``dot`` with the browser's ``nslimit`` default (its
-    warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters.
+    warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters; a large
+    opened picture box by box (picture/compose.py: each part by dot, the whole drawn by ``neato -n2``).
     Raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed, ``graphviz.CalledProcessError`` when
     dot fails, ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds, and, at once,
     ``LayoutRefused`` for a picture ``layout_refusal`` refuses."""
@@ -120,6 +124,9 @@ def render_svg(view: GraphView) -> str:
         raise LayoutRefused(f"Graphviz's dot was not started: {refused}")
     limit = DOT_TIME_LIMIT
     deadline = time.monotonic() + limit
+    if composable(view.dot):  # a large opened picture: laid out box by box, as in the browser
+        composed = compose(view.dot, lambda part: lay_part(part, deadline, limit))
+        return _pipe(composed, deadline, limit, _PINNED)
     head, _, body = view.dot.partition("\n")
     try:
         return _pipe(f"{head}\n\tgraph [nslimit={NSLIMIT}]\n{body}", deadline, limit)
@@ -129,24 +136,32 @@ def render_svg(view: GraphView) -> str:
     return _pipe(f"{head}\n\tgraph [newrank=true nslimit={NSLIMIT}]\n{body}", deadline, limit)
 
 
-def _pipe(dot: str, deadline: float, limit: float) -> str:
-    """``dot`` laid out as SVG by the kernel's Graphviz, its warnings dropped, the process killed at ``deadline``
-    (a ``time.monotonic()``; ``limit``: the seconds it allowed in all, for the message)."""
+def lay_part(part: str, deadline: float, limit: float) -> str:
+    """One part of a picture laid out box by box (picture/compose.py), as Graphviz's json0 text: dot with the
+    browser's ``nslimit`` default, stopped at ``deadline`` as ``_pipe`` says."""
+    head, _, body = part.partition("\n")
+    return _pipe(f"{head}\n\tgraph [nslimit={NSLIMIT}]\n{body}", deadline, limit, _PART)
+
+
+def _pipe(dot: str, deadline: float, limit: float, command: list[str] = _DOT) -> str:
+    """``dot`` laid out by the kernel's Graphviz (``command``: as SVG by dot unless told), its warnings dropped, the
+    process killed at ``deadline`` (a ``time.monotonic()``; ``limit``: the seconds it allowed in all, for the
+    message)."""
     hidden = None  # on Windows: no console window flashes up, as with graphviz's own pipe
     if sys.platform == "win32":
         hidden = subprocess.STARTUPINFO(dwFlags=subprocess.STARTF_USESHOWWINDOW, wShowWindow=subprocess.SW_HIDE)
     try:
-        done = subprocess.run(_DOT, input=dot, capture_output=True, encoding="utf-8", startupinfo=hidden,
+        done = subprocess.run(command, input=dot, capture_output=True, encoding="utf-8", startupinfo=hidden,
                               timeout=max(deadline - time.monotonic(), 0.0), check=False)
     except FileNotFoundError as err:
-        raise graphviz.ExecutableNotFound(_DOT) from err
+        raise graphviz.ExecutableNotFound(command) from err
     except subprocess.TimeoutExpired:  # subprocess.run has killed dot and waited for it
         raise TimeoutError(
             f"Graphviz's dot was stopped after laying out this picture for {limit:g} s (at the default node budget "
             "a picture takes a few seconds); draw fewer boxes: close opened boxes, or lower the node budget "
             "(node_budget=100)") from None
     if done.returncode:
-        raise graphviz.CalledProcessError(done.returncode, _DOT, output=done.stdout, stderr=done.stderr)
+        raise graphviz.CalledProcessError(done.returncode, command, output=done.stdout, stderr=done.stderr)
     return done.stdout
 
 

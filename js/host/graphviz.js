@@ -6,6 +6,7 @@
 import { instance } from "@viz-js/viz";
 import { inLayoutWorker, ranOnMain, serveLayouts, workerLayout } from "./layout-worker.js";
 import { LOST_EDGE, NSLIMIT } from "../core/shared.js";
+import { composable, compose, leanLayout } from "../picture/compose.js";
 
 /** @import { Viz } from "@viz-js/viz" */
 /** @import { LayoutSignal } from "./layout-worker.js" */
@@ -99,21 +100,66 @@ export function warmUp() {
 }
 
 /**
- * Lay out `dot` on this thread (the main thread's fallback, and the worker's own work).
+ * Lay out `dot` on this thread (the main thread's fallback, and the worker's own work): whole by dot, or, a large
+ * opened picture (js/picture/compose.js composable), box by box, each box's part cached (layPart), drawn by nop2.
  * @param {string} dot
  * @returns {Promise<string>}
  */
 export async function layoutHere(dot) {
   const g = await graphviz();
+  if (composable(dot)) {
+    return leanSVG(checked(g.render(compose(dot, (part) => layPart(g, part)), { format: "svg", engine: "nop2" })));
+  }
   let result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT } });
   if (result.errors.some((e) => LOST_EDGE.test(e.message))) {
     result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT, newrank: true } });
   }
+  return leanSVG(checked(result));
+}
+
+/**
+ * Graphviz's output, or an Error with its messages when it failed.
+ * @param {import("@viz-js/viz").RenderResult} result
+ * @returns {string}
+ */
+function checked(result) {
   if (result.status !== "success") {
     const messages = result.errors.map((e) => e.message.trim()).filter(Boolean).join("; ");
     throw new Error(`Graphviz could not lay out the graph: ${messages || "unknown error"}`);
   }
-  return leanSVG(result.output);
+  return /** @type {string} */ (result.output);
+}
+
+// The parts of pictures laid out box by box (js/picture/compose.js), by their DOT: opening a box lays out only that
+// box, the boxes it opens and the containers around it; every other part is here. Each entry is a part's DOT and its
+// lean layout; the oldest go past PART_CACHE_CHARS (the moons loss at node_budget=2000 after Expand all: ~0.7 MB of parts).
+/** @type {Map<string, string>} */
+const parts = new Map();
+const PART_CACHE_CHARS = 4_000_000;
+let partChars = 0;
+
+/**
+ * One part's lean layout (leanLayout of Graphviz's json0), from the cache or laid out by dot with NSLIMIT.
+ * @param {import("@viz-js/viz").Viz} g
+ * @param {string} part
+ * @returns {string}
+ */
+export function layPart(g, part) {
+  const known = parts.get(part);
+  if (known !== undefined) {
+    parts.delete(part);
+    parts.set(part, known); // the most recently used last
+    return known;
+  }
+  const lean = leanLayout(checked(g.render(part, { format: "json0", engine: "dot", graphAttributes: { nslimit: NSLIMIT } })));
+  parts.set(part, lean);
+  partChars += part.length + lean.length;
+  for (const [key, value] of parts) {
+    if (partChars <= PART_CACHE_CHARS) break;
+    parts.delete(key);
+    partChars -= key.length + value.length;
+  }
+  return lean;
 }
 
 /**

@@ -5,7 +5,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { instance } from "@viz-js/viz";
-import { layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
+import { layPart, layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
+import { readFileSync } from "node:fs";
 
 // A value box (record, tooltip), an op, a cluster holding a closed box, an edge: the parts of a picture (svg-contract.md).
 const DOT = `digraph micrograd {
@@ -47,4 +48,20 @@ test("the warm-up picture is a picture like the widget's, laid out with no warni
   assert.equal(svg.match(/class="node"/g).length, 12 * 25 * 2, "a box and an op per slot");
   assert.equal(svg.match(/class="edge"/g).length, 12 * 25 + 11 * 25 * 2, "each op's output and two inputs a rank back");
   assert.equal(svg.match(/class="cluster"/g).length, 1);
+});
+
+test("a large opened picture is laid out box by box, each box's part by dot once, drawn by nop2", async () => {
+  const v = JSON.parse(readFileSync(new URL("../../tests/vectors/compose/far_layout.json", import.meta.url), "utf8"));
+  const g = await instance();
+  const engines = /** @type {string[]} */ ([]);
+  const counting = /** @type {any} */ ({ render: (/** @type {string} */ dot, /** @type {any} */ o) => { engines.push(o.engine); return g.render(dot, o); } });
+  const first = layPart(counting, v.parts[0]);
+  assert.deepEqual(JSON.parse(first).objects.map((/** @type {{name: string}} */ o) => o.name).slice(0, 2), ["v0", "v1"]);
+  assert.equal(layPart(counting, v.parts[0]), first, "the same part: the kept layout");
+  assert.deepEqual(engines, ["dot"], "laid out once");
+  const folds = JSON.parse(readFileSync(new URL("../../tests/vectors/folds/far_layout.json", import.meta.url), "utf8"));
+  const svg = await layoutHere(folds.cases[1].dot[0]);
+  assert.equal((svg.match(/class="cluster/g) ?? []).length, 4, "every opened box framed");
+  assert.equal((svg.match(/class="edge/g) ?? []).length, (folds.cases[1].dot[0].match(/ -> /g) ?? []).length, "every edge drawn");
+  assert.match(svg, /<g id="open0" class="cluster/);
 });
