@@ -60,8 +60,8 @@ def composable(dot: str) -> bool:
     return "splines=line" in head and "\tsubgraph cluster_" in dot
 
 
-def _parse(lines: list[str]) -> tuple[list[_Box], dict[str, int]]:
-    """The containers of a DOT's lines (the top level first, each before its opened boxes) and each node's."""
+def _parse(lines: list[str]) -> list[_Box]:
+    """The containers of a DOT's lines (the top level first, each before its opened boxes)."""
     boxes = [_Box("", -1)]
     where: dict[str, int] = {}
     stack = [0]
@@ -84,7 +84,7 @@ def _parse(lines: list[str]) -> tuple[list[_Box], dict[str, int]]:
         elif k != boxes[stack[-1]].line and (n := _NODE.match(line)) is not None:
             where[n.group(1)] = stack[-1]
             boxes[stack[-1]].nodes.append((k, n.group(1)))
-    return boxes, where
+    return boxes
 
 
 def _chain(boxes: list[_Box], b: int) -> list[int]:
@@ -115,6 +115,7 @@ def _decimal(n: int, places: int = 2) -> str:
 
 
 def _point(x: int, y: int) -> str:
+    """A point in hundredths as Graphviz reads one ("12.34,5.60")."""
     return f"{_decimal(x)},{_decimal(y)}"
 
 
@@ -194,10 +195,10 @@ def compose(dot: str, lay: Callable[[str], str]) -> str:
     them, for Graphviz's ``nop2`` engine to draw. ``lay(part)`` lays out one part's DOT and returns Graphviz's json0
     text; the parts are asked for innermost first, each once."""
     lines = dot.split("\n")
-    boxes, _ = _parse(lines)
+    boxes = _parse(lines)
     layouts: dict[int, _Layout] = {}
     sizes: dict[int, tuple[int, int]] = {}
-    for b in reversed(range(len(boxes))):             # every opened box after the container around it
+    for b in reversed(range(len(boxes))):             # innermost first: each opened box before its container
         got = layouts[b] = _read(lay(_part(lines, boxes, b, sizes)))
         x0, y0, x1, y1 = got.bb
         sizes[b] = (x1 - x0 + 200 * PAD, y1 - y0 + 200 * PAD)
