@@ -8,7 +8,8 @@
 import { errorText } from "../ui/errors.js";
 import { compileFolds } from "../picture/fold_tree.js";
 import { PALETTE } from "../core/shared.js";
-import { SPECULATE_NODES, drawPicture } from "./folding.js";
+import { drawPicture } from "./folding.js";
+import { SPECULATE_NODES } from "./early-layouts.js";
 import { elementOf } from "./search.js";
 
 // A fold box selected this long (its Expand button showing) has its expanded picture laid out early (worker only).
@@ -30,7 +31,7 @@ export class Drawing {
     this.view = view;
     this.laying = null; // the layout running: { dot, done }
     this.relayoutDue = false;
-    this.speculated = false; // a big graph's likeliest box laid out early once (graph/folding.js prefetchLikeliest)
+    this.speculated = false; // a big graph's likeliest box laid out early once (graph/early-layouts.js prefetchLikeliest)
     this.markPrefetched = (key) => view.picture.el.setAttribute("data-prefetched", key); // an early layout is in
     this.whole = null; // a graph that does not fold: { spec, tree }, its hierarchy (no groups) compiled once per `folds`
   }
@@ -92,7 +93,7 @@ export class Drawing {
    * double-click, +) need not wait for Graphviz. */
   prefetchExpand(key, delay = PREFETCH_MS) {
     const folding = this.view.folding;
-    if (folding) folding.prefetchSoon(key, delay, () => this.drawOptions(), this.markPrefetched);
+    if (folding) folding.early.prefetchSoon(key, delay, () => this.drawOptions(), this.markPrefetched);
   }
 
   /** js/picture/fold_tree.js's DOT options for the numbers held now (`grad`: every node's grad, default the view's grad). */
@@ -173,9 +174,9 @@ export class Drawing {
       this.view.pictureShown(view);
       this.view.errors.clearFailure("layout");
       this.view.root.setAttribute("data-state", "ready");
-      if (!this.speculated && this.view.folding && this.view.tape.n >= SPECULATE_NODES) { // graph/folding.js
+      if (!this.speculated && this.view.folding && this.view.tape.n >= SPECULATE_NODES) { // graph/early-layouts.js
         this.speculated = true;
-        this.view.folding.prefetchLikeliest(this.view.root, picture.bound.folds.list, () => this.drawOptions(), this.markPrefetched,
+        this.view.folding.early.prefetchLikeliest(this.view.root, picture.bound.folds.list, () => this.drawOptions(), this.markPrefetched,
           dot.length);
       }
       return true;

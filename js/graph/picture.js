@@ -101,13 +101,13 @@ export class Picture {
       });
       if (generation !== this.generation || source === null) return false;
       // The picture goes in without its edges, each put in as it comes near sight (graph/pending-edges.js); one parsed
-      // early (graph/folding.js, in idle time) holds them already.
+      // early (graph/early-layouts.js, in idle time) holds them already.
       const apart = typeof source === "string" ? splitEdges(source) : null;
       const svg = apart ? parsePicture(apart.text) : document.adoptNode(/** @type {Element} */ (source));
       clearTimeout(this.busyTimer);
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
-      this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (graph/folding.js)
+      this.el.toggleAttribute("data-laid-out-early", text !== null); // a prefetch's layout (graph/early-layouts.js)
       const old = this.bound;
       const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
       if (old) old.release();

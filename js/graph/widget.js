@@ -18,6 +18,7 @@
 //   graph/toolbar.js    output chooser, buttons, status line, legend
 //   graph/names.js      node keys, names, formulas
 //   graph/folding.js    the open set (trait `opened`): expand, collapse, reveal; js/picture/fold_tree.js folds and writes the DOT
+//   graph/early-layouts.js  the picture a box would open into, laid out before it is asked for
 //   graph/search.js     the search box; the marks of search and path tracing (search.js, trace.js)
 //   graph/output-mark.js  the bold mark on the output the grads are of
 //   graph/stepper-panel.js  the backprop stepper panel, its outlines and words (the steps: js/core/stepper.js)
@@ -176,7 +177,7 @@ class GraphWidgetView {
     }
     on("change:opened", () => this.folding && this.folding.receive() && this.drawing.relayout());
     on("change:folds", () => {
-      if (this.folding) this.folding.stopEarly(); // its early layouts are of the old hierarchy
+      if (this.folding) this.folding.early.stop(); // its early layouts are of the old hierarchy
       this.folding = Folding.of(this.model, this.tape);
       this.foldControls.hidden = !this.folding;
       this.drawing.relayout();
@@ -435,7 +436,7 @@ class GraphWidgetView {
     if (this.learn) this.learn.destroy();
     if (this.leaves) this.leaves.destroy();
     this.destroyed = true;
-    if (this.folding) this.folding.stopEarly();
+    if (this.folding) this.folding.early.stop();
     if (this.stepper) this.stepper.destroy();
     this.stepper = null;
     if (this.inspector) this.inspector.dropGradcheck();

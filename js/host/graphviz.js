@@ -92,7 +92,7 @@ export function warmUpDot(ranks, width) {
  * Lay out, early and at low priority in the layout worker, a small picture (~0.1 s of Graphviz) that nobody shows:
  * a worker's first large layout runs before its WebAssembly is optimised (the moons loss at node_budget=2000, 1,684
  * boxes: 1.07-1.17 s cold, 0.86 s warm, 0.90 s after this). For pages whose first large layout is a user's gesture
- * (graph/folding.js: no large picture is guessed early).
+ * (graph/early-layouts.js: no large picture is guessed early).
  * @returns {Promise<string | null> | null}
  */
 export function warmUp() {

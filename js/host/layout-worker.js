@@ -27,11 +27,11 @@ const limits = { idleMs: IDLE_MS, jobMs: JOB_MS };
 // small box meanwhile waited for all of it; a fresh worker costs a compile of Graphviz (~0.1-0.3 s), so a short
 // early layout is let finish. Not shorter: a fresh worker's first large layout runs Graphviz before its WebAssembly
 // is optimised (opening a neuron beside 1,182 boxes at node_budget=2000 took 4.4-6.6 s with the early layout dropped
-// at once, 1.8-2.0 s waiting for it); graph/folding.js lays no large picture out early instead.
+// at once, 1.8-2.0 s waiting for it); graph/early-layouts.js lays no large picture out early instead.
 const YIELD_MS = 500;
 
 /**
- * What a view sets to say it no longer waits for a layout (graph/picture.js, graph/folding.js).
+ * What a view sets to say it no longer waits for a layout (graph/picture.js, graph/early-layouts.js).
  * @typedef {{cancelled?: boolean}} LayoutSignal
  */
 

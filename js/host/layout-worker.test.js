@@ -99,7 +99,7 @@ test("a worker no view holds is closed after 10 s, and a new one starts when a v
 });
 
 test("closed when idle, the worker is still the layout thread: an early layout (low) starts a fresh one", async (t) => {
-  // graph/folding.js lays out early only when layoutThread() is "worker": after an idle close it was "main" until some
+  // graph/early-layouts.js lays out early only when layoutThread() is "worker": after an idle close it was "main" until some
   // view's own layout started a worker, so a box selected in between was not laid out early.
   mock.timers.enable({ apis: ["setTimeout"] });
   t.after(() => mock.timers.reset());
