@@ -226,8 +226,8 @@ def test_a_big_graph_lays_its_largest_box_out_early_once_idle_and_plus_uses_it(s
 
 def test_a_big_graph_whose_largest_box_draws_a_large_picture_guesses_nothing_and_warms_graphviz_up(show, guarded):
     """At node_budget=2000 the largest box of a 10,000-node moons loss opens to a large picture (310,000 characters of
-    DOT: over SPECULATE_DOT_CHARS, js/graph/early-layouts.js): it is not laid out early (a layout in the worker cannot be
-    stopped cheaply, and a guess that large held the box the user opened), Graphviz is warmed up with a small
+    DOT: over SPECULATE_DOT_CHARS, js/graph/early-layouts.js): it is not laid out early (a layout in the worker cannot
+    be stopped cheaply, and a guess that large held the box the user opened), Graphviz is warmed up with a small
     picture instead (js/host/graphviz.js warmUp), and + on the box still opens it with the tape's numbers."""
     guarded.page.add_init_script("""(() => {
       const post = Worker.prototype.postMessage;
