@@ -14,11 +14,15 @@ headless Chromium, printed as same-page ratios; and the kernel's ``save_svg`` of
 5. The kernel: ``save_svg`` of a polynomial by Horner's rule (602 nodes; every step fed by x), whose default picture the
    planner keeps within the layout cost (before: 11.5 s at node_budget=250, stopped at 60 s at 2000), against a chain
    of as many nodes.
+6. The kernel: row 2's gesture laid out box by box (picture/compose.py) with the earlier picture's parts kept, as the
+   page's layout worker keeps them: the parts laid out again, and the time with the nop2 drawing, against the same
+   picture laid out whole by dot.
 Medians of RUNS fresh pages. Run: ``.venv/bin/python benchmarks/bench_layout.py``."""
 
 from __future__ import annotations
 
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,10 +38,12 @@ from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa
 from browser.mgw_browser.http import StaticServer  # noqa: E402
 from builders import horner, tanh_chain  # noqa: E402
 
+from micrograd_widget import display  # noqa: E402
 from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.graph.widget import GraphWidget  # noqa: E402
 from micrograd_widget.host.export import save_html  # noqa: E402
 from micrograd_widget.picture import fold_tree  # noqa: E402
+from micrograd_widget.picture.compose import compose  # noqa: E402
 
 RUNS = 3
 BUDGET = 2000
@@ -65,6 +71,48 @@ def kernel_rows(root: Value) -> None:
     w.close()
 
 
+def composed_gesture_row(root: Value) -> None:
+    """Row 6: the `+` on NEURON beside BIG's 1,182 boxes laid out box by box (micrograd_widget/picture/compose.py,
+    as the page's layout worker does, by the kernel's dot): the parts the earlier picture laid out are kept, as the
+    worker keeps them, so the gesture lays out only the parts that changed; against laying the same picture out whole
+    (dot, as before composition), in the same run."""
+    w = GraphWidget(root, node_budget=BUDGET)
+    tree = w._fold_tree()
+    w.opened = BIG
+    before = w._drawing().dot
+    w.opened = fold_tree.expand(w.tape, tree, BIG, NEURON, BUDGET)
+    after = w._drawing().dot
+    w.close()
+    kept: dict[str, str] = {}
+    laid: list[float] = []
+
+    def lay(part: str) -> str:
+        if part not in kept:
+            t = time.perf_counter()
+            kept[part] = display.lay_part(part, time.monotonic() + 60, 60)
+            laid.append(time.perf_counter() - t)
+        return kept[part]
+
+    compose(before, lay)
+    first = len(laid)
+    laid.clear()
+    asked = []
+    t = time.perf_counter()
+    composed = compose(after, lambda part: asked.append(part) or lay(part))
+    parts = time.perf_counter() - t
+    t = time.perf_counter()
+    subprocess.run(["neato", "-n2", "-Tsvg"], input=composed, capture_output=True, text=True, check=True)
+    drawn = time.perf_counter() - t
+    t = time.perf_counter()
+    head, _, body = after.partition("\n")   # as render_svg laid it out before composition (its own nslimit wins)
+    subprocess.run(["dot", "-Tsvg"], input=f"{head}\n\tgraph [nslimit={display.NSLIMIT}]\n{body}", capture_output=True,
+                   text=True, check=True)
+    whole = time.perf_counter() - t
+    print(f"the + on {NEURON} beside 1,182 boxes, box by box (the kernel's dot, parts kept from the earlier picture's "
+          f"{first}): {len(laid)} of {len(asked)} parts laid out, {parts:4.2f} s, drawn by neato -n2 {drawn:4.2f} s; "
+          f"the same picture laid out whole {whole:4.2f} s: {(parts + drawn) / whole:.2f}x")
+
+
 def far_edges_row() -> None:
     """Row 5: a polynomial by Horner's rule (x feeding every step: its edges reach far back) in the kernel's dot,
     the default picture at node_budget=250 and BUDGET, against a chain of as many nodes (edges of one step)."""
@@ -87,6 +135,7 @@ def far_edges_row() -> None:
 def main() -> None:
     root = moons()
     kernel_rows(root)
+    composed_gesture_row(root)
     far_edges_row()
     reason = missing_chromium_reason()
     if reason:
