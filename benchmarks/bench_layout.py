@@ -104,9 +104,8 @@ def composed_gesture_row(root: Value) -> None:
     subprocess.run(["neato", "-n2", "-Tsvg"], input=composed, capture_output=True, text=True, check=True)
     drawn = time.perf_counter() - t
     t = time.perf_counter()
-    head, _, body = after.partition("\n")   # as render_svg laid it out before composition (its own nslimit wins)
-    subprocess.run(["dot", "-Tsvg"], input=f"{head}\n\tgraph [nslimit={display.NSLIMIT}]\n{body}", capture_output=True,
-                   text=True, check=True)
+    subprocess.run(["dot", "-Tsvg"], input=display.with_layout_defaults(after), capture_output=True, text=True,
+                   check=True)   # as render_svg laid it out whole, before composition
     whole = time.perf_counter() - t
     print(f"the + on {NEURON} beside 1,182 boxes, box by box (the kernel's dot, parts kept from the earlier picture's "
           f"{first}): {len(laid)} of {len(asked)} parts laid out, {parts:4.2f} s, drawn by neato -n2 {drawn:4.2f} s; "

@@ -164,7 +164,6 @@ export class EarlyLayouts {
     this.soon = null;
     if (this.stopLikeliest) this.stopLikeliest();
   }
-
 }
 
 /**
