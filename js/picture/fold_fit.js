@@ -153,6 +153,18 @@ function tablesOf(tree) {
 }
 
 /**
+ * A pair of `tree`'s units (or nodes: every unit and node is below n + the number of groups) as one number, for a Set or
+ * Map key: exact while that bound is at most 2^26 (a pair is then below 2^52).
+ * @param {FoldTree} tree
+ * @returns {(a: number, b: number) => number}
+ */
+function pairKey(tree) {
+  const width = tree.n + tree.groups.length;
+  if (width > 2 ** 26) throw new RangeError(`fold tree: ${width} nodes and groups, more than the fold plan can key (at most 2^26)`);
+  return (a, b) => a * width + b;
+}
+
+/**
  * The ranks the edges of group `g` cross once it is open (its children closed), as fold_fit.py opening_cost: ranks
  * from the group's border in tape order, a node drawn in full two ranks past what feeds it (its op ellipse between),
  * a closed child box one past; an edge inside counts the ranks between its ends, one from outside (once per unit
@@ -193,11 +205,18 @@ function opening(tree, g) {
   /** @type {Map<number, number>} */
   const rank = new Map();
   for (const u of unitIn.values()) rank.set(u, 0);
-  /** @type {Map<string, [number, number]>} the distinct pairs inside, across the border, and by the default units */
+  // The distinct pairs inside, across the border, and by the default units, each keyed by pairKey (a number: a string
+  // per pair made the first Expand on the moons loss spend ~50 ms here building and hashing strings).
+  const key = pairKey(tree);
+  /** @type {Map<number, [number, number]>} */
   const inside = new Map();
+  /** @type {Map<number, [number, number]>} */
   const inward = new Map();
+  /** @type {Map<number, [number, number]>} */
   const outward = new Map();
+  /** @type {Map<number, [number, number]>} */
   const into = new Map();
+  /** @type {Map<number, [number, number]>} */
   const outOf = new Map();
   const members = Int32Array.from(unitIn.keys()).sort();
   for (const x of members) {
@@ -209,19 +228,19 @@ function opening(tree, g) {
       const uc = unitIn.get(c);
       if (uc === undefined) {
         r = Math.max(r, step);
-        inward.set(`${c} ${ux}`, [c, ux]);
-        into.set(`${top[c]} ${ux}`, [top[c], ux]);
+        inward.set(key(c, ux), [c, ux]);
+        into.set(key(top[c], ux), [top[c], ux]);
       } else if (uc !== ux) {
         r = Math.max(r, /** @type {number} */ (rank.get(uc)) + step);
-        inside.set(`${uc} ${ux}`, [uc, ux]);
+        inside.set(key(uc, ux), [uc, ux]);
       }
     }
     rank.set(ux, r);
     for (let p = consumerStart[x]; p < consumerStart[x + 1]; p++) {
       const y = consumers[p];
       if (unitIn.has(y)) continue;
-      outward.set(`${ux} ${y}`, [ux, y]);
-      outOf.set(`${ux} ${top[y]}`, [ux, top[y]]);
+      outward.set(key(ux, y), [ux, y]);
+      outOf.set(key(ux, top[y]), [ux, top[y]]);
     }
   }
   let deepest = 0;
@@ -285,6 +304,7 @@ export function edgeLimit(tree, flags, budget) {
  * @param {{edges: number, cost: number}} limits
  */
 export function grow(tree, flags, candidates, budget, limits) {
+  const key = pairKey(tree);
   const { unit } = unitArray(tree, flags);
   let units = unitsOfFlags(tree, flags);
   let cost = costOf(tree, flags);
@@ -298,8 +318,8 @@ export function grow(tree, flags, candidates, budget, limits) {
     if (edges < 0) edges = edgeCount(tree, unit);
     const gone = new Set();
     const made = new Set();
-    for (const [c, ux] of op.inward) { gone.add(unit[c]); made.add(`${unit[c]} ${ux}`); }
-    for (const [ux, y] of op.outward) { gone.add(-1 - unit[y]); made.add(`${ux} ${unit[y]}`); }
+    for (const [c, ux] of op.inward) { gone.add(unit[c]); made.add(key(unit[c], ux)); }
+    for (const [ux, y] of op.outward) { gone.add(-1 - unit[y]); made.add(key(ux, unit[y])); }
     const after = edges - gone.size + made.size + op.internal;
     if (after > limits.edges) continue;
     for (let k = 0; k < op.members.length; k++) unit[op.members[k]] = op.units[k];
