@@ -1,11 +1,12 @@
 // What js/host/graphviz.js hands the page: Graphviz's own SVG (@viz-js/viz, as the layout worker runs it) without its
 // prologue, comments, <title>s and the line breaks between tags, and nothing else changed.
 
-import { test } from "node:test";
+import { mock, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { instance } from "@viz-js/viz";
-import { layPart, layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
+import { graphviz, layPart, layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
+import { holdLayoutWorker } from "./layout-worker.js";
 import { readFileSync } from "node:fs";
 
 // A value box (record, tooltip), an op, a cluster holding a closed box, an edge: the parts of a picture (svg-contract.md).
@@ -64,4 +65,30 @@ test("a large opened picture is laid out box by box, each box's part by dot once
   assert.equal((svg.match(/class="cluster/g) ?? []).length, 4, "every opened box framed");
   assert.equal((svg.match(/class="edge/g) ?? []).length, (folds.cases[1].dot[0].match(/ -> /g) ?? []).length, "every edge drawn");
   assert.match(svg, /<g id="open0" class="cluster/);
+});
+
+test("on the main thread, Graphviz and the parts it kept go 10 s after the last view lets layouts go", async (t) => {
+  const g = await instance();
+  const engines = /** @type {string[]} */ ([]);
+  const counting = /** @type {any} */ ({ render: (/** @type {string} */ dot, /** @type {any} */ o) => { engines.push(o.engine); return g.render(dot, o); } });
+  const shared = graphviz();
+  await shared;
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const release = holdLayoutWorker(); // a view (no worker can start under node: its layouts run here)
+  const part = 'digraph part {\n\tgraph [rankdir=LR]\n\tv0 [label="laid out by this test only"]\n\tv0 -> v1\n}';
+  layPart(counting, part);
+  layPart(counting, part);
+  assert.deepEqual(engines, ["dot"], "kept while held");
+  release();
+  mock.timers.tick(9_999);
+  layPart(counting, part);
+  assert.deepEqual(engines, ["dot"], "kept within 10 s of the last view");
+  assert.equal(graphviz(), shared, "the same Graphviz within 10 s");
+  mock.timers.tick(1);
+  layPart(counting, part);
+  assert.deepEqual(engines, ["dot", "dot"], "laid out again: the kept part went with the last view");
+  const fresh = graphviz();
+  assert.notEqual(fresh, shared, "a new Graphviz for the next view: the old one (and its memory) let go");
+  await fresh;
 });

@@ -182,8 +182,22 @@ export function holdLayoutWorker() {
   };
 }
 
+/** @type {(() => void)[]} */
+const unheld = []; // what a thread lets go of when no view has held layouts for limits.idleMs (whenUnheld)
+
+/**
+ * Call `forget` each time no view has held layouts for `idleMs` (when the worker, if one runs, is closed): the main
+ * thread's own Graphviz and what it keeps (js/host/graphviz.js) go with the last view, as the worker's do.
+ * @param {() => void} forget
+ */
+export function whenUnheld(forget) {
+  unheld.push(forget);
+}
+
 function close() {
-  if (users > 0 || running || waiting.length || !worker) return;
+  if (users > 0 || running || waiting.length) return;
+  for (const forget of unheld) forget();
+  if (!worker) return;
   worker.stop();
   worker = null;
   state = "none";
