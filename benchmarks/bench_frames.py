@@ -14,7 +14,7 @@ measured in headless Chromium, printed as ratios to a frame on the same page in 
    (fewer boxes); the output says which.
    Also long jumps in that picture (the graph box scrolled to six far places, one frame each, as a focus, a search or
    a click on the overview map moves it): jump -> painted frame against a 40-px scroll's frame on the same page, each
-   after the page was idle, and the edges parsed in the jump's frame (js/graph/pending-edges.js: those in sight; the
+   after the page was idle, and the edges parsed in the jump's frame (js/graph/pending.js: those in sight; the
    ones near sight follow when the page is idle).
 3. One unrelated text change beside the widget (a span at the top of the page) -> painted frame, ``layers.1`` open,
    with the widget isolated (js/graph/widget.css: containment) against the same page with the isolation turned off.

@@ -1,7 +1,7 @@
 // @ts-check
 // The bound picture: a laid-out SVG bound once (element references per drawn node, fold box and edge), whose every
 // frame paints numbers and fills in place, touching only what changed (boxes out of the graph box's sight a little
-// later: graph/visible.js; a large picture's edges put in as they come near sight: graph/pending-edges.js).
+// later: graph/visible.js; a large picture's edges and op circles put in as they come near sight: graph/pending.js).
 // graph/picture.js lays the picture out and binds it here. The ids and classes bound: js/host/svg-contract.md.
 
 import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural } from "../picture/format.js";
@@ -11,7 +11,7 @@ import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { boxesById, makeFocusable, textNode } from "../ui/svg.js";
 import { EdgeRaster } from "./edge-raster.js";
 import { LazyTexts } from "./visible.js";
-import { PendingEdges } from "./pending-edges.js";
+import { PendingGroups } from "./pending.js";
 
 // A live number "data 6.0000" (or a fold box's "max |grad| 0.5000"): its <text> gets `attr`=key and data-field, and
 // holds one Text node, which each frame rewrites whole (caption + number; the number is the text after the last
@@ -32,10 +32,11 @@ const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-g
 const FOLD_SLOTS = 5;
 
 /** The SVG bound once, as named parts; `view` describes what was drawn (graph/folding.js drawPicture); `root`: the graph's
- * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgeTexts`: the picture's
- * edges taken out of `svg` (js/ui/svg.js splitEdges), put in as they come near sight (graph/pending-edges.js). */
+ * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgeTexts` and `opTexts`: the
+ * picture's edges and op circles taken out of `svg` (js/ui/svg.js splitEdges, splitOps), put in as they come near
+ * sight (graph/pending.js). */
 export class BoundPicture {
-  constructor(svg, view, names, root = null, edgeTexts = []) {
+  constructor(svg, view, names, root = null, edgeTexts = [], opTexts = []) {
     const byId = boxesById(svg);
     const shown = Int32Array.from(view.shown || []);
     const m = shown.length;
@@ -43,11 +44,25 @@ export class BoundPicture {
     this.lazy = new LazyTexts(root);
     /** @type {Map<string, Element>} */
     this.edgesIn = new Map(); // the edges in the picture, by id
-    this.pending = new PendingEdges(edgeTexts, svg.querySelector("g.graph"), (edges, bounds) => {
+    const graph = svg.querySelector("g.graph");
+    this.pending = new PendingGroups(edgeTexts, graph, (edges, bounds) => {
       for (const g of edges) this.edgesIn.set(g.id, g);
       this.lazy.watchMore(edges, bounds);
+    }, { first: true });
+    /** @type {Map<number, Element>} */
+    this.opsIn = new Map(); // the op circles in the picture, by node
+    this.pendingOps = new PendingGroups(opTexts, graph, (ops, bounds) => {
+      for (const g of ops) {
+        const i = Number(g.id.slice(1, -3)); // n<i>_op
+        this.opsIn.set(i, g);
+        this.targets.set(g, { node: i });
+      }
+      this.lazy.watchMore(ops, bounds);
     });
-    this.lazy.onNear = (near, sight) => this.pending.near(near, sight);
+    this.lazy.onNear = (near, sight) => {
+      this.pending.near(near, sight);
+      this.pendingOps.near(near, sight);
+    };
     // the edges at low detail (graph/edge-raster.js), every one of them in the picture first
     this.edges = root ? new EdgeRaster(svg, root, () => this.pending.all()) : null;
     this.palette = view.palette || null;
@@ -62,9 +77,13 @@ export class BoundPicture {
     this.legendGroup = null; // the legend's g, hidden while the DOT's legend no longer fits the numbers
     this.legendText = ""; // the words the DOT's legend was written with ("" when it has marks)
     this.targets = new Map(); // element -> { node } or { fold }: what a click or Enter on it picks
-    // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id (edges.get puts an
-    // edge not in the picture yet in: graph/pending-edges.js).
-    this.outline = { groupOf: new Map(), opGroupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [],
+    // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id (opGroupOf.get and
+    // edges.get put an op circle or edge not in the picture yet in: graph/pending.js).
+    this.outline = { groupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [],
+      opGroupOf: {
+        get: (/** @type {number} */ i) => this.opsIn.get(i) || this.pendingOps.get(`n${i}_op`),
+        has: (/** @type {number} */ i) => this.opsIn.has(i) || this.pendingOps.has(`n${i}_op`),
+      },
       edges: { get: (/** @type {string} */ id) => this.edgesIn.get(id) || this.pending.get(id) } };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
     this.bindFolds(view, byId, names.tape);
@@ -72,7 +91,10 @@ export class BoundPicture {
       this.edgesIn.set(g.id, g);
       this.lazy.watch(g); // not painted when well out of sight
     }
-    if (!root) this.pending.all(); // no sight to wait for
+    if (!root) { // no sight to wait for
+      this.pending.all();
+      this.pendingOps.all();
+    }
     const legend = byId.get("mgw-legend");
     if (legend) {
       const texts = legend.querySelectorAll("text");
@@ -103,7 +125,7 @@ export class BoundPicture {
     if (op) {
       this.lazy.watch(op);
       this.targets.set(op, { node: i });
-      this.outline.opGroupOf.set(i, op);
+      this.opsIn.set(i, op);
     }
   }
 
@@ -229,10 +251,11 @@ export class BoundPicture {
     }
   }
 
-  /** Write every number still pending (out of sight) now, and put in every edge not in yet: before the picture is
-   * read whole (exported). */
+  /** Write every number still pending (out of sight) now, and put in every edge and op circle not in yet: before the
+   * picture is read whole (exported). */
   flushPending() {
     this.pending.all();
+    this.pendingOps.all();
     this.lazy.flush();
     return this.svg;
   }
@@ -240,6 +263,7 @@ export class BoundPicture {
   /** The picture is replaced: stop watching its boxes. */
   release() {
     this.pending.stopSoon();
+    this.pendingOps.stopSoon();
     this.lazy.release();
     if (this.edges) this.edges.release();
   }

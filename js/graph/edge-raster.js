@@ -6,7 +6,7 @@
 // (graph/zoom.js data-detail="low"), the edges are drawn once into a <canvas> under the SVG (one image, which a frame
 // does not record again), and the SVG's edges are not rendered (widget.css: `canvas.mgw-edge-raster + svg`), except the
 // ones a mark outlines (a traced path, the stepper's), which stay drawn in the SVG over the raster. The SVG keeps every
-// edge in its DOM (each put in first: graph/pending-edges.js): exports, search and the stepper read it as before; at full
+// edge in its DOM (each put in first: graph/pending.js): exports, search and the stepper read it as before; at full
 // detail the canvas is gone.
 // The raster is drawn again when the picture's size on screen changes (a zoom step, a resize, the display's pixel
 // ratio); a picture too large on screen for a canvas of MAX_PIXELS keeps its SVG edges (a picture at Fit is the box's
@@ -46,7 +46,7 @@ export function rasterShapes(svg) {
 }
 
 /** The raster of one picture's edges: `svg` (a Graphviz picture in `box`, the graph's scroll box); `whole()` puts every
- * edge not in the picture yet in (graph/pending-edges.js) before the raster reads them. */
+ * edge not in the picture yet in (graph/pending.js) before the raster reads them. */
 export class EdgeRaster {
   constructor(svg, box, whole = () => {}) {
     this.svg = svg;

@@ -7,7 +7,7 @@
 import { plural, thousands } from "../picture/format.js";
 import { h } from "../ui/dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
-import { layoutSource, parsePicture, splitEdges } from "../ui/svg.js";
+import { layoutSource, parsePicture, splitEdges, splitOps } from "../ui/svg.js";
 import { BoundPicture } from "./bound-picture.js";
 import { wholeFarRanks } from "../picture/far_ranks.js";
 import { REFUSED_FAR_RANKS } from "../core/shared.js";
@@ -100,10 +100,11 @@ export class Picture {
         throw err;
       });
       if (generation !== this.generation || source === null) return false;
-      // The picture goes in without its edges, each put in as it comes near sight (graph/pending-edges.js); one parsed
-      // early (graph/early-layouts.js, in idle time) holds them already.
+      // A large picture (drawn edges first) goes in without its edges and op circles, each put in as it comes near sight
+      // (graph/pending.js); one parsed early (graph/early-layouts.js, in idle time) holds them already.
       const apart = typeof source === "string" ? splitEdges(source) : null;
-      const svg = apart ? parsePicture(apart.text) : document.adoptNode(/** @type {Element} */ (source));
+      const ops = apart && apart.edges.length ? splitOps(apart.text) : null;
+      const svg = apart ? parsePicture(ops ? ops.text : apart.text) : document.adoptNode(/** @type {Element} */ (source));
       clearTimeout(this.busyTimer);
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
@@ -111,7 +112,7 @@ export class Picture {
       const old = this.bound;
       const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
       if (old) old.release();
-      this.bound = new BoundPicture(svg, view, this.names, this.el, apart ? apart.edges : []);
+      this.bound = new BoundPicture(svg, view, this.names, this.el, apart ? apart.edges : [], ops ? ops.ops : []);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).

@@ -15,11 +15,11 @@ import { applyStep, backwardSteps, gradsAfter } from "../core/stepper.js";
 
 /**
  * The bound picture's elements StepMarks outlines (graph/bound-picture.js's outline): node groups and op circles by
- * node id, the fold boxes drawn and each node's box index (-1 for none), the edges by id (get puts one not in the
- * picture yet in: graph/pending-edges.js).
+ * node id, the fold boxes drawn and each node's box index (-1 for none), the edges by id (an op circle's or edge's get
+ * puts one not in the picture yet in: graph/pending.js).
  * @typedef {object} StepOutline
  * @property {Map<number, Element>} groupOf
- * @property {Map<number, Element>} opGroupOf
+ * @property {{get: (i: number) => Element | undefined, has: (i: number) => boolean}} opGroupOf
  * @property {ArrayLike<Element | undefined>} foldGroups
  * @property {ArrayLike<number>} foldOf
  * @property {{get: (id: string) => Element | undefined}} edges

@@ -88,7 +88,7 @@ export class LazyTexts {
     this.fillsWaiting = false; // a fill may be pending (the next idle chunk writes every pending fill)
     this.low = false; // the boxes draw no text (graph/zoom.js's low detail): every text is written as if out of sight
     this.rects = null; // the last look()'s sight and near rectangles, in user units
-    this.onNear = null; // (near, sight) => void: called by look() before it sets what is painted (graph/pending-edges.js)
+    this.onNear = null; // (near, sight) => void: called by look() before it sets what is painted (graph/pending.js)
     this.onFocus = (event) => this.focused(event.target);
     this.onScroll = () => this.look();
     if (root) {
@@ -105,7 +105,7 @@ export class LazyTexts {
     if (texts.length) this.textsOf.set(g, texts);
   }
 
-  /** Watch edges `gs` put in the picture after it was bound (graph/pending-edges.js), whose bounding boxes in user units
+  /** Watch edges `gs` put in the picture after it was bound (graph/pending.js), whose bounding boxes in user units
    * are `boxes` (4 numbers each): each is painted if the last look() saw it near sight, else culled until a look() does. */
   watchMore(gs, boxes) {
     if (!this.root || !gs.length) return;

@@ -73,7 +73,7 @@ const GEOMETRY = /\s(?:d|points)="([^"]*)"/g;
 
 /**
  * Graphviz's SVG text `svgText` with its edges taken out, and each edge's markup in the order drawn: the graph view
- * parses the picture without them and puts each edge in when it comes near sight (graph/pending-edges.js), since the
+ * parses the picture without them and puts each edge in when it comes near sight (graph/pending.js), since the
  * edges are most of a large picture's elements (the moons loss with 1,684 boxes drawn: 6,653 edges, 20,000 of 37,500
  * elements to parse, style and lay out). Only a picture drawn edges first (a large one: DOT_STYLE.large's
  * outputorder=edgesfirst, one run of `<g id=... class="edge ...">` elements, none nested, before the first box) is
@@ -103,37 +103,91 @@ export function splitEdges(svgText) {
   return { text: svgText.slice(0, first) + rest, edges };
 }
 
+// An op circle's start tag as Graphviz writes it (id n<i>_op: js/picture/dot.js); a `<g` or `</g>` tag; an ellipse's
+// centre and radii.
+const OP = /<g id="n\d+_op" class="node mgw&#45;op">/g;
+const G_TAG = /<g[\s>]|<\/g>/g;
+const ELLIPSE = /<ellipse\s[^>]*>/g;
+const ELLIPSE_NUMBER = /\s(cx|cy|rx|ry)="([^"]*)"/g;
+
 /**
- * The bounding box [x0, y0, x1, y1] of the shapes in one edge's markup (splitEdges'), in the picture's user units, from
- * the numbers of their `d` and `points` (Graphviz's edges are lines and cubic curves, which lie inside their control
- * points: the box may be a little larger than the drawing, never smaller); null when it has none.
- * @param {string} edgeText
+ * The picture's text (splitEdges' `text`, a large picture's, edges apart) with its op circles taken out, and each op
+ * circle's markup in the order drawn: as its edges, the graph view puts each in when it comes near sight
+ * (graph/pending.js). They are a fifth of what is left to parse, style and lay out (the moons loss with 1,254 value
+ * boxes drawn: 852 op circles, 4,300 of 20,000 elements); none is focusable (a value box is: it stays, for Tab). A
+ * text whose op groups are not whole `<g>` elements comes back whole.
+ * @param {string} svgText
+ * @returns {{text: string, ops: string[]}}
+ */
+export function splitOps(svgText) {
+  /** @type {string[]} */
+  const ops = [];
+  /** @type {string[]} */
+  const kept = [];
+  let from = 0;
+  for (const found of svgText.matchAll(OP)) {
+    const start = /** @type {number} */ (found.index);
+    if (start < from) return { text: svgText, ops: [] }; // inside the op before: not Graphviz's flat run of nodes
+    let depth = 0, end = -1;
+    G_TAG.lastIndex = start;
+    for (let tag = G_TAG.exec(svgText); tag; tag = G_TAG.exec(svgText)) {
+      depth += tag[0] === "</g>" ? -1 : 1;
+      if (depth === 0) {
+        end = tag.index + 4;
+        break;
+      }
+    }
+    if (end < 0) return { text: svgText, ops: [] };
+    kept.push(svgText.slice(from, start));
+    ops.push(svgText.slice(start, end));
+    from = end;
+  }
+  if (!ops.length) return { text: svgText, ops };
+  kept.push(svgText.slice(from));
+  return { text: kept.join(""), ops };
+}
+
+/**
+ * The bounding box [x0, y0, x1, y1] of the shapes in one group's markup (an edge or op circle of splitEdges' or
+ * splitOps'), in the picture's user units, from the numbers of their `d` and `points` and their ellipses' centres
+ * and radii (Graphviz's edges are lines and cubic curves, which lie inside their control points: the box may be a
+ * little larger than the drawing, never smaller); null when it has none.
+ * @param {string} groupText
  * @returns {[number, number, number, number] | null}
  */
-export function edgeBounds(edgeText) {
+export function shapeBounds(groupText) {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  for (const [, geometry] of edgeText.matchAll(GEOMETRY)) {
+  /** @type {(x: number, y: number) => void} */
+  const add = (x, y) => {
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    if (y < y0) y0 = y;
+    if (y > y1) y1 = y;
+  };
+  for (const [, geometry] of groupText.matchAll(GEOMETRY)) {
     const numbers = geometry.match(NUMBER) || [];
-    for (let k = 0; k + 1 < numbers.length; k += 2) {
-      const x = Number(numbers[k]), y = Number(numbers[k + 1]);
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
+    for (let k = 0; k + 1 < numbers.length; k += 2) add(Number(numbers[k]), Number(numbers[k + 1]));
+  }
+  for (const [tag] of groupText.matchAll(ELLIPSE)) {
+    /** @type {Record<string, number>} */
+    const e = {};
+    for (const [, name, value] of tag.matchAll(ELLIPSE_NUMBER)) e[name] = Number(value);
+    if (!(Number.isFinite(e.cx) && Number.isFinite(e.cy) && Number.isFinite(e.rx) && Number.isFinite(e.ry))) continue;
+    add(e.cx - e.rx, e.cy - e.ry);
+    add(e.cx + e.rx, e.cy + e.ry);
   }
   return x0 <= x1 ? [x0, y0, x1, y1] : null;
 }
 
 /**
- * The edges `edgeTexts` (splitEdges' markup) as SVG elements of this document, parsed in one go as parseSVG parses a
- * picture (as HTML, inside an `<svg>`).
- * @param {string[]} edgeTexts
+ * The groups `groupTexts` (splitEdges' or splitOps' markup) as SVG elements of this document, parsed in one go as
+ * parseSVG parses a picture (as HTML, inside an `<svg>`).
+ * @param {string[]} groupTexts
  * @returns {Element[]}
  */
-export function parseEdges(edgeTexts) {
-  if (!edgeTexts.length) return [];
-  const svg = parseSVG(`<svg xmlns="${SVG_NS}">${edgeTexts.join("")}</svg>`);
+export function parseGroups(groupTexts) {
+  if (!groupTexts.length) return [];
+  const svg = parseSVG(`<svg xmlns="${SVG_NS}">${groupTexts.join("")}</svg>`);
   return [...svg.children].map((el) => document.adoptNode(el));
 }
 

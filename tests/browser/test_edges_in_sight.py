@@ -1,8 +1,9 @@
-"""A large picture's edges go in as they come near sight (issue 22, js/graph/pending-edges.js): the page parses, styles
-and lays out a new picture without the edges out of sight, and every edge in sight is there, drawn, as the graph is
-scrolled through or jumps (those near sight follow when the page is idle); an export holds every edge of Python's
-DOT; a traced path marks every edge on it, those far out of sight included. The picture: a chain of 2,000 boxes at
-node_budget=2000 (3,998 edges, drawn edges first as every large picture is) in the exported page."""
+"""A large picture's edges and op circles go in as they come near sight (issue 22, js/graph/pending.js): the page
+parses, styles and lays out a new picture without the edges and op circles out of sight, and every one in sight is
+there, drawn, as the graph is scrolled through or jumps (those near sight follow when the page is idle); an export
+holds every edge and op circle of Python's DOT; a traced path marks every edge and op circle on it, those far out of
+sight included. The picture: a chain of 2,000 boxes at node_budget=2000 (3,998 edges and 1,999 op circles, drawn
+edges first as every large picture is) in the exported page."""
 
 from __future__ import annotations
 
@@ -25,8 +26,11 @@ pytestmark = pytest.mark.browser
 BOXES = 2000
 
 # The edges in the page's SVG, those drawn (not culled, displayed), the value boxes in the graph box's sight, and the
-# edges in sight not drawn: the edge into value box n from its op (op_n) is in sight when the line between the two
-# boxes' facing sides (the chain runs left to right) meets the view. One whose line is out of sight may wait.
+# edges in sight not drawn: the edge into value box n from its op (n_op) is in sight when the line between the two
+# boxes' facing sides (the chain runs left to right) meets the view; one whose line is out of sight, or whose op circle
+# is not drawn (far out of sight: were it in sight, opsMissing would name it), may wait. Also the op circles in the
+# page's SVG, and the value boxes whose op circle is in sight (where it lies beside its box, in the page or not) but
+# not in the page or not drawn.
 _EDGES = """r => {
   const graph = r.querySelector('[data-role=graph]');
   const b = graph.getBoundingClientRect();
@@ -39,13 +43,30 @@ _EDGES = """r => {
   const values = [...graph.querySelectorAll('svg g.node.mgw-value')];
   const inSight = values.filter(g => meets(g.getBoundingClientRect())).map(g => g.id);
   const lineInSight = g => {
-    const op = graph.querySelector(`svg g.node[id="op_${g.id}"]`);
-    if (!op) return false;
-    const a = op.getBoundingClientRect(), q = g.getBoundingClientRect();
+    const op = graph.querySelector(`svg g.node[id="${g.id}_op"]`);
+    const a = op ? op.getBoundingClientRect() : null, q = g.getBoundingClientRect();
+    if (!a || !a.width) return false; // an op not in the page, or not drawn (culled): far out of sight (opsMissing)
     const ya = (a.top + a.bottom) / 2, yq = (q.top + q.bottom) / 2;
     return meets({left: a.right, right: q.left, top: Math.min(ya, yq), bottom: Math.max(ya, yq)});
   };
+  const opOf = g => graph.querySelector(`svg g.node[id="${g.id}_op"]`);
+  const opDrawn = g => {
+    const op = opOf(g);
+    return !!op && getComputedStyle(op).display !== 'none' && !op.classList.contains('mgw-culled');
+  };
+  // Every op circle of the chain lies the same way left of its box: where, from one drawn (none: no box has its op in
+  // sight to check)
+  const pair = values.find(g => opDrawn(g) && opOf(g).getBoundingClientRect().width);
+  const shift = pair ? [opOf(pair).getBoundingClientRect().left - pair.getBoundingClientRect().left,
+                        opOf(pair).getBoundingClientRect().right - pair.getBoundingClientRect().left] : null;
+  const opInSight = g => {
+    if (!shift) return false;
+    const q = g.getBoundingClientRect();
+    return meets({left: q.left + shift[0], right: q.left + shift[1], top: q.top, bottom: q.bottom});
+  };
   return {inPicture: edges.length, drawn: drawn.size, inSight,
+          ops: graph.querySelectorAll('svg g.mgw-op').length,
+          opsMissing: values.filter(g => g.id !== 'n0' && opInSight(g) && !opDrawn(g)).map(g => g.id),
           missing: values.filter(g => g.id !== 'n0' && lineInSight(g) && !drawn.has(`e_${g.id}_op_${g.id}`))
             .map(g => g.id)};
 }"""
@@ -59,33 +80,38 @@ _SCROLL = """async (r, [to, steps, look]) => {
 
 @pytest.fixture
 def chain_page(tmp_path, guarded, widget_bundle):
-    """The exported page of a 2,000-box tanh chain at node_budget=2000 (file://, no kernel), its tape and the edge ids
-    of Python's DOT of the same picture."""
+    """The exported page of a 2,000-box tanh chain at node_budget=2000 (file://, no kernel), its tape, and the edge ids
+    and op circle ids of Python's DOT of the same picture."""
     root = builders.tanh_chain(BOXES)
     tape = Tape.from_value(root)
     python = graph_view(tape, node_budget=BOXES)
     assert len(python.shown) == BOXES and not python.folds, "the whole chain is drawn"
     edges = re.findall(r"\[id=(e_\w+)\]", python.dot)
+    ops = re.findall(r"\bid=(n\d+_op)\b", python.dot)
     assert "outputorder=edgesfirst" in python.dot and len(edges) == 2 * BOXES - 2, "a large picture, drawn edges first"
+    assert len(ops) == BOXES - 1, "an op circle per box but the leaf"
     page = save_html(GraphWidget(root, node_budget=BOXES), tmp_path / "chain.html")
     guarded.page.goto(page.as_uri())
     view = WidgetDom(guarded.page)
     view.wait_ready(90)
-    return view, tape, edges
+    return view, tape, edges, ops
 
 
 def test_a_large_pictures_edges_out_of_sight_wait_and_every_box_in_sight_has_its_edge_as_it_scrolls(chain_page,
                                                                                                    guarded):
-    view, _, edges = chain_page
+    view, _, edges, ops = chain_page
     first = view.root.evaluate(_EDGES)
     assert first["inSight"], "some boxes are in sight"
     assert not first["missing"], f"edges in sight not drawn, into: {first['missing'][:10]}"
+    assert not first["opsMissing"], f"op circles in sight not drawn, of: {first['opsMissing'][:10]}"
     assert first["inPicture"] < len(edges) / 4, f"{first['inPicture']} of {len(edges)} edges parsed at once"
+    assert 0 < first["ops"] < len(ops) / 4, f"{first['ops']} of {len(ops)} op circles parsed at once"
     ends = [g for g in ("n0", f"n{BOXES - 1}") if g not in first["inSight"]]
     for to in [*ends, "n1000"]:
         for k, seen in enumerate(view.root.evaluate(_SCROLL, [to, 12, _EDGES])):
             assert seen["inSight"], f"scrolling to {to}, step {k}: nothing in sight"
             assert not seen["missing"], f"to {to}, step {k}: edges in sight not drawn, into {seen['missing'][:10]}"
+            assert not seen["opsMissing"], f"to {to}, step {k}: op circles in sight not drawn: {seen['opsMissing'][:9]}"
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
 
 
@@ -93,11 +119,12 @@ def test_a_long_jump_puts_in_the_edges_in_sight_in_its_frame_and_those_near_it_o
                                                                                                       guarded):
     """A jump (here the graph box scrolled to the chain's middle in one frame, as a focus, a search or a click on the
     map does) parses in its frame only the edges in sight; those near sight follow while the page is idle."""
-    view, _, edges = chain_page
+    view, _, edges, _ = chain_page
     count = "r => r.querySelectorAll('[data-role=graph] svg g.edge').length"
     before = view.root.evaluate(count)
     [jumped] = view.root.evaluate(_SCROLL, ["n1000", 1, _EDGES])
     assert jumped["inSight"] and not jumped["missing"], f"edges in sight not drawn, into: {jumped['missing'][:10]}"
+    assert not jumped["opsMissing"], f"op circles in sight not drawn: {jumped['opsMissing'][:10]}"
     assert jumped["inPicture"] > before, "the jump brought edges in"
     seen: list[int] = []
 
@@ -111,9 +138,10 @@ def test_a_long_jump_puts_in_the_edges_in_sight_in_its_frame_and_those_near_it_o
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
 
 
-def test_an_export_of_a_large_picture_holds_every_edge_of_pythons_dot(chain_page, guarded):
-    view, _, edges = chain_page
-    assert view.root.evaluate(_EDGES)["inPicture"] < len(edges), "edges wait out of the picture (what is tested)"
+def test_an_export_of_a_large_picture_holds_every_edge_and_op_circle_of_pythons_dot(chain_page, guarded):
+    view, _, edges, ops = chain_page
+    waiting = view.root.evaluate(_EDGES)
+    assert waiting["inPicture"] < len(edges) and waiting["ops"] < len(ops), "they wait out of the picture (the test)"
     name, svg = download(guarded.page, view, "export-svg")
     assert name.endswith(".svg")
     assert b"mgw-culled" not in svg, "the view's paint saving leaked into the file"
@@ -122,11 +150,16 @@ def test_an_export_of_a_large_picture_holds_every_edge_of_pythons_dot(chain_page
     for g in ET.fromstring(svg).iter(f"{SVG}g"):
         if "edge" in (g.get("class") or "").split():
             assert g.find(f"{SVG}path") is not None, f"{g.get('id')} has no line"
+    circles = [g for g in ET.fromstring(svg).iter(f"{SVG}g") if "mgw-op" in (g.get("class") or "").split()]
+    assert sorted(g.get("id") for g in circles) == sorted(ops)
+    for g in circles:
+        assert g.find(f".//{SVG}ellipse") is not None and "".join(g.itertext()).strip() == "tanh", g.get("id")
 
 
-def test_a_traced_path_marks_every_edge_on_it_those_out_of_sight_included(chain_page, guarded):
-    view, tape, edges = chain_page
-    assert view.root.evaluate(_EDGES)["inPicture"] < len(edges)
+def test_a_traced_path_marks_every_edge_and_op_circle_on_it_those_out_of_sight_included(chain_page, guarded):
+    view, tape, edges, ops = chain_page
+    waiting = view.root.evaluate(_EDGES)
+    assert waiting["inPicture"] < len(edges) and waiting["ops"] < len(ops)
     leaf = view.root.locator('svg g.node[id="n0"]')  # x, at the far end (under the overview map: picked by keyboard)
     leaf.focus()
     leaf.press("Enter")
@@ -136,5 +169,7 @@ def test_a_traced_path_marks_every_edge_on_it_those_out_of_sight_included(chain_
     marked = poll(lambda: view.root.evaluate("r => [...r.querySelectorAll('svg g.edge.mgw-path')].map(g => g.id)"),
                   lambda m: len(m) >= len(edges), "the path's edges marked", timeout_s=30)
     assert sorted(marked) == sorted(edges)
+    circles = view.root.evaluate("r => [...r.querySelectorAll('svg g.mgw-op.mgw-path')].map(g => g.id)")
+    assert sorted(circles) == sorted(ops), "every op circle on the path marked"
     assert len(tape) == BOXES
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
