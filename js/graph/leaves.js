@@ -95,6 +95,8 @@ export class Leaves {
     this.sent = []; // the values this view sent the kernel and when, oldest first, until they come back (receive())
     this.rows = new Map(); // leaf index j -> its row's inputs
     this.shown = null; // the nodes drawn in the picture, listed first
+    /** @type {(() => void) | null} */
+    this.cancelRows = null; // cancels the frame, then the task, that lists a new picture's leaves first (showFirst)
     this.filter = null;
     this.el = h("div", { className: "mgw-leaves", "data-role": "leaves" });
     this.build();
@@ -126,10 +128,30 @@ export class Leaves {
     this.renderRows();
   }
 
-  /** The picture now shows these nodes: with a filter, list their leaves first. */
+  /** The picture now shows these nodes: with a filter, list their leaves first. A later picture's list is written once
+   * that picture is painted (after its frame): its rows (up to MAX_LEAF_ROWS sliders) cost the gesture ~20 ms of
+   * script and their own style and layout in the frame that shows the picture (the moons loss at node_budget=2000). */
   showFirst(shownSet) {
+    const first = this.shown === null;
     this.shown = shownSet;
-    if (this.filter) this.renderRows();
+    if (!this.filter) return;
+    if (first) {
+      this.renderRows();
+      return;
+    }
+    if (this.cancelRows) return;
+    let timer = 0;
+    const frame = requestAnimationFrame(() => {
+      timer = setTimeout(() => {
+        this.cancelRows = null;
+        this.renderRows();
+      }, 0);
+    });
+    this.cancelRows = () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+      this.cancelRows = null;
+    };
   }
 
   /** Leaf positions of one kind (parameters or not): those drawn in the picture first when there is a filter, then
@@ -163,6 +185,7 @@ export class Leaves {
   }
 
   renderRows() {
+    if (this.cancelRows) this.cancelRows(); // a later picture's list waiting for its frame: written now
     const params = this.matching(this.order(true));
     const others = this.matching(this.order(false));
     const total = this.tape.leaves.length;
@@ -380,5 +403,6 @@ export class Leaves {
   destroy() {
     this.settleNow();
     this.settle.destroyed = true;
+    if (this.cancelRows) this.cancelRows();
   }
 }
