@@ -9,7 +9,9 @@ headless Chromium, printed as same-page ratios; and the kernel's ``save_svg`` of
    (js/graph/folding.js) made the second opening a prefetched one (2.7 s against 8.5 s cold), which is not the
    cost of the layout (target <= 2x). Opening it also opens its children that fit (a 1,071 / 1,684-box picture).
    Also the page's main-thread CPU over that gesture (a trace's thread time: target <= 0.8 s of the <= 1 s).
-3. A chain of 2,000 boxes (the budget's most): the page's first picture, load -> ready.
+3. A chain of 2,000 boxes (the budget's most): the page's first picture, load -> ready; and a traced path through all
+   of it (Trace down from its leaf: every box, edge and op circle marked, most of them not in the page yet:
+   js/graph/pending.js), click -> painted, against the same trace on a chain of 250 boxes (the default budget).
 4. The kernel: ``GraphWidget.save_svg`` of row 1's open set (target <= 10 s) and of the default picture.
 5. The kernel: ``save_svg`` of a polynomial by Horner's rule (602 nodes; every step fed by x), whose default picture the
    planner keeps within the layout cost (before: 11.5 s at node_budget=250, stopped at 60 s at 2000), against a chain
@@ -52,6 +54,25 @@ BIG = ["layers.2.neurons.0", "terms:65136", "terms:65814"]   # 1,182 boxes drawn
 COLLAPSE_ALL = '.mgw-fold-controls [data-action="collapse-all"]'
 EXPAND_ALL = '.mgw-fold-controls [data-action="expand-all"]'
 BOX = f'[data-role="graph"] g.node.mgw-fold[data-fold="{NEURON}"]'
+SHORT_CHAIN = 250
+# Inspect the chain's leaf (n0), then time Trace down (its path: the whole chain) from the click to the painted frame.
+_TRACE = """async () => {
+  const root = document.querySelector('.mgw-root');
+  const leaf = root.querySelector('[data-role="graph"] g.node[id="n0"]');
+  leaf.focus();
+  leaf.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+  let button = null;
+  for (let k = 0; k < 200 && !button; k++) {
+    await new Promise(ok => setTimeout(ok, 10));
+    button = root.querySelector('[data-role="inspector"] [data-action="trace-down"]');
+  }
+  if (!button) throw new Error('no Trace down in the inspector of n0');
+  await new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
+  const t0 = performance.now();
+  button.click();
+  await new Promise(ok => requestAnimationFrame(() => setTimeout(ok, 0)));
+  return {ms: performance.now() - t0, edges: root.querySelectorAll('svg g.edge.mgw-path').length};
+}"""
 
 
 def kernel_rows(root: Value) -> None:
@@ -150,9 +171,10 @@ def main() -> None:
         save_html(w, www / "moons.html")
         save_html(root, www / "default.html", node_budget=BUDGET)
         save_html(tanh_chain(BUDGET), www / "chain.html", node_budget=BUDGET)
+        save_html(tanh_chain(SHORT_CHAIN), www / "short.html")
         with StaticServer(www) as server, sync_playwright() as pw:
             browser = launch(pw)
-            rows: dict[str, list[dict]] = {r: [] for r in ("big", "base", "plain", "all", "chain")}
+            rows: dict[str, list[dict]] = {r: [] for r in ("big", "base", "plain", "all", "chain", "trace", "short")}
             try:
                 for _ in range(RUNS):
                     context, page = _open_page(browser, f"{server.url}/moons.html")
@@ -170,6 +192,10 @@ def main() -> None:
                     context, page = _open_page(browser, f"{server.url}/chain.html")
                     rows["chain"].append({"ms": (time.perf_counter() - t) * 1000,
                                           "nodes": page.locator(".mgw-root g.node.mgw-value").count()})
+                    rows["trace"].append(page.evaluate(_TRACE))
+                    context.close()
+                    context, page = _open_page(browser, f"{server.url}/short.html")
+                    rows["short"].append(page.evaluate(_TRACE))
                     context.close()
             finally:
                 browser.close()
@@ -195,6 +221,9 @@ def main() -> None:
           f"{med('plain', 'cpu'):5.0f} ms: {paired('big', 'plain', 'cpu'):.2f}x")
     print(f"a chain of {BUDGET} boxes at node_budget={BUDGET}: page load -> first picture ready median "
           f"{med('chain'):6.0f} ms ({rows['chain'][-1]['nodes']} nodes drawn)")
+    print(f"  Trace down from its leaf (the whole chain, {rows['trace'][-1]['edges']} edges marked): click -> painted "
+          f"median {med('trace'):5.0f} ms, on a chain of {SHORT_CHAIN} ({rows['short'][-1]['edges']} edges) "
+          f"{med('short'):4.0f} ms: {paired('trace', 'short'):.1f}x")
 
 
 if __name__ == "__main__":

@@ -77,14 +77,18 @@ export class BoundPicture {
     this.legendGroup = null; // the legend's g, hidden while the DOT's legend no longer fits the numbers
     this.legendText = ""; // the words the DOT's legend was written with ("" when it has marks)
     this.targets = new Map(); // element -> { node } or { fold }: what a click or Enter on it picks
-    // What the stepper outlines: boxes and op circles by node, fold boxes by fold index, edges by id (opGroupOf.get and
-    // edges.get put an op circle or edge not in the picture yet in: graph/pending.js).
+    // What the stepper and a traced path outline: boxes and op circles by node, fold boxes by fold index, edges by id
+    // (opGroupOf's and edges' get put one not in the picture yet in, bring many in one parse: graph/pending.js).
     this.outline = { groupOf: new Map(), foldGroups: [], foldOf: view.fold_of || [],
       opGroupOf: {
         get: (/** @type {number} */ i) => this.opsIn.get(i) || this.pendingOps.get(`n${i}_op`),
         has: (/** @type {number} */ i) => this.opsIn.has(i) || this.pendingOps.has(`n${i}_op`),
+        bring: (/** @type {number[]} */ is) => this.pendingOps.bring(is.map((i) => `n${i}_op`)),
       },
-      edges: { get: (/** @type {string} */ id) => this.edgesIn.get(id) || this.pending.get(id) } };
+      edges: {
+        get: (/** @type {string} */ id) => this.edgesIn.get(id) || this.pending.get(id),
+        bring: (/** @type {string[]} */ ids) => this.pending.bring(ids),
+      } };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
     this.bindFolds(view, byId, names.tape);
     for (const g of svg.querySelectorAll("g.edge")) {

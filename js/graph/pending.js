@@ -36,6 +36,8 @@ export class PendingGroups {
     this.graph = graph;
     this.added = added;
     this.first = first;
+    /** @type {Element | null} */
+    this.firstBox = null; // the picture's first box, before which edges go (when `first`)
     this.texts = texts; // a group put in is "" here
     this.left = graph ? texts.length : 0;
     /** @type {(() => void) | null} */
@@ -103,6 +105,18 @@ export class PendingGroups {
     return this.put([k])[0];
   }
 
+  /** Put in now, in one parse, every group still out whose id is one of `ids` (a traced path's marks).
+   * @param {Iterable<string>} ids */
+  bring(ids) {
+    /** @type {Set<number>} */
+    const ks = new Set();
+    for (const id of ids) {
+      const k = this.index.get(id);
+      if (k !== undefined && this.texts[k]) ks.add(k);
+    }
+    this.put([...ks]);
+  }
+
   /** Put in every group still out (before the whole picture is read). */
   all() {
     this.stopSoon();
@@ -127,8 +141,12 @@ export class PendingGroups {
     this.added(groups, bounds);
     const fragment = document.createDocumentFragment();
     fragment.append(...groups);
-    if (this.first) this.graph.insertBefore(fragment, this.graph.querySelector(":scope > g.node"));
-    else this.graph.append(fragment);
+    if (!this.first) this.graph.append(fragment);
+    else {
+      // the first box, found once: edges already in come before it, and a search past them each time was quadratic
+      if (!this.firstBox || this.firstBox.parentNode !== this.graph) this.firstBox = this.graph.querySelector(":scope > g.node");
+      this.graph.insertBefore(fragment, this.firstBox);
+    }
     return groups;
   }
 }
