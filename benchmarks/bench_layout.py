@@ -40,11 +40,10 @@ from browser.mgw_browser.chromium import launch, missing_chromium_reason  # noqa
 from browser.mgw_browser.http import StaticServer  # noqa: E402
 from builders import horner, tanh_chain  # noqa: E402
 
-from micrograd_widget import display  # noqa: E402
 from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.graph.widget import GraphWidget  # noqa: E402
 from micrograd_widget.host.export import save_html  # noqa: E402
-from micrograd_widget.picture import fold_tree  # noqa: E402
+from micrograd_widget.picture import fold_tree, layout  # noqa: E402
 from micrograd_widget.picture.compose import compose  # noqa: E402
 
 RUNS = 3
@@ -110,7 +109,7 @@ def composed_gesture_row(root: Value) -> None:
     def lay(part: str) -> str:
         if part not in kept:
             t = time.perf_counter()
-            kept[part] = display.lay_part(part, time.monotonic() + 60, 60)
+            kept[part] = layout.lay_part(part, time.monotonic() + 60, 60)
             laid.append(time.perf_counter() - t)
         return kept[part]
 
@@ -125,7 +124,7 @@ def composed_gesture_row(root: Value) -> None:
     subprocess.run(["neato", "-n2", "-Tsvg"], input=composed, capture_output=True, text=True, check=True)
     drawn = time.perf_counter() - t
     t = time.perf_counter()
-    subprocess.run(["dot", "-Tsvg"], input=display.with_layout_defaults(after), capture_output=True, text=True,
+    subprocess.run(["dot", "-Tsvg"], input=layout.with_layout_defaults(after), capture_output=True, text=True,
                    check=True)   # as render_svg laid it out whole, before composition
     whole = time.perf_counter() - t
     print(f"the + on {NEURON} beside 1,182 boxes, box by box (the kernel's dot, parts kept from the earlier picture's "

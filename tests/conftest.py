@@ -235,10 +235,10 @@ def graphs() -> type[Graphs]:
 
 @pytest.fixture
 def stopped_dot(monkeypatch: pytest.MonkeyPatch) -> Iterator[DotRuns]:
-    """display.DOT_TIME_LIMIT lowered to 0.01 s (builders.slow_layout_moons' unfolded picture takes dot ~30 times
+    """layout.DOT_TIME_LIMIT lowered to 0.01 s (builders.slow_layout_moons' unfolded picture takes dot ~30 times
     longer), every process subprocess starts recorded; any still running at the end (a leak the test reports) is
     killed."""
-    from micrograd_widget import display
+    from micrograd_widget.picture import layout
 
     runs = DotRuns()
 
@@ -247,7 +247,7 @@ def stopped_dot(monkeypatch: pytest.MonkeyPatch) -> Iterator[DotRuns]:
             super().__init__(*args, **kwargs)
             runs.started.append(self)
 
-    monkeypatch.setattr(display, "DOT_TIME_LIMIT", 0.01)
+    monkeypatch.setattr(layout, "DOT_TIME_LIMIT", 0.01)
     monkeypatch.setattr(subprocess, "Popen", Recorded)
     yield runs
     for p in runs.started:

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from micrograd_widget import display
 from micrograd_widget.core.tape import Tape
+from micrograd_widget.picture import layout
 from micrograd_widget.picture.compose import composable, compose, lean_layout
 from micrograd_widget.picture.dot import graph_view
 from micrograd_widget.picture.fold_tree import build_tree
@@ -69,7 +69,7 @@ def _rectangles(doc: dict[str, Any]) -> tuple[dict[str, list[float]], dict[str, 
 def test_graphviz_draws_a_composition_with_each_node_in_its_boxes_and_none_overlapping(dot_program: str) -> None:
     v = json.loads((VECTORS / "compose" / "moons_nested.json").read_text())
     dot = generate_compose.source_dot(*v["source"], v["large"])
-    composed = compose(dot, lambda part: display.lay_part(part, time.monotonic() + 60, 60))
+    composed = compose(dot, lambda part: layout.lay_part(part, time.monotonic() + 60, 60))
     done = subprocess.run(["neato", "-n2", "-Tjson0"], input=composed, capture_output=True, text=True, check=True)
     nodes, frames = _rectangles(json.loads(done.stdout))
     within: dict[str, list[str]] = {}
@@ -104,7 +104,7 @@ def test_the_kernel_draws_a_composed_picture_with_every_node_edge_and_box(dot_pr
     tape = Tape.from_value(generate_folds.moons())
     view = graph_view(tape, tree=build_tree(tape, 60), open_keys=case["open"], node_budget=60)
     assert view.dot == generate_compose.source_dot(*v["source"], v["large"])
-    svg = display.render_svg(view)
+    svg = layout.render_svg(view)
     ids = {i.replace("&#45;", "-") for i in re.findall(r'<g id="([^"]+)"', svg)}
     wanted = {w.strip('"') for w in re.findall(r"\bid=(\S+?)[\] ]", view.dot)}
     assert len(wanted) > 500 and not wanted - ids, f"not drawn: {sorted(wanted - ids)[:5]}"

@@ -116,7 +116,7 @@ def test_too_large_a_picture_becomes_a_table_that_says_why(monkeypatch: pytest.M
 
 
 def test_a_layout_past_the_time_limit_becomes_a_table_that_says_why(stopped_dot: DotRuns) -> None:
-    """dot stopped at display.DOT_TIME_LIMIT: the Value's display and a widget's static fallback show the table
+    """dot stopped at layout.DOT_TIME_LIMIT: the Value's display and a widget's static fallback show the table
     with a one-line reason (what happened, what to do) instead of freezing the kernel, and dot is killed."""
     root = slow_layout_moons()
     tape = Tape.from_value(root)

@@ -199,7 +199,7 @@ def test_bad_arguments_are_refused_with_a_clear_message(tmp_path: Path) -> None:
 
 
 def test_a_layout_past_the_time_limit_raises_and_writes_no_page(tmp_path: Path, stopped_dot: DotRuns) -> None:
-    """The page's static picture stopped at display.DOT_TIME_LIMIT: save_html raises (the page's own view would be
+    """The page's static picture stopped at layout.DOT_TIME_LIMIT: save_html raises (the page's own view would be
     stopped laying out the same picture), leaves the old file as it was and kills dot."""
     target = tmp_path / "p.html"
     target.write_text("the old page", encoding="utf-8")

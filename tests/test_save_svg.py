@@ -13,10 +13,11 @@ from builders import horner, lecture_L, lost_edge_moons, moons_like_loss, slow_l
 from helpers import STOPPED_MESSAGE, DotRuns
 
 import micrograd_widget
-from micrograd_widget import GraphWidget, display, save_svg
+from micrograd_widget import GraphWidget, save_svg
 from micrograd_widget.core.tape import Tape
 from micrograd_widget.display import render_svg, tape_mimebundle
 from micrograd_widget.engine import Value
+from micrograd_widget.picture import layout
 from micrograd_widget.picture.dot import graph_view
 from micrograd_widget.picture.fold_tree import build_tree, expand_all_that_fits
 
@@ -170,7 +171,7 @@ def test_a_picture_is_the_svg_dot_writes_for_its_dot(tmp_path, capfd):
     for the picture's DOT with the browser's nslimit, and with newrank too where dot loses an edge between opened
     boxes (Debian's dot 2.43); dot's warnings stay out of the notebook."""
     def dot_itself(dot: str, *graph_attributes: str) -> str:
-        flags = [f"-G{a}" for a in (f"nslimit={display.NSLIMIT}", *graph_attributes)]
+        flags = [f"-G{a}" for a in (f"nslimit={layout.NSLIMIT}", *graph_attributes)]
         return subprocess.run(["dot", "-Tsvg", *flags], input=dot, capture_output=True, text=True,
                               check=True).stdout
 
@@ -188,7 +189,7 @@ def test_a_picture_is_the_svg_dot_writes_for_its_dot(tmp_path, capfd):
     tape = Tape.from_value(root)
     tree = build_tree(tape, budget)
     opened = graph_view(tape, node_budget=budget, open_keys=expand_all_that_fits(tape, tree, [], budget), tree=tree)
-    first = subprocess.run(["dot", "-Tsvg", f"-Gnslimit={display.NSLIMIT}"], input=opened.dot, capture_output=True,
+    first = subprocess.run(["dot", "-Tsvg", f"-Gnslimit={layout.NSLIMIT}"], input=opened.dot, capture_output=True,
                            text=True)
     retried = "lost " in first.stderr
     assert retried or first.returncode == 0, first.stderr
@@ -217,7 +218,7 @@ def test_a_layout_past_the_time_limit_raises_writes_nothing_and_kills_dot(tmp_pa
 
 def test_the_time_limit_is_what_dot_may_take(monkeypatch, tmp_path):
     """The same picture lays out whole under the default limit: the limit, not the picture, stopped it above."""
-    assert display.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/host/layout-worker.js JOB_MS)"
+    assert layout.DOT_TIME_LIMIT == 60.0, "the browser's layout limit (js/host/layout-worker.js JOB_MS)"
     text = save_svg(slow_layout_moons(), tmp_path / "pic.svg", node_budget=None).read_text()
     assert len(re.findall(r'<g id="n\d+"', text)) == len(Tape.from_value(slow_layout_moons()))
 
@@ -230,7 +231,7 @@ def test_the_widget_refuses_at_once_a_picture_past_every_node_budget_and_points_
         v = v.tanh()
     w = GraphWidget(v, node_budget=None)
     started = []
-    monkeypatch.setattr(display, "_pipe", lambda *args: started.append(args) or "")
+    monkeypatch.setattr(layout, "_pipe", lambda *args: started.append(args) or "")
     target = tmp_path / "pic.svg"
     with pytest.raises(TimeoutError, match=r"draws 2,100 boxes, more than the 2,000 .* Download button"):
         w.save_svg(target)
@@ -246,9 +247,9 @@ def test_a_whole_picture_whose_edges_reach_far_back_is_refused_at_once_in_words(
     the inline picture is a table saying why, and within a budget the same graph is laid out."""
     root = horner(100)
     started = []
-    monkeypatch.setattr(display, "_pipe", lambda *args: started.append(args) or "<svg></svg>")
+    monkeypatch.setattr(layout, "_pipe", lambda *args: started.append(args) or "<svg></svg>")
     target = tmp_path / "pic.svg"
-    with pytest.raises(display.LayoutRefused, match=r"cross 19,800 ranks beyond the next, over the 12,000 .*budget"):
+    with pytest.raises(layout.LayoutRefused, match=r"cross 19,800 ranks beyond the next, over the 12,000 .*budget"):
         save_svg(root, target, node_budget=None)
     html = tape_mimebundle(Tape.from_value(root), node_budget=None)["text/html"]
     assert "cross 19,800 ranks" in html and "<table" in html

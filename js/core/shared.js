@@ -44,13 +44,13 @@ export const SPEC_VERSION = 2;
 /** fold_tree.py: the fold spec version (trait `folds`). */
 export const FOLD_SPEC_VERSION = 1;
 
-/** display.py: network simplex iterations per node, a default of every layout. */
+/** picture/layout.py: network simplex iterations per node, a default of every layout. */
 export const NSLIMIT = 8;
 
-/** display.py: Graphviz's error on a lost edge, retried with newrank. */
+/** picture/layout.py: Graphviz's error on a lost edge, retried with newrank. */
 export const LOST_EDGE = new RegExp("lost \\S+ \\S+ edge");
 
-/** display.py DOT_TIME_LIMIT: one layout's time, ms. */
+/** picture/layout.py DOT_TIME_LIMIT: one layout's time, ms. */
 export const LAYOUT_TIME_LIMIT_MS = 60000;
 
 /** gradcheck.py: the check's eps, rtol and atol. */

@@ -28,7 +28,7 @@ const FOCUS_INTENT_MS = 300;
 
 /** Why a picture of `view` is not laid out in the browser, or "" when it is small enough: too many boxes, or, drawn
  * whole (node_budget=None), edges reaching so far back across `tape` that Graphviz would run for minutes (as
- * display.py layout_refusal refuses it in the kernel). */
+ * picture/layout.py layout_refusal refuses it in the kernel). */
 export function layoutRefusal(view, tape = null) {
   const boxes = (view.shown || []).length + (view.folds || []).length;
   if (boxes > MAX_LAYOUT_BOXES) {

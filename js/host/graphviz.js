@@ -28,7 +28,7 @@ export function graphviz() {
   return viz;
 }
 
-// Network simplex (dot's x-coordinate pass) gets at most NSLIMIT (display.py's) iterations per node (a -G default; a
+// Network simplex (dot's x-coordinate pass) gets at most NSLIMIT (picture/layout.py's) iterations per node (a -G default; a
 // DOT's own nslimit wins). Every picture measured lays out byte-identically with it (the lecture's graphs folded, opened and
 // in full, the moons loss folded and with its largest box open); the moons loss after Expand all that fits
 // (5 dense clusters, 888 edges) took ~11 s without it and ~1.4 s with it (node, @viz-js/viz). A picture of more than

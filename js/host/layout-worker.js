@@ -17,7 +17,7 @@ import { startBundleWorker, startedAs, workersAvailable } from "./bundle-worker.
 
 const NAME = "micrograd-widget-graphviz";
 const IDLE_MS = 10_000; // a worker with no view left is closed after this long
-// One layout may run this long (the kernel's dot too: display.py DOT_TIME_LIMIT). Pictures within the node budget lay out in under 3 s here (the moons loss after
+// One layout may run this long (the kernel's dot too: picture/layout.py DOT_TIME_LIMIT). Pictures within the node budget lay out in under 3 s here (the moons loss after
 // Expand all that fits: ~1.4 s); a 10x slower machine still finishes them. Past a minute the user is better served
 // by a message (fold more) than by a page whose every later layout, of every view, waits behind this one.
 const JOB_MS = LAYOUT_TIME_LIMIT_MS;

@@ -62,7 +62,7 @@ export function farRanks(pairs, n) {
  * dot draws through as many virtual nodes (micrograd_widget/picture/far_ranks.py whole_far_ranks): each node
  * ranked as late as it can be, two ranks before the first of its consumers (the op ellipse between), the output
  * last; each distinct edge counted once. graph/picture.js refuses a picture past REFUSED_FAR_RANKS of them, as
- * display.py layout_refusal does.
+ * picture/layout.py layout_refusal does.
  * @param {Tape} tape
  * @returns {number}
  */

@@ -13,12 +13,11 @@ import re
 import sys
 from typing import Any
 
-from micrograd_widget import display
 from micrograd_widget.core import tape
 from micrograd_widget.core.gradcheck import GRADCHECK_DEFAULTS
 from micrograd_widget.graph import requests
 from micrograd_widget.host import options
-from micrograd_widget.picture import colors, dot_style, far_ranks, fold, fold_tree, text
+from micrograd_widget.picture import colors, dot_style, far_ranks, fold, fold_tree, layout, text
 
 __all__ = ["SHARED", "js_module"]
 
@@ -42,9 +41,10 @@ SHARED: tuple[tuple[str, Any, str], ...] = (
      "far_ranks.py: a picture drawn whole whose edges cross more ranks beyond the next is not laid out"),
     ("SPEC_VERSION", tape.SPEC_VERSION, "tape.py: the tape spec version (trait `spec`) a view reads"),
     ("FOLD_SPEC_VERSION", fold_tree.FOLD_SPEC_VERSION, "fold_tree.py: the fold spec version (trait `folds`)"),
-    ("NSLIMIT", display.NSLIMIT, "display.py: network simplex iterations per node, a default of every layout"),
-    ("LOST_EDGE", display.LOST_EDGE, "display.py: Graphviz's error on a lost edge, retried with newrank"),
-    ("LAYOUT_TIME_LIMIT_MS", round(display.DOT_TIME_LIMIT * 1000), "display.py DOT_TIME_LIMIT: one layout's time, ms"),
+    ("NSLIMIT", layout.NSLIMIT, "picture/layout.py: network simplex iterations per node, a default of every layout"),
+    ("LOST_EDGE", layout.LOST_EDGE, "picture/layout.py: Graphviz's error on a lost edge, retried with newrank"),
+    ("LAYOUT_TIME_LIMIT_MS", round(layout.DOT_TIME_LIMIT * 1000),
+     "picture/layout.py DOT_TIME_LIMIT: one layout's time, ms"),
     ("GRADCHECK_DEFAULTS", dict(GRADCHECK_DEFAULTS), "gradcheck.py: the check's eps, rtol and atol"),
     ("MAX_KERNEL_LEAVES", requests.MAX_GRADCHECK_LEAVES, "requests.py MAX_GRADCHECK_LEAVES: leaves per kernel check"),
     ("MAX_KERNEL_WORK", requests.MAX_GRADCHECK_WORK, "requests.py MAX_GRADCHECK_WORK: leaves x nodes per kernel check"),

@@ -184,7 +184,7 @@ class GraphWidget(_assets.AssetsWidget):
         """Write the picture as this widget shows it (its numbers, output and drawing options) to ``path`` as
         an SVG file laid out by the kernel's Graphviz ``dot``; returns the path. Raises RuntimeError when
         ``dot`` is not installed (the widget's SVG button needs no Graphviz), TimeoutError when it runs past
-        ``display.DOT_TIME_LIMIT`` seconds, and, before any work, the OSError ``files.writable_path`` gives for
+        ``picture.layout.DOT_TIME_LIMIT`` seconds, and, before any work, the OSError ``files.writable_path`` gives for
         a path it cannot write (a missing folder, a folder, a FIFO); written as module-level ``save_svg`` writes.
         A picture of more boxes than any node budget draws (``node_budget=None``) is refused at once, a TimeoutError
         that points at the widget's Download button: ``dot`` would run for minutes."""

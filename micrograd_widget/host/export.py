@@ -86,7 +86,7 @@ def save_html(root_or_widget: Value | GraphWidget, path: str | os.PathLike[str],
     ``~`` expanded), so a failure leaves an existing file untouched. Raises, before any work, the OSError
     ``files.writable_path`` gives for a path it cannot write (a missing folder, a folder, a FIFO), and
     TimeoutError when the kernel's ``dot`` was stopped laying out the page's static picture
-    (``display.DOT_TIME_LIMIT``).
+    (``picture.layout.DOT_TIME_LIMIT``).
 
     ``intro``, paragraphs of plain text, shows ``title`` as a heading and them above the widget: a page that
     explains itself (the demo page's).

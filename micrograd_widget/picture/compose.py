@@ -10,7 +10,7 @@ containers around it), then every node is pinned where its container's layout pu
 box framed (``bb``, its label at ``lp``), and the whole drawn by Graphviz's ``nop2`` engine (``neato -n2``), which keeps
 the positions and draws each edge straight from box to box, as a large picture's edges already are.
 
-The picture is one function of the open set, as before, so the kernel (display.py ``render_svg``) and the browser
+The picture is one function of the open set, as before, so the kernel (picture/layout.py ``render_svg``) and the browser
 (js/host/graphviz.js ``layoutHere``, through js/picture/compose.js, this module's twin) compose alike; the parts and
 the composed DOT are held to tests/vectors/compose/*.json. Only a large picture with an opened box is composed
 (``composable``); any other DOT is laid out whole by dot, as before.

@@ -3,7 +3,7 @@
 Graphviz's dot draws an edge through a virtual node for every rank it crosses beyond the next, and its passes cost
 what those add up to: an input feeding every step of a long chain (Horner's rule, ``y = y * x + c``) makes them grow
 as the square of the chain. fold.py's planner keeps a default picture within ``FAR_RANKS_LIMIT``; a picture drawn whole
-(``node_budget=None``) past ``REFUSED_FAR_RANKS`` is not laid out at all (display.py layout_refusal, and in the
+(``node_budget=None``) past ``REFUSED_FAR_RANKS`` is not laid out at all (picture/layout.py layout_refusal, and in the
 browser js/graph/picture.js through js/picture/far_ranks.js wholeFarRanks, the twin of ``whole_far_ranks``). Opening
 a box is bounded by fold_fit.py's own layout cost, ``opening_cost``.
 """

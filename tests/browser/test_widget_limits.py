@@ -45,7 +45,7 @@ def test_a_whole_picture_whose_edges_reach_far_back_is_refused_in_words_and_lays
         guarded, static_server, widget_bundle):
     # Horner's rule of degree 100 drawn whole (302 nodes): its edges cross 19,800 ranks beyond the next
     # (4d(d + 1) - 6d, by hand) and the layout worker's 60 s watchdog stopped it; it is refused before layout now,
-    # as the kernel refuses it (display.py layout_refusal), and the sliders still work.
+    # as the kernel refuses it (picture/layout.py layout_refusal), and the sliders still work.
     root = horner(100)
     view = open_view(guarded.page, static_server, root, node_budget=None, wait_ready=False)
     poll(lambda: view.root.get_attribute("data-state"), lambda s: s == "error", "the view refused the layout",

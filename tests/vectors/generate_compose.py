@@ -3,8 +3,9 @@ is laid out in, their layouts, the composed DOT (micrograd_widget/picture/compos
 
 Run ``.venv/bin/python tests/vectors/generate_compose.py`` after changing compose.py or the DOT writing (after
 generate_folds.py: the DOTs are the folding vectors') and commit the result. The layouts are the kernel's Graphviz's
-(display.py ``lay_part``, kept lean), so tests replay them without Graphviz: tests/test_compose.py holds compose.py to
-the parts and the composed DOT, js/picture/compose.test.js holds js/picture/compose.js to them, byte for byte.
+(picture/layout.py ``lay_part``, kept lean), so tests replay them without Graphviz: tests/test_compose.py holds
+compose.py to the parts and the composed DOT, js/picture/compose.test.js holds js/picture/compose.js to them, byte for
+byte.
 
 Each file is ``{"name", "source", "large", "parts", "layouts", "composed"}``: ``source`` is ``[folds vector, case,
 option]``, whose DOT is composed; ``large`` true when that DOT (a small picture's) is given DOT_STYLE["large"]'s
@@ -18,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from micrograd_widget.display import lay_part
 from micrograd_widget.picture.compose import compose, lean_layout
+from micrograd_widget.picture.layout import lay_part
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "compose"
