@@ -26,11 +26,12 @@ from common import ms, summary, time_runs
 from graphviz import Digraph
 
 from micrograd_widget.core.tape import Tape
-from micrograd_widget.display import html_table, render_svg, value_mimebundle
+from micrograd_widget.display import html_table, value_mimebundle
 from micrograd_widget.engine import Value
 from micrograd_widget.nn import MLP
 from micrograd_widget.picture.dot import graph_view
 from micrograd_widget.picture.fold_tree import build_tree
+from micrograd_widget.picture.layout import render_svg
 
 REPEATS = 5
 

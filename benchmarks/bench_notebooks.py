@@ -24,9 +24,10 @@ from bench_display import lecture_draw_dot, thousand_nodes
 from common import ms, summary, time_runs
 
 from micrograd_widget.core.tape import Tape
-from micrograd_widget.display import render_svg, svg_html, value_html
+from micrograd_widget.display import svg_html, value_html
 from micrograd_widget.host.options import DEFAULT_OPTIONS
 from micrograd_widget.picture.dot import graph_view
+from micrograd_widget.picture.layout import render_svg
 
 REPEATS = 5
 WIDGETS = (1, 5, 20)

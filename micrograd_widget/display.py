@@ -29,9 +29,9 @@ from micrograd_widget.picture.fold_tree import FoldTree
 from micrograd_widget.picture.layout import LayoutRefused, in_browser, render_svg
 from micrograd_widget.picture.text import MAX_LABEL_CHARS, clean_text, escape, format_number, plural
 
-__all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html", "render_svg",
+__all__ = ["value_mimebundle", "value_html", "tape_mimebundle", "view_mimebundle", "svg_html",
            "html_table", "save_svg", "write_svg", "in_sight_styles", "with_html", "INSTALL_HINT", "MAX_SVG_BYTES",
-           "READABLE_ZOOM", "BROWSER_HINT", "in_browser", "no_dot_hint"]
+           "READABLE_ZOOM", "BROWSER_HINT", "no_dot_hint"]
 
 INSTALL_HINT = (
     "Graphviz's <code>dot</code> program was not found, so this is a table, not a picture: install it with "

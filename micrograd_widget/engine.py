@@ -405,7 +405,7 @@ class Value:
         """In a browser's Python (Pyodide, as in JupyterLite), where Graphviz's dot cannot run: the live widget, as
         marimo shows a Value (``%load_ext``'s display, when loaded, comes first); elsewhere None, so Jupyter shows
         ``_repr_html_``'s static picture."""
-        from micrograd_widget.display import in_browser
+        from micrograd_widget.picture.layout import in_browser
         if not in_browser():
             return None
         from micrograd_widget.graph.widget import value_widget

@@ -15,7 +15,7 @@ from helpers import STOPPED_MESSAGE, DotRuns
 import micrograd_widget
 from micrograd_widget import GraphWidget, save_svg
 from micrograd_widget.core.tape import Tape
-from micrograd_widget.display import render_svg, tape_mimebundle
+from micrograd_widget.display import tape_mimebundle
 from micrograd_widget.engine import Value
 from micrograd_widget.picture import layout
 from micrograd_widget.picture.dot import graph_view
@@ -39,7 +39,7 @@ def test_writes_the_pictures_svg(tmp_path):
     out = save_svg(L, tmp_path / "L.svg")
     assert out == tmp_path / "L.svg"
     text = out.read_text(encoding="utf-8")
-    assert text == render_svg(graph_view(Tape.from_value(L)))
+    assert text == layout.render_svg(graph_view(Tape.from_value(L)))
     assert text.lstrip().startswith("<?xml") and "<svg" in text
     assert 'id="n0"' in text and 'id="n6"' in text
     assert "data 2.0000" in text and "grad 6.0000" in text and "data &#45;8.0000" in text
@@ -51,7 +51,7 @@ def test_options_and_output(tmp_path):
     L, d = nodes["L"], nodes["d"]
     text = save_svg(L, tmp_path / "p.svg", precision=2, rankdir="TB", color=False, output=d).read_text()
     tape = Tape.from_value(L)
-    assert text == render_svg(graph_view(tape, precision=2, rankdir="TB", color=False, output=tape.index(d)))
+    assert text == layout.render_svg(graph_view(tape, precision=2, rankdir="TB", color=False, output=tape.index(d)))
     assert "data 2.00" in text and "data 2.0000" not in text
     by_id = save_svg(L, tmp_path / "q.svg", precision=2, rankdir="TB", color=False, output=tape.index(d))
     assert by_id.read_text() == text
@@ -62,7 +62,7 @@ def test_widget_saves_what_it_shows(tmp_path):
     w = GraphWidget(nodes["L"], precision=3, output=nodes["e"])
     w.set_leaf("a", 0.5)
     text = w.save_svg(tmp_path / "w.svg").read_text()
-    assert text == render_svg(graph_view(w.tape, precision=3, output=w.tape.index(nodes["e"])))
+    assert text == layout.render_svg(graph_view(w.tape, precision=3, output=w.tape.index(nodes["e"])))
     assert "data 0.500" in text, "the widget's current leaf value is drawn"
     w.close()
     with pytest.raises(RuntimeError, match="closed"):
@@ -110,7 +110,7 @@ def test_widget_saves_the_boxes_it_has_open(tmp_path):
     w.opened = [key]
     assert w.opened == [key]
     text = w.save_svg(tmp_path / "open.svg").read_text()
-    assert text == render_svg(graph_view(w.tape, node_budget=60, open_keys=[key]))
+    assert text == layout.render_svg(graph_view(w.tape, node_budget=60, open_keys=[key]))
     assert text != closed and 'class="cluster' in text and 'class="cluster' not in closed
 
 
@@ -178,7 +178,7 @@ def test_a_picture_is_the_svg_dot_writes_for_its_dot(tmp_path, capfd):
     L = lecture_L()["L"]
     view = graph_view(Tape.from_value(L))
     expected = dot_itself(view.dot)
-    assert render_svg(view) == expected
+    assert layout.render_svg(view) == expected
     assert save_svg(L, tmp_path / "L.svg").read_text(encoding="utf-8") == expected
     w = GraphWidget(L)
     assert w.save_svg(tmp_path / "w.svg").read_text(encoding="utf-8") == expected
@@ -194,7 +194,7 @@ def test_a_picture_is_the_svg_dot_writes_for_its_dot(tmp_path, capfd):
     retried = "lost " in first.stderr
     assert retried or first.returncode == 0, first.stderr
     capfd.readouterr()
-    assert render_svg(opened) == (dot_itself(opened.dot, "newrank=true") if retried else first.stdout)
+    assert layout.render_svg(opened) == (dot_itself(opened.dot, "newrank=true") if retried else first.stdout)
     assert capfd.readouterr() == ("", ""), "dot's warnings were printed"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["L.svg", "w.svg"]
 

@@ -73,7 +73,8 @@ class Drawing(graphviz.Digraph):
                           **kwargs: Any) -> dict[str, str | bytes]:
         """graphviz's bundle, its default SVG given as ``svg_html`` (``text/html``); an SVG asked for by name
         (``include``) stays an SVG. In a browser's Python, where ``dot`` cannot run, the table of its nodes."""
-        from micrograd_widget.display import BROWSER_HINT, html_table, in_browser, svg_html  # display.py draws here
+        from micrograd_widget.display import BROWSER_HINT, html_table, svg_html  # display.py draws here
+        from micrograd_widget.picture.layout import in_browser
 
         if in_browser():
             table = html_table(self._plan(), BROWSER_HINT) if self._plan else f"<p>{BROWSER_HINT}</p>"

@@ -17,7 +17,7 @@ from xml.sax.saxutils import escape as _xml_escape
 import graphviz
 
 from micrograd_widget.core.spec import decode_number
-from micrograd_widget.display import in_browser
+from micrograd_widget.picture.layout import in_browser
 from micrograd_widget.picture.text import format_number, plural
 
 __all__ = ["training_svg", "curve_svg"]
