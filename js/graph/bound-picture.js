@@ -45,7 +45,7 @@ export class BoundPicture {
     /** @type {Map<string, Element>} */
     this.edgesIn = new Map(); // the edges in the picture, by id
     const graph = svg.querySelector("g.graph");
-    this.pending = new PendingGroups(edgeTexts, graph, (edges, bounds) => {
+    this.pendingEdges = new PendingGroups(edgeTexts, graph, (edges, bounds) => {
       for (const g of edges) this.edgesIn.set(g.id, g);
       this.lazy.watchMore(edges, bounds);
     }, { first: true });
@@ -60,11 +60,11 @@ export class BoundPicture {
       this.lazy.watchMore(ops, bounds);
     });
     this.lazy.onNear = (near, sight) => {
-      this.pending.near(near, sight);
+      this.pendingEdges.near(near, sight);
       this.pendingOps.near(near, sight);
     };
     // the edges at low detail (graph/edge-raster.js), every one of them in the picture first
-    this.edges = root ? new EdgeRaster(svg, root, () => this.pending.all()) : null;
+    this.edges = root ? new EdgeRaster(svg, root, () => this.pendingEdges.all()) : null;
     this.palette = view.palette || null;
     this.shown = shown; // the nodes drawn as their own box; index k below is a node's place here
     this.shownSet = new Set(shown);
@@ -86,8 +86,8 @@ export class BoundPicture {
         bring: (/** @type {number[]} */ is) => this.pendingOps.bring(is.map((i) => `n${i}_op`)),
       },
       edges: {
-        get: (/** @type {string} */ id) => this.edgesIn.get(id) || this.pending.get(id),
-        bring: (/** @type {string[]} */ ids) => this.pending.bring(ids),
+        get: (/** @type {string} */ id) => this.edgesIn.get(id) || this.pendingEdges.get(id),
+        bring: (/** @type {string[]} */ ids) => this.pendingEdges.bring(ids),
       } };
     for (let k = 0; k < m; k++) this.bindNode(k, byId, names);
     this.bindFolds(view, byId, names.tape);
@@ -96,7 +96,7 @@ export class BoundPicture {
       this.lazy.watch(g); // not painted when well out of sight
     }
     if (!root) { // no sight to wait for
-      this.pending.all();
+      this.pendingEdges.all();
       this.pendingOps.all();
     }
     const legend = byId.get("mgw-legend");
@@ -258,7 +258,7 @@ export class BoundPicture {
   /** Write every number still pending (out of sight) now, and put in every edge and op circle not in yet: before the
    * picture is read whole (exported). */
   flushPending() {
-    this.pending.all();
+    this.pendingEdges.all();
     this.pendingOps.all();
     this.lazy.flush();
     return this.svg;
@@ -266,7 +266,7 @@ export class BoundPicture {
 
   /** The picture is replaced: stop watching its boxes. */
   release() {
-    this.pending.stopSoon();
+    this.pendingEdges.stopSoon();
     this.pendingOps.stopSoon();
     this.lazy.release();
     if (this.edges) this.edges.release();

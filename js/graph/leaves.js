@@ -15,6 +15,7 @@ import { indexOf, matchRank, parseQuery } from "../core/search.js";
 import { inputsOf, readBuffer } from "../core/spec.js";
 import { cleanText } from "../picture/text.js";
 import { MAX_NAME_CHARS } from "./names.js";
+import { afterFrame } from "../ui/idle.js";
 
 export const SETTLE_MS = 150;
 const MAX_LEAF_ROWS = 64; // the lecture MLP's 41 parameters listed whole; more need the filter
@@ -135,23 +136,8 @@ export class Leaves {
     const first = this.shown === null;
     this.shown = shownSet;
     if (!this.filter) return;
-    if (first) {
-      this.renderRows();
-      return;
-    }
-    if (this.cancelRows) return;
-    let timer = 0;
-    const frame = requestAnimationFrame(() => {
-      timer = setTimeout(() => {
-        this.cancelRows = null;
-        this.renderRows();
-      }, 0);
-    });
-    this.cancelRows = () => {
-      cancelAnimationFrame(frame);
-      clearTimeout(timer);
-      this.cancelRows = null;
-    };
+    if (first) this.renderRows();
+    else if (!this.cancelRows) this.cancelRows = afterFrame(() => this.renderRows());
   }
 
   /** Leaf positions of one kind (parameters or not): those drawn in the picture first when there is a filter, then
@@ -185,7 +171,8 @@ export class Leaves {
   }
 
   renderRows() {
-    if (this.cancelRows) this.cancelRows(); // a later picture's list waiting for its frame: written now
+    if (this.cancelRows) this.cancelRows(); // a later picture's list waiting for its frame: written now (or it is this)
+    this.cancelRows = null;
     const params = this.matching(this.order(true));
     const others = this.matching(this.order(false));
     const total = this.tape.leaves.length;

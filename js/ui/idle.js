@@ -1,6 +1,6 @@
 // @ts-check
-// Work for when the page is idle: requestIdleCallback where the browser has it (Chromium, Firefox), else a timer
-// (Safari has no requestIdleCallback).
+// Work for later: when the page is idle (requestIdleCallback where the browser has it, Chromium and Firefox, else a
+// timer: Safari has none), or just after the next frame is painted.
 
 /**
  * Run `fn` when the page is idle (at the latest after `timeout` ms), or after `fallbackMs` where the browser
@@ -17,4 +17,21 @@ export function whenIdle(fn, timeout, fallbackMs) {
   }
   const id = setTimeout(fn, fallbackMs);
   return () => clearTimeout(id);
+}
+
+/**
+ * Run `fn` just after the next frame is painted (its animation frame, then a task): work that the frame showing a
+ * change need not wait for. Returns a function that cancels it.
+ * @param {() => void} fn
+ * @returns {() => void}
+ */
+export function afterFrame(fn) {
+  let timer = 0;
+  const frame = requestAnimationFrame(() => {
+    timer = setTimeout(fn, 0);
+  });
+  return () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+  };
 }
