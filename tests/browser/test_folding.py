@@ -21,7 +21,6 @@ from builders import (
 
 from micrograd_widget.core.tape import Tape
 from micrograd_widget.graph.widget import GraphWidget
-from micrograd_widget.nn import lecture_mlp, squared_error
 from micrograd_widget.picture.colors import FOLD_COLOR, ColorScale, grad_color, grad_scale
 from micrograd_widget.picture.dot import box_max, graph_view
 from micrograd_widget.picture.text import format_number
@@ -223,30 +222,6 @@ def test_opening_a_neuron_draws_its_nodes_with_pythons_numbers_and_the_open_set_
     closed = poll(lambda: drawn(view, settle=False), lambda d: not d["clusters"] and not d["busy"], "the box closed")
     assert sorted(closed["nodes"]) == sorted(default["nodes"]) and closed["boxes"] == default["boxes"]
     assert saved_open(guarded.page) == []
-
-
-def test_opening_a_neuron_lists_its_parameters_first_when_there_are_more_leaves_than_rows(show, guarded):
-    """With more leaves than the panel lists (it has a filter), the parameters drawn come first: after Expand, once
-    the new picture is painted, those of Python's picture of the new open set head the list (the opened neuron's)."""
-    model = lecture_mlp(seed=1)
-    xs, ys = LECTURE_XS * 2, LECTURE_YS * 2   # 8 examples: 41 parameters, 24 inputs and 8 targets, 73 leaves
-    loss = squared_error(model, xs, ys)
-    loss.backward()
-    tape = Tape.from_value(loss)
-    assert len(tape.leaves) > 64, "more leaves than the panel lists (MAX_LEAF_ROWS in js/graph/leaves.js)"
-    view = show(GraphWidget(loss))
-    assert view.root.locator('input[data-role="leaf-filter"]').count() == 1
-    rows = "r => [...r.querySelectorAll('[data-role=param-rows] [data-leaf-row]')].map(e => e.dataset.leafRow)"
-    open_box(view, NEURON)
-    static = graph_view(tape, open_keys=saved_open(guarded.page))
-    index = {id(v): i for i, v in enumerate(tape.values)}
-    params = {index[id(p)] for p in model.parameters()}
-    first = {key_of(tape, i) for i in static.shown if i in params}
-    assert {key_of(tape, index[id(p)]) for p in model.parameters() if tape.scopes[index[id(p)]] == NEURON} <= first
-    listed = poll(lambda: view.root.evaluate(rows), lambda r: set(r[:len(first)]) == first,
-                  f"the opened neuron's parameters first in the list: {sorted(first)}")
-    assert len(listed) > len(first), "the list goes on past the parameters drawn"
-    assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
 
 
 def test_a_change_of_open_from_python_redraws_and_expand_all_stays_within_the_budget(show, guarded):

@@ -1,6 +1,7 @@
 """The leaves panel in Chromium with a fake model: parameters first (params.py), constants collapsed and named by
 the op they feed, the inspector never narrowing the sliders; settling (the exact values sent, one update per burst
-of slider moves, at once on release), the leaf filter of a graph with many leaves, and the editable slider range.
+of slider moves, at once on release), the leaf filter of a graph with many leaves (the parameters drawn listed
+first, after a box is opened too), and the editable slider range.
 
 Expected numbers come from the Python engine or are worked out by hand, never from the view."""
 
@@ -9,14 +10,18 @@ from __future__ import annotations
 import re
 
 import pytest
-from builders import lecture_mlp_and_loss, tanh_spelled_out
+from builders import LECTURE_XS, LECTURE_YS, lecture_mlp_and_loss, tanh_spelled_out
 from playwright.sync_api import expect
 
 from micrograd_widget.core.spec import encode_number
 from micrograd_widget.core.tape import Tape
+from micrograd_widget.graph.widget import GraphWidget
+from micrograd_widget.nn import lecture_mlp, squared_error
+from micrograd_widget.picture.dot import graph_view
 
 from .mgw_browser.dom import WidgetDom, expected_numbers, poll
 from .mgw_browser.fake_model import model_log
+from .mgw_browser.folds import NEURON, key_of, open_box, saved_open
 from .mgw_browser.graphs import chain_graph, lecture_L
 
 pytestmark = pytest.mark.browser
@@ -269,3 +274,27 @@ def test_the_exported_page_keeps_the_parameters_first(tmp_path, guarded, widget_
     rows = view.root.evaluate(_ROWS_IN, "param-rows")
     assert sorted(r["key"] for r in rows) == sorted(str(tape.index(p)) for p in first.parameters())
     expect(view.root.locator('[data-role="leaf-rule"]')).to_contain_text("the Values given as params= (4 of ")
+
+
+def test_opening_a_neuron_lists_its_parameters_first_when_there_are_more_leaves_than_rows(show, guarded):
+    """With more leaves than the panel lists (it has a filter), the parameters drawn come first: after Expand, once
+    the new picture is painted, those of Python's picture of the new open set head the list (the opened neuron's)."""
+    model = lecture_mlp(seed=1)
+    xs, ys = LECTURE_XS * 2, LECTURE_YS * 2   # 8 examples: 41 parameters, 24 inputs and 8 targets, 73 leaves
+    loss = squared_error(model, xs, ys)
+    loss.backward()
+    tape = Tape.from_value(loss)
+    assert len(tape.leaves) > MAX_LEAF_ROWS, "more leaves than the panel lists"
+    view = show(GraphWidget(loss))
+    assert view.root.locator('input[data-role="leaf-filter"]').count() == 1
+    rows = "r => [...r.querySelectorAll('[data-role=param-rows] [data-leaf-row]')].map(e => e.dataset.leafRow)"
+    open_box(view, NEURON)
+    static = graph_view(tape, open_keys=saved_open(guarded.page))
+    index = {id(v): i for i, v in enumerate(tape.values)}
+    params = {index[id(p)] for p in model.parameters()}
+    first = {key_of(tape, i) for i in static.shown if i in params}
+    assert {key_of(tape, index[id(p)]) for p in model.parameters() if tape.scopes[index[id(p)]] == NEURON} <= first
+    listed = poll(lambda: view.root.evaluate(rows), lambda r: set(r[:len(first)]) == first,
+                  f"the opened neuron's parameters first in the list: {sorted(first)}")
+    assert len(listed) > len(first), "the list goes on past the parameters drawn"
+    assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
