@@ -4,7 +4,7 @@
 // later: graph/visible.js; a large picture's edges and op circles put in as they come near sight: graph/pending.js).
 // graph/picture.js lays the picture out and binds it here. The ids and classes bound: js/host/svg-contract.md.
 
-import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural } from "../picture/format.js";
+import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural, pyRepr } from "../picture/format.js";
 import { NOT_REACHED, boxFill, pictureScale } from "../picture/dot.js";
 import { changeCaption, formatChange } from "../picture/change.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
@@ -26,6 +26,8 @@ function bindNumber(text, attr, key, field) {
   text.replaceChildren(node);
   return { node, caption: content.slice(0, content.lastIndexOf(" ") + 1) };
 }
+
+const XLINK = "http://www.w3.org/1999/xlink";
 
 const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
 // What paintFolds last wrote per box: data, grad, max |grad|, fill, and whether its grads were reached (stepping).
@@ -73,6 +75,7 @@ export class BoundPicture {
       dataCaption: new Array(m), gradCaption: new Array(m) };
     this.painted = { data: [], grad: [], fill: [], reached: [], legend: [] }; // what was last written
     this.forget();
+    this.tips = null; // the numbers the hover tooltips give (paint's `values`)
     this.legend = []; // the Text nodes of the colour legend's five marks (none when it was written in words)
     this.legendGroup = null; // the legend's g, hidden while the DOT's legend no longer fits the numbers
     this.legendText = ""; // the words the DOT's legend was written with ("" when it has marks)
@@ -187,8 +190,11 @@ export class BoundPicture {
    * `change`: the picture of change from the pin (graph/pin.js): `data` and `grad` are each node's Δ, written signed
    * with Δ captions; Δdata fills, on a scale over every node drawn (the output too), the SVG legend hidden (the one
    * under the picture says what the fills mean). Returns the colour scale's full strength (0 when not colouring).
+   * `values`: each node's data and grad now (the stepper's partial grads while stepping), which the hover tooltips
+   * give in full (writeTooltip); `data` and `grad` when left out.
    */
-  paint({ data, grad, reachedAt, step, output, precision, colored, log = false, change = false }) {
+  paint({ data, grad, reachedAt, step, output, precision, colored, log = false, change = false, values = null }) {
+    this.tips = { data: values ? values.data : data, grad: values ? values.grad : grad, reachedAt, step };
     if (this.seen.change !== change) this.forget(); // every caption, number and fill is written again
     const { boxes, painted, shown, palette, folds, seen, lazy } = this;
     colored = colored && !!palette;
@@ -255,13 +261,42 @@ export class BoundPicture {
     }
   }
 
-  /** Write every number still pending (out of sight) now, and put in every edge and op circle not in yet: before the
-   * picture is read whole (exported). */
+  /** Write every number still pending (out of sight) now, every hover tooltip, and put in every edge and op circle
+   * not in yet: before the picture is read whole (exported). */
   flushPending() {
     this.pendingEdges.all();
     this.pendingOps.all();
     this.lazy.flush();
+    for (let k = 0; k < this.shown.length; k++) this.writeTooltip(k);
     return this.svg;
+  }
+
+  /** The pointer is over `target`: when it is in a value box, its hover tooltip is made current (writeTooltip). */
+  hovered(target) {
+    const g = target && target.closest ? target.closest("g.node") : null;
+    const picked = g ? this.targets.get(g) : null;
+    if (picked && picked.node !== undefined && this.outline.groupOf.get(picked.node) === g) {
+      this.writeTooltip(this.shown.indexOf(picked.node));
+    }
+  }
+
+  /**
+   * Drawn node k's hover tooltip (Graphviz's <a xlink:title>, lines: label, node, data, grad, scope) with the numbers
+   * of the last paint, in full as Python's DOT writes them (picture/dot.js valueLine: repr, or "grad not reached yet"
+   * while stepping): the layout wrote those of its own DOT, which a slider's move leaves behind. The browser reads
+   * the title when it shows the tooltip, so it is written as the pointer comes over the box, and before an export.
+   */
+  writeTooltip(k) {
+    const a = this.boxes.group[k] ? this.boxes.group[k].querySelector("a") : null;
+    const tips = this.tips;
+    if (!a || !tips) return;
+    const lines = (a.getAttributeNS(XLINK, "title") || "").split("\n");
+    if (lines.length < 4 || !lines[2].startsWith("data = ") || !lines[3].startsWith("grad ")) return;
+    const i = this.shown[k];
+    const unreached = tips.reachedAt !== null && tips.reachedAt !== undefined && !(tips.reachedAt[i] <= tips.step);
+    lines[2] = `data = ${pyRepr(tips.data[i])}`;
+    lines[3] = unreached ? "grad not reached yet" : `grad = ${pyRepr(tips.grad[i])}`;
+    a.setAttributeNS(XLINK, "xlink:title", lines.join("\n"));
   }
 
   /** The picture is replaced: stop watching its boxes. */

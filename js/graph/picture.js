@@ -60,6 +60,7 @@ export class Picture {
     // Double-click (or + on a focused box) opens a fold box; - closes the opened box around a node or box.
     this.el.addEventListener("dblclick", (event) => this.pick(event.target, "expand"));
     this.el.addEventListener("pointerdown", (event) => this.pick(event.target, "intent"));
+    this.el.addEventListener("pointerover", (event) => { if (this.bound) this.bound.hovered(event.target); });
     this.el.addEventListener("focusin", (event) => {
       clearTimeout(this.intentTimer);
       this.intentTimer = setTimeout(() => this.pick(event.target, "intent"), FOCUS_INTENT_MS);

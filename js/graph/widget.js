@@ -372,6 +372,7 @@ class GraphWidgetView {
         data: change ? change.data : this.data, grad: change ? change.grad : st ? st.grad : this.grad,
         reachedAt: st ? st.steps.reachedAt : null, step: st ? st.k : 0, output: this.output, precision,
         colored: this.model.get("color") !== false, log, change: !!change,
+        values: { data: this.data, grad: st ? st.grad : this.grad },
       });
       const words = change ? changeLegendWords(scale, precision, log) : "";
       if (change && this.changeRange && this.changeRange.textContent !== words) this.changeRange.textContent = words;
