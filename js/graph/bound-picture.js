@@ -267,7 +267,7 @@ export class BoundPicture {
     this.pendingEdges.all();
     this.pendingOps.all();
     this.lazy.flush();
-    for (let k = 0; k < this.shown.length; k++) this.writeTooltip(k);
+    for (let k = 0; k < this.shown.length; k++) this.writeTooltip(this.boxes.group[k], this.shown[k]);
     return this.svg;
   }
 
@@ -276,24 +276,24 @@ export class BoundPicture {
     const g = target && target.closest ? target.closest("g.node") : null;
     const picked = g ? this.targets.get(g) : null;
     if (picked && picked.node !== undefined && this.outline.groupOf.get(picked.node) === g) {
-      this.writeTooltip(this.shown.indexOf(picked.node));
+      this.writeTooltip(g, picked.node);
     }
   }
 
   /**
-   * Drawn node k's hover tooltip (Graphviz's <a xlink:title>, lines: label, node, data, grad, scope) with the numbers
-   * of the last paint, in full as Python's DOT writes them (picture/dot.js valueLine: repr, or "grad not reached yet"
-   * while stepping): the layout wrote those of its own DOT, which a slider's move leaves behind. The browser reads
-   * the title when it shows the tooltip, so it is written as the pointer comes over the box, and before an export.
+   * Value box `g`'s hover tooltip (Graphviz's <a xlink:title>, lines: label, node, data, grad, scope) with node i's
+   * numbers of the last paint, in full as Python's DOT writes them (picture/dot.js valueLine: repr, or "grad not
+   * reached yet" while stepping, by paint's rule): the layout wrote those of its own DOT, which a slider's move leaves
+   * behind. The browser reads the title when it shows the tooltip, so it is written as the pointer comes over the box,
+   * and before an export.
    */
-  writeTooltip(k) {
-    const a = this.boxes.group[k] ? this.boxes.group[k].querySelector("a") : null;
+  writeTooltip(g, i) {
+    const a = g ? g.querySelector("a") : null;
     const tips = this.tips;
     if (!a || !tips) return;
     const lines = (a.getAttributeNS(XLINK, "title") || "").split("\n");
     if (lines.length < 4 || !lines[2].startsWith("data = ") || !lines[3].startsWith("grad ")) return;
-    const i = this.shown[k];
-    const unreached = tips.reachedAt !== null && tips.reachedAt !== undefined && !(tips.reachedAt[i] <= tips.step);
+    const unreached = tips.reachedAt !== null && !(tips.reachedAt[i] <= tips.step);
     lines[2] = `data = ${pyRepr(tips.data[i])}`;
     lines[3] = unreached ? "grad not reached yet" : `grad = ${pyRepr(tips.grad[i])}`;
     a.setAttributeNS(XLINK, "xlink:title", lines.join("\n"));

@@ -74,7 +74,6 @@ export class Marks {
     for (const i of ops) add(opGroupOf.get(i), "mgw-path");
     for (const id of ids) add(edges.get(id), "mgw-path");
   }
-
 }
 
 /** The id of the fold box drawn for hidden node i ("fold<k>"), or null. */
