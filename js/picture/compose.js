@@ -1,13 +1,17 @@
 // @ts-check
 // A large opened picture laid out box by box, the twin of micrograd_widget/picture/compose.py (whose docstring says
 // why and how): each opened box's contents laid out on their own (a part), composed into one DOT whose nodes are
-// pinned (`pos`) and whose opened boxes are framed (`bb`, `lp`), for Graphviz's nop2 engine to draw. The parts asked
-// for and the composed DOT are byte-identical to Python's for the same layouts: tests/vectors/compose/*.json, held by
+// pinned (`pos`) and whose opened boxes are framed (`bb`, `lp`), for Graphviz's nop2 engine to draw, and the edges'
+// SVG, drawn here as straight arrows between the pinned boxes. The parts asked for, the composed DOT and the edges
+// are byte-identical to Python's for the same layouts: tests/vectors/compose/*.json, held by
 // js/picture/compose.test.js. js/host/graphviz.js layoutHere composes what `composable` says, caching each part.
 //
 //   composable(dot) -> boolean                      a large picture (straight edges) with an opened box
-//   compose(dot, lay) -> string                      lay(part DOT) -> Graphviz's json0 text (or leanLayout's)
+//   compose(dot, lay) -> {dot, edges}                lay(part DOT) -> Graphviz's json0 text (or leanLayout's)
+//   withEdges(svg, edges) -> string                  nop2's SVG of the composed DOT with the edges drawn in
 //   leanLayout(json0) -> string                      only what compose reads: what a cache keeps
+
+import { DOT_STYLE } from "../core/shared.js";
 
 /** Points between an opened box's frame and its contents (dot's own cluster margin). */
 export const PAD = 8;
@@ -22,6 +26,19 @@ const WHOLE_ONLY = / (?:mclimit|nslimit)=\S+/g;
 // A node's attributes that do not move it, left out of its part: its colour and tooltip change with the picture's
 // colour scale and numbers (opening a box rescales every fill), its id with the boxes before it.
 const UNMOVING = / (?:class|fillcolor|id|tooltip)=(?:"(?:[^"\\]|\\.)*"|[^\s\]]+)/g;
+const SHAPE = / shape=(\S+?)[\s\]]/;
+const EDGE_ID = / \[id=(\w+)\]$/;
+// A DOT id the edges' SVG writes as it is (js/picture/dot.js names nodes n<i>, n<i>_op and fold<k>).
+const PLAIN = /^\w+$/;
+// A drawn box's start tag in Graphviz's SVG: the composed picture's edges go before the first (edges first).
+const BOX = /<g id="[^"]*" class="node[ "]/;
+// An arrowhead's length (Graphviz's 10 points times the edges' arrowsize), in hundredths of a point, and its
+// half-width per unit of length (Graphviz's "normal" arrow).
+const ARROW = Math.floor(1000 * Number(DOT_STYLE.edge.arrowsize) + 0.5);
+const ARROW_HALF_WIDTH = 0.35;
+// How far short of the head's outline the arrowhead's tip stops, in hundredths of a point, as Graphviz's does: its
+// 1-point stroke reaches past the sharp tip by half the stroke over the sine of the tip's half-angle (~1.51 points).
+const MITER = Math.floor(50 * Math.sqrt(1 + ARROW_HALF_WIDTH * ARROW_HALF_WIDTH) / ARROW_HALF_WIDTH + 0.5);
 
 /**
  * One container of the picture: its top level (`name` "") or an opened box (a cluster).
@@ -189,25 +206,28 @@ function part(lines, boxes, b, sizes) {
 
 /**
  * Graphviz's json0 output of a part with only what `compose` reads (the bounding box, the label's position, each
- * node's name and centre): what a cache keeps and the vectors hold (compose.py lean_layout).
+ * node's name, centre and size): what a cache keeps and the vectors hold (compose.py lean_layout).
  * @param {string} text
  * @returns {string}
  */
 export function leanLayout(text) {
   const doc = JSON.parse(text);
-  /** @type {{bb: string, lp?: string, objects: {name: string, pos: string}[]}} */
+  /** @type {{bb: string, lp?: string, objects: {name: string, pos: string, width?: string, height?: string}[]}} */
   const lean = { bb: doc.bb, objects: [] };
   if ("lp" in doc) lean.lp = doc.lp;
-  for (const o of doc.objects ?? []) if ("pos" in o) lean.objects.push({ name: o.name, pos: o.pos });
+  for (const o of doc.objects ?? []) {
+    if ("pos" in o) lean.objects.push({ name: o.name, pos: o.pos, ...("width" in o ? { width: o.width, height: o.height } : {}) });
+  }
   return JSON.stringify(lean);
 }
 
 /**
- * @typedef {{bb: number[], lp: number[] | null, pos: Map<string, number[]>}} Layout
+ * @typedef {{bb: number[], lp: number[] | null, pos: Map<string, number[]>, size: Map<string, number[]>}} Layout
  */
 
 /**
- * The bounding box, label position and node centres of Graphviz's json0 output (or leanLayout's), in hundredths.
+ * The bounding box, label position, node centres and node sizes of Graphviz's json0 output (or leanLayout's), in
+ * hundredths of a point.
  * @param {string} text
  * @returns {Layout}
  */
@@ -217,17 +237,39 @@ function read(text) {
   const lp = "lp" in doc ? String(doc.lp).split(",").map(hundredths) : null;
   /** @type {Map<string, number[]>} */
   const pos = new Map();
-  for (const o of doc.objects ?? []) if ("pos" in o) pos.set(o.name, String(o.pos).split(",").map(hundredths));
-  return { bb, lp, pos };
+  /** @type {Map<string, number[]>} */
+  const size = new Map();
+  for (const o of doc.objects ?? []) {
+    if (!("pos" in o)) continue;
+    pos.set(o.name, String(o.pos).split(",").map(hundredths));
+    if ("width" in o) size.set(o.name, [inches(o.width), inches(o.height)]);
+  }
+  return { bb, lp, pos, size };
 }
 
 /**
+ * A Graphviz size in inches ("1.1143") in hundredths of a point, rounded half up alike in Python and JS.
+ * @param {string} text
+ * @returns {number}
+ */
+function inches(text) {
+  return Math.floor(Number(text) * 7200 + 0.5);
+}
+
+/**
+ * A drawn node of the composed picture, as its edges see it: centre and half-sizes in hundredths of a point, and
+ * whether its outline is an ellipse (an op) or a rectangle (a record: Graphviz clips edges at a record's box).
+ * @typedef {{x: number, y: number, hw: number, hh: number, round: boolean}} Drawn
+ */
+
+/**
  * `dot` (composable) with every node pinned and every opened box framed where the box-by-box layout puts them, for
- * Graphviz's nop2 engine to draw. `lay(part)` lays out one part's DOT and returns Graphviz's json0 text (or
- * leanLayout's); the parts are asked for innermost first, each once.
+ * Graphviz's nop2 engine to draw (`dot`, its edges left out), and those edges' SVG (`edges`, for withEdges), each a
+ * straight arrow from box to box as a large picture's edges are. `lay(part)` lays out one part's DOT and returns
+ * Graphviz's json0 text (or leanLayout's); the parts are asked for innermost first, each once.
  * @param {string} dot
  * @param {(part: string) => string} lay
- * @returns {string}
+ * @returns {{dot: string, edges: string}}
  */
 export function compose(dot, lay) {
   const lines = dot.split("\n");
@@ -241,7 +283,11 @@ export function compose(dot, lay) {
     const [x0, y0, x1, y1] = got.bb;
     sizes.set(b, [x1 - x0 + 200 * PAD, y1 - y0 + 200 * PAD]);
   }
+  /** @type {(string | null)[]} */
   const out = lines.slice();
+  const fallback = SHAPE.exec(lines[2]);
+  /** @type {Map<string, Drawn>} */
+  const drawn = new Map();
   /** @type {Map<number, [number, number]>} */
   const at = new Map([[0, [-layouts[0].bb[0], -layouts[0].bb[1]]]]); // each container's offset
   boxes.forEach((it, b) => { // the top level first, each opened box after its container
@@ -251,6 +297,11 @@ export function compose(dot, lay) {
       const p = got.pos.get(`v${j}`);
       if (p === undefined) throw new Error(`compose: Graphviz did not place ${name}`);
       out[k] = `${lines[k].slice(0, -1)} pos="${point(ox + p[0], oy + p[1])}!"]`;
+      const wh = got.size.get(`v${j}`);
+      if (wh === undefined) throw new Error(`compose: Graphviz did not size ${name}`);
+      const [w, h] = wh;
+      const shape = SHAPE.exec(lines[k]) ?? fallback;
+      drawn.set(name, { x: ox + p[0], y: oy + p[1], hw: w / 2, hh: h / 2, round: shape !== null && shape[1] === "ellipse" });
     }
     for (const [j, c] of it.children.entries()) {
       const p = got.pos.get(`c${j}`);
@@ -266,9 +317,107 @@ export function compose(dot, lay) {
       out[boxes[c].line] = `${lines[boxes[c].line].slice(0, -1)} ${frame}]`;
     }
   });
+  /** @type {string[]} */
+  const edges = [];
+  lines.forEach((line, k) => {
+    const e = EDGE.exec(line);
+    if (e === null) return;
+    const id = EDGE_ID.exec(line);
+    if (id === null || !PLAIN.test(e[1]) || !PLAIN.test(e[2])) throw new Error(`compose: an edge not as dot.js writes one: ${line}`);
+    edges.push(arrow(id[1], e[1], e[2], /** @type {Drawn} */ (drawn.get(e[1])), /** @type {Drawn} */ (drawn.get(e[2]))));
+    out[k] = null;
+  });
   const [x0, y0, x1, y1] = layouts[0].bb;
-  out[1] = `${lines[1].slice(0, -1)} bb="${point(0, 0)},${point(x1 - x0, y1 - y0)}"]`;
+  out[1] = `${lines[1].slice(0, -1)} bb="${point(0, 0)},${point(x1 - x0, y1 - y0)}" notranslate=true]`;
   const root = layouts[0].lp;
   if (lines[4]?.startsWith("\tlabel=") && root !== null) out[4] = `${lines[4]} lp="${point(root[0] - x0, root[1] - y0)}"`;
-  return out.join("\n");
+  return { dot: out.filter((line) => line !== null).join("\n"), edges: edges.join("") };
+}
+
+/**
+ * The fraction of (dx, dy), from a node's centre, at which that ray leaves its outline.
+ * @param {Drawn} node
+ * @param {number} dx
+ * @param {number} dy
+ * @returns {number}
+ */
+function outline(node, dx, dy) {
+  if (node.round) {
+    const p = dx / node.hw;
+    const q = dy / node.hh;
+    return 1 / Math.sqrt(p * p + q * q);
+  }
+  const ax = Math.abs(dx);
+  const ay = Math.abs(dy);
+  return ax * node.hh >= ay * node.hw ? node.hw / ax : node.hh / ay; // through a side, or the top or bottom
+}
+
+/**
+ * A coordinate in hundredths of a point as Graphviz's SVG writes one: "12.5", "-3", "0.07".
+ * @param {number} n
+ * @returns {string}
+ */
+function svgNumber(n) {
+  const m = n < 0 ? -n : n;
+  const cents = m % 100;
+  const whole = (m - cents) / 100;
+  const sign = n < 0 ? "-" : "";
+  if (cents === 0) return whole === 0 ? "0" : `${sign}${whole}`;
+  return `${sign}${whole}.${cents % 10 === 0 ? cents / 10 : cents < 10 ? `0${cents}` : cents}`;
+}
+
+/**
+ * A point of the picture (hundredths of a point, y up) in the SVG's coordinates (y down), rounded half up.
+ * @param {number} x
+ * @param {number} y
+ * @returns {string}
+ */
+function svgPoint(x, y) {
+  return `${svgNumber(Math.floor(x + 0.5))},${svgNumber(-Math.floor(y + 0.5))}`;
+}
+
+/**
+ * One edge's SVG, as Graphviz draws a straight edge (its group, title, line and arrowhead): from where the line
+ * between the two centres leaves the tail's outline to an arrowhead whose stroked tip touches the head's.
+ * @param {string} id
+ * @param {string} tail
+ * @param {string} head
+ * @param {Drawn} from
+ * @param {Drawn} to
+ * @returns {string}
+ */
+function arrow(id, tail, head, from, to) {
+  const dx = to.x - from.x;
+  const dy = to.y - from.y;
+  const length = Math.sqrt(dx * dx + dy * dy);
+  const s = length > 0 ? outline(from, dx, dy) : 0;
+  const e = length > 0 ? 1 - outline(to, dx, dy) - MITER / length : 0;
+  const gap = (e - s) * length;
+  const a = gap > ARROW ? ARROW : gap > 0 ? gap : 0; // a short edge's arrowhead is as long as the edge
+  const ux = length > 0 ? dx / length : 0;
+  const uy = length > 0 ? dy / length : 0;
+  const [sx, sy] = [from.x + s * dx, from.y + s * dy];
+  const [tx, ty] = [from.x + e * dx, from.y + e * dy];
+  const [bx, by] = [tx - ux * a, ty - uy * a];
+  const [vx, vy] = [-uy * a * ARROW_HALF_WIDTH, ux * a * ARROW_HALF_WIDTH];
+  const line = `M${svgPoint(sx, sy)}C${svgPoint(sx + (bx - sx) / 3, sy + (by - sy) / 3)} `
+    + `${svgPoint(sx + 2 * (bx - sx) / 3, sy + 2 * (by - sy) / 3)} ${svgPoint(bx, by)}`;
+  const side = svgPoint(bx + vx, by + vy);
+  const arrowhead = `${side} ${svgPoint(tx, ty)} ${svgPoint(bx - vx, by - vy)} ${side}`;
+  const color = DOT_STYLE.edge.color;
+  return `<g id="${id}" class="edge ${DOT_STYLE.edge.class.replaceAll("-", "&#45;")}">\n<title>${tail}&#45;&gt;${head}</title>\n`
+    + `<path fill="none" stroke="${color}" d="${line}"/>\n<polygon fill="${color}" stroke="${color}" points="${arrowhead}"/>\n</g>\n`;
+}
+
+/**
+ * nop2's SVG of a composed DOT (compose's `dot`) with its `edges` drawn in, before the first box, as Graphviz draws a
+ * large picture (edges first: the boxes over their ends).
+ * @param {string} svg
+ * @param {string} edges
+ * @returns {string}
+ */
+export function withEdges(svg, edges) {
+  const first = svg.search(BOX);
+  if (first < 0) throw new Error("compose: Graphviz drew no box to draw the edges under");
+  return svg.slice(0, first) + edges + svg.slice(first);
 }

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { instance } from "@viz-js/viz";
-import { composable, compose, leanLayout } from "./compose.js";
+import { composable, compose, leanLayout, withEdges } from "./compose.js";
 
 const VECTORS = fileURLToPath(new URL("../../tests/vectors/", import.meta.url));
 const files = readdirSync(`${VECTORS}compose`).filter((f) => f.endsWith(".json")).sort();
@@ -41,7 +41,8 @@ for (const file of files) {
       return v.layouts[k++];
     });
     assert.equal(k, v.parts.length, `${file}: every part asked for`);
-    assert.equal(composed, v.composed, `${file}: the composed DOT`);
+    assert.equal(composed.dot, v.composed, `${file}: the composed DOT`);
+    assert.equal(composed.edges, v.edges, `${file}: the edges' SVG`);
   });
 }
 
@@ -76,7 +77,7 @@ test("Graphviz draws a composed picture with each node in its own box's frame an
   const v = JSON.parse(readFileSync(`${VECTORS}compose/moons_nested.json`, "utf8"));
   const dot = sourceDot(v);
   const composed = compose(dot, (part) => leanLayout(g.render(part, { format: "json0", engine: "dot" }).output ?? ""));
-  const drawn = g.render(composed, { format: "json0", engine: "nop2" });
+  const drawn = g.render(composed.dot, { format: "json0", engine: "nop2" });
   assert.equal(drawn.status, "success");
   const doc = JSON.parse(drawn.output ?? "");
   const { nodes, frames } = geometry(doc);
@@ -106,4 +107,54 @@ test("Graphviz draws a composed picture with each node in its own box's frame an
       assert.ok(!overlap, `${list[i][0]} and ${list[j][0]} overlap`);
     }
   }
+});
+
+const EDGE_SVG = /<g id="(e_\w+)" class="edge[^"]*">[^]*?d="M([-\d.]+),([-\d.]+)C[^"]*?([-\d.]+),([-\d.]+)"[^]*?points="([-\d.]+),([-\d.]+) ([-\d.]+),([-\d.]+) ([-\d.]+),([-\d.]+)/g;
+
+/**
+ * Each drawn edge's start, the end of its line (the arrowhead's base) and its arrowhead's three corners, by id.
+ * @param {string} svg
+ * @returns {Map<string, number[]>}
+ */
+function edgeEnds(svg) {
+  return new Map([...svg.matchAll(EDGE_SVG)].map((m) => [m[1], m.slice(2).map(Number)]));
+}
+
+test("the edges drawn here meet the boxes where Graphviz (the browser's) draws its own", async () => {
+  // The reference is Graphviz itself: the same pinned picture drawn by nop2 with its edges in (compose.py's test
+  // holds the same against Debian's Graphviz).
+  const g = await instance();
+  const v = JSON.parse(readFileSync(`${VECTORS}compose/moons_nested.json`, "utf8"));
+  const dot = sourceDot(v);
+  const composed = compose(dot, (part) => leanLayout(g.render(part, { format: "json0", engine: "dot" }).output ?? ""));
+  const ours = withEdges(g.render(composed.dot, { format: "svg", engine: "nop2" }).output ?? "", composed.edges);
+  const edgeLines = dot.split("\n").filter((line) => /^\t\S+ -> /.test(line));
+  const whole = `${composed.dot.slice(0, composed.dot.lastIndexOf("}"))}${edgeLines.join("\n")}\n}\n`;
+  const theirs = g.render(whole, { format: "svg", engine: "nop2" }).output ?? "";
+  /** @type {Map<string, number[]>} */
+  const pinned = new Map([...composed.dot.matchAll(/\t(\w+) \[[^\n]*pos="([-\d.]+),([-\d.]+)!"/g)].map((m) => [m[1], [Number(m[2]), Number(m[3])]]));
+  const ellipses = [...ours.matchAll(/<g id="(n\d+_op)" class="node[^"]*">[^]*?<ellipse[^>]*cx="([-\d.]+)" cy="([-\d.]+)"/g)];
+  assert.ok(ellipses.length > 100);
+  for (const [, node, cx, cy] of ellipses) {
+    const [x, y] = /** @type {number[]} */ (pinned.get(node));
+    assert.ok(Math.abs(Number(cx) - x) < 0.01 && Math.abs(-Number(cy) - y) < 0.01, `${node} drawn off its pin`);
+  }
+  const mine = edgeEnds(ours);
+  const own = edgeEnds(theirs);
+  assert.equal(mine.size, edgeLines.length);
+  assert.ok(mine.size > 1000 && own.size === mine.size);
+  for (const [edge, [sx, sy, bx, by, ax, ay, tx, ty, cx, cy]] of mine) {
+    const o = /** @type {number[]} */ (own.get(edge));
+    assert.ok(Math.hypot(sx - o[0], sy - o[1]) <= 1, `${edge} starts at ${sx},${sy}; Graphviz's at ${o[0]},${o[1]}`);
+    assert.ok(Math.hypot(tx - o[6], ty - o[7]) <= 1.5, `${edge} ends at ${tx},${ty}; Graphviz's at ${o[6]},${o[7]}`);
+    assert.ok(Math.abs(Math.hypot(tx - bx, ty - by) - 7) <= 0.02, `${edge}'s arrowhead is 7 points long (10 x 0.7)`);
+    assert.ok(Math.abs(Math.hypot(ax - cx, ay - cy) - 4.9) <= 0.02, `${edge}'s arrowhead is 4.9 points wide`);
+  }
+});
+
+test("withEdges draws the edges under the boxes, over the opened boxes' frames, and wants a box", () => {
+  const svg = '<svg><g id="graph0" class="graph"><g id="open0" class="cluster"></g><g id="n1" class="node mgw&#45;value"></g></g></svg>';
+  assert.equal(withEdges(svg, "<g id=\"e_n0_n1\" class=\"edge\"></g>"),
+    '<svg><g id="graph0" class="graph"><g id="open0" class="cluster"></g><g id="e_n0_n1" class="edge"></g><g id="n1" class="node mgw&#45;value"></g></g></svg>');
+  assert.throws(() => withEdges("<svg></svg>", ""), /drew no box/);
 });

@@ -13,7 +13,7 @@ import time
 
 import graphviz
 
-from micrograd_widget.picture.compose import composable, compose
+from micrograd_widget.picture.compose import composable, compose, with_edges
 from micrograd_widget.picture.dot import GraphView
 from micrograd_widget.picture.far_ranks import REFUSED_FAR_RANKS, whole_far_ranks
 
@@ -73,7 +73,8 @@ def layout_refusal(view: GraphView) -> str:
 def render_svg(view: GraphView) -> str:
     """The picture as SVG text, laid out by the kernel's ``dot`` with the browser's ``nslimit`` default (its
     warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters; a large
-    opened picture box by box (picture/compose.py: each part by dot, the whole drawn by ``neato -n2``).
+    opened picture box by box (picture/compose.py: each part by dot, the boxes drawn by ``neato -n2``, the edges by
+    compose).
     Raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed, ``graphviz.CalledProcessError`` when
     dot fails, ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds, and, at once,
     ``LayoutRefused`` for a picture ``layout_refusal`` refuses."""
@@ -86,7 +87,7 @@ def render_svg(view: GraphView) -> str:
     deadline = time.monotonic() + limit
     if composable(view.dot):  # a large opened picture: laid out box by box, as in the browser
         composed = compose(view.dot, lambda part: lay_part(part, deadline, limit))
-        return _pipe(composed, deadline, limit, _PINNED)
+        return with_edges(_pipe(composed.dot, deadline, limit, _PINNED), composed.edges)
     try:
         return _pipe(with_layout_defaults(view.dot), deadline, limit)
     except graphviz.CalledProcessError as err:

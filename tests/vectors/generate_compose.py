@@ -1,15 +1,15 @@
 """Writes the shared composition vectors tests/vectors/compose/*.json: a large opened picture's DOT -> the parts it
-is laid out in, their layouts, the composed DOT (micrograd_widget/picture/compose.py).
+is laid out in, their layouts, the composed DOT and its edges' SVG (micrograd_widget/picture/compose.py).
 
 Run ``.venv/bin/python tests/vectors/generate_compose.py`` after changing compose.py or the DOT writing (after
 generate_folds.py: the DOTs are the folding vectors') and commit the result. The layouts are the kernel's Graphviz's
 (picture/layout.py ``lay_part``, kept lean), so tests replay them without Graphviz: tests/test_compose.py holds
-compose.py to the parts and the composed DOT, js/picture/compose.test.js holds js/picture/compose.js to them, byte for
-byte.
+compose.py to the parts, the composed DOT and the edges, js/picture/compose.test.js holds js/picture/compose.js to
+them, byte for byte.
 
-Each file is ``{"name", "source", "large", "parts", "layouts", "composed"}``: ``source`` is ``[folds vector, case,
-option]``, whose DOT is composed; ``large`` true when that DOT (a small picture's) is given DOT_STYLE["large"]'s
-straight edges first (``forced``), to compose a picture whose box titles are hostile.
+Each file is ``{"name", "source", "large", "parts", "layouts", "composed", "edges"}``: ``source`` is ``[folds
+vector, case, option]``, whose DOT is composed; ``large`` true when that DOT (a small picture's) is given
+DOT_STYLE["large"]'s straight edges first (``forced``), to compose a picture whose box titles are hostile.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def vector(name: str) -> dict[str, Any]:
 
     composed = compose(source_dot(folds, case, option, large), lay)
     return {"name": name, "source": [folds, case, option], "large": large, "parts": parts, "layouts": layouts,
-            "composed": composed}
+            "composed": composed.dot, "edges": composed.edges}
 
 
 def main() -> None:
