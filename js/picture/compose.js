@@ -21,8 +21,11 @@ const EDGE = /^\t(\S+) -> (\S+) \[/;
 const NODE = /^\t+(\S+) \[/;
 const LABEL = /(?:^| )(label=(?:"(?:[^"\\]|\\.)*"|\S+))/;
 // A large picture's cuts in dot's work (dot.js largeLayout), sized for the whole picture: a part is laid out with
-// dot's defaults and the layout path's NSLIMIT instead.
+// dot's defaults and the layout path's NSLIMIT instead; and its straight edges, which a part's layout need not route
+// (compose draws them): the same places, 20-40% sooner (the moons loss's neuron at node_budget=2000: 81 -> 63 ms).
 const WHOLE_ONLY = / (?:mclimit|nslimit)=\S+/g;
+const ROUTED = " splines=line";
+const UNROUTED = " splines=none";
 // A node's attributes that do not move it, left out of its part: its colour and tooltip change with the picture's
 // colour scale and numbers (opening a box rescales every fill), its id with the boxes before it.
 const UNMOVING = / (?:class|fillcolor|id|tooltip)=(?:"(?:[^"\\]|\\.)*"|[^\s\]]+)/g;
@@ -178,7 +181,7 @@ function point(x, y) {
  */
 function part(lines, boxes, b, sizes) {
   const it = boxes[b];
-  const out = [lines[0], lines[1].replace(WHOLE_ONLY, ""), lines[2], lines[3]];
+  const out = [lines[0], lines[1].replace(WHOLE_ONLY, "").replace(ROUTED, UNROUTED), lines[2], lines[3]];
   if (b === 0) {
     if (lines[4]?.startsWith("\tlabel=")) out.push(lines[4]);
   } else {
