@@ -322,12 +322,16 @@ export function compose(dot, lay) {
   });
   /** @type {string[]} */
   const edges = [];
+  /** @type {string[]} */
+  const one = []; // one edge's pieces
   lines.forEach((line, k) => {
     const e = EDGE.exec(line);
     if (e === null) return;
     const id = EDGE_ID.exec(line);
     if (id === null || !PLAIN.test(e[1]) || !PLAIN.test(e[2])) throw new Error(`compose: an edge not as dot.js writes one: ${line}`);
-    edges.push(arrow(id[1], e[1], e[2], /** @type {Drawn} */ (drawn.get(e[1])), /** @type {Drawn} */ (drawn.get(e[2]))));
+    one.length = 0;
+    arrow(one, id[1], e[1], e[2], /** @type {Drawn} */ (drawn.get(e[1])), /** @type {Drawn} */ (drawn.get(e[2])));
+    edges.push(one.join(""));
     out[k] = null;
   });
   const [x0, y0, x1, y1] = layouts[0].bb;
@@ -370,26 +374,36 @@ function svgNumber(n) {
 }
 
 /**
- * A point of the picture (hundredths of a point, y up) in the SVG's coordinates (y down), rounded half up.
+ * Put a point of the picture (hundredths of a point, y up) in `buf` in the SVG's coordinates (y down), rounded half
+ * up.
+ * @param {string[]} buf
  * @param {number} x
  * @param {number} y
- * @returns {string}
+ * @returns {void}
  */
-function svgPoint(x, y) {
-  return `${svgNumber(Math.floor(x + 0.5))},${svgNumber(-Math.floor(y + 0.5))}`;
+function svgPoint(buf, x, y) {
+  buf.push(svgNumber(Math.floor(x + 0.5)), ",", svgNumber(-Math.floor(y + 0.5)));
 }
 
+// An edge's markup around its numbers, put in a buffer piece by piece and joined per edge (compose of the moons loss
+// opened at node_budget=2000, medians of 15: 63 ms; one template string per edge 73; one join of every piece 97).
+const EDGE_CLASS = `" class="edge ${DOT_STYLE.edge.class.replaceAll("-", "&#45;")}">\n<title>`;
+const EDGE_PATH = `</title>\n<path fill="none" stroke="${DOT_STYLE.edge.color}" d="M`;
+const EDGE_HEAD = `"/>\n<polygon fill="${DOT_STYLE.edge.color}" stroke="${DOT_STYLE.edge.color}" points="`;
+const EDGE_END = "\"/>\n</g>\n";
+
 /**
- * One edge's SVG, as Graphviz draws a straight edge (its group, title, line and arrowhead): from where the line
- * between the two centres leaves the tail's outline to an arrowhead whose stroked tip touches the head's.
+ * Put one edge's SVG in `buf`, as Graphviz draws a straight edge (its group, title, line and arrowhead): from where
+ * the line between the two centres leaves the tail's outline to an arrowhead whose stroked tip touches the head's.
+ * @param {string[]} buf
  * @param {string} id
  * @param {string} tail
  * @param {string} head
  * @param {Drawn} from
  * @param {Drawn} to
- * @returns {string}
+ * @returns {void}
  */
-function arrow(id, tail, head, from, to) {
+function arrow(buf, id, tail, head, from, to) {
   const dx = to.x - from.x;
   const dy = to.y - from.y;
   const length = Math.sqrt(dx * dx + dy * dy);
@@ -399,17 +413,31 @@ function arrow(id, tail, head, from, to) {
   const a = gap > ARROW ? ARROW : gap > 0 ? gap : 0; // a short edge's arrowhead is as long as the edge
   const ux = length > 0 ? dx / length : 0;
   const uy = length > 0 ? dy / length : 0;
-  const [sx, sy] = [from.x + s * dx, from.y + s * dy];
-  const [tx, ty] = [from.x + e * dx, from.y + e * dy];
-  const [bx, by] = [tx - ux * a, ty - uy * a];
-  const [vx, vy] = [-uy * a * ARROW_HALF_WIDTH, ux * a * ARROW_HALF_WIDTH];
-  const line = `M${svgPoint(sx, sy)}C${svgPoint(sx + (bx - sx) / 3, sy + (by - sy) / 3)} `
-    + `${svgPoint(sx + 2 * (bx - sx) / 3, sy + 2 * (by - sy) / 3)} ${svgPoint(bx, by)}`;
-  const side = svgPoint(bx + vx, by + vy);
-  const arrowhead = `${side} ${svgPoint(tx, ty)} ${svgPoint(bx - vx, by - vy)} ${side}`;
-  const color = DOT_STYLE.edge.color;
-  return `<g id="${id}" class="edge ${DOT_STYLE.edge.class.replaceAll("-", "&#45;")}">\n<title>${tail}&#45;&gt;${head}</title>\n`
-    + `<path fill="none" stroke="${color}" d="${line}"/>\n<polygon fill="${color}" stroke="${color}" points="${arrowhead}"/>\n</g>\n`;
+  const sx = from.x + s * dx;
+  const sy = from.y + s * dy;
+  const tx = from.x + e * dx;
+  const ty = from.y + e * dy;
+  const bx = tx - ux * a;
+  const by = ty - uy * a;
+  const vx = -uy * a * ARROW_HALF_WIDTH;
+  const vy = ux * a * ARROW_HALF_WIDTH;
+  buf.push("<g id=\"", id, EDGE_CLASS, tail, "&#45;&gt;", head, EDGE_PATH);
+  svgPoint(buf, sx, sy);
+  buf.push("C");
+  svgPoint(buf, sx + (bx - sx) / 3, sy + (by - sy) / 3);
+  buf.push(" ");
+  svgPoint(buf, sx + 2 * (bx - sx) / 3, sy + 2 * (by - sy) / 3);
+  buf.push(" ");
+  svgPoint(buf, bx, by);
+  buf.push(EDGE_HEAD);
+  svgPoint(buf, bx + vx, by + vy);
+  buf.push(" ");
+  svgPoint(buf, tx, ty);
+  buf.push(" ");
+  svgPoint(buf, bx - vx, by - vy);
+  buf.push(" ");
+  svgPoint(buf, bx + vx, by + vy);
+  buf.push(EDGE_END);
 }
 
 /**
