@@ -44,7 +44,8 @@ from micrograd_widget.engine import Value  # noqa: E402
 from micrograd_widget.graph.widget import GraphWidget  # noqa: E402
 from micrograd_widget.host.export import save_html  # noqa: E402
 from micrograd_widget.picture import fold_tree, layout  # noqa: E402
-from micrograd_widget.picture.compose import compose, with_edges  # noqa: E402
+from micrograd_widget.picture.compose import compose  # noqa: E402
+from micrograd_widget.picture.edges import with_edges  # noqa: E402
 
 RUNS = 3
 BUDGET = 2000

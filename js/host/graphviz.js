@@ -6,7 +6,8 @@
 import { instance } from "@viz-js/viz";
 import { inLayoutWorker, ranOnMain, serveLayouts, whenUnheld, workerLayout } from "./layout-worker.js";
 import { LOST_EDGE, NSLIMIT } from "../core/shared.js";
-import { composable, compose, leanLayout, withEdges } from "../picture/compose.js";
+import { composable, compose, leanLayout } from "../picture/compose.js";
+import { withEdges } from "../picture/edges.js";
 
 /** @import { Viz } from "@viz-js/viz" */
 /** @import { LayoutSignal } from "./layout-worker.js" */
@@ -102,7 +103,7 @@ export function warmUp() {
 /**
  * Lay out `dot` on this thread (the main thread's fallback, and the worker's own work): whole by dot, or, a large
  * opened picture (js/picture/compose.js composable), box by box, each box's part cached (layPart), its boxes drawn by
- * nop2 and its edges by compose (Graphviz's nop2 took ~210 of the ~400 ms it spent on the moons loss opened at
+ * nop2 and its edges by js/picture/edges.js (nop2 spent ~210 of its ~400 ms on the moons loss opened at
  * node_budget=2000 drawing the 6,653 edges).
  * @param {string} dot
  * @returns {Promise<string>}

@@ -8,9 +8,9 @@ and only the edges whose two ends meet first in it. Those DOTs are laid out inne
 ``json0`` text; the browser caches each by its text, so opening a box lays out that box, the ones it opens and the
 containers around it), then every node is pinned where its container's layout put it (``pos``, points), every opened
 box framed (``bb``, its label at ``lp``), and the boxes drawn by Graphviz's ``nop2`` engine (``neato -n2``), which
-keeps the positions. The edges are drawn here (``with_edges``), each a straight arrow from box to box as a large
-picture's edges already are: nop2 spent ~210 of its ~400 ms on the moons loss opened at node_budget=2000 drawing
-its 6,653 edges (clipping each at its boxes by bisection, then writing its SVG), and this writes them in ~20 ms.
+keeps the positions. The edges are drawn by picture/edges.py (``draw_edge``, ``with_edges``), each a straight arrow
+from box to box as a large picture's edges already are: nop2 spent ~210 of its ~400 ms on the moons loss opened at
+node_budget=2000 drawing its 6,653 edges (clipping each at its boxes by bisection, then writing its SVG).
 
 The picture is one function of the open set, as before, so the kernel (picture/layout.py ``render_svg``) and the browser
 (js/host/graphviz.js ``layoutHere``, through js/picture/compose.js, this module's twin) compose alike; the parts,
@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from micrograd_widget.picture.dot_style import DOT_STYLE
+from micrograd_widget.picture.edges import Drawn, draw_edge
 
-__all__ = ["composable", "compose", "Composed", "with_edges", "lean_layout", "PAD"]
+__all__ = ["composable", "compose", "Composed", "lean_layout", "PAD"]
 
 # Points between an opened box's frame and its contents (dot's own cluster margin).
 PAD = 8
@@ -51,15 +51,6 @@ _SHAPE = re.compile(r" shape=(\S+?)[\s\]]")
 _EDGE_ID = re.compile(r" \[id=(\w+)\]\Z")
 # A DOT id the edges' SVG writes as it is (dot.py names nodes n<i>, n<i>_op and fold<k>).
 _PLAIN = re.compile(r"\w+\Z")
-# A drawn box's start tag in Graphviz's SVG: the composed picture's edges go before the first (edges first).
-_BOX = re.compile(r'<g id="[^"]*" class="node[ "]')
-# An arrowhead's length (Graphviz's 10 points times the edges' arrowsize), in hundredths of a point, and its
-# half-width per unit of length (Graphviz's "normal" arrow).
-_ARROW = math.floor(1000 * float(DOT_STYLE["edge"]["arrowsize"]) + 0.5)
-_ARROW_HALF_WIDTH = 0.35
-# How far short of the head's outline the arrowhead's tip stops, in hundredths of a point, as Graphviz's does: its
-# 1-point stroke reaches past the sharp tip by half the stroke over the sine of the tip's half-angle (~1.51 points).
-_MITER = math.floor(50 * math.sqrt(1 + _ARROW_HALF_WIDTH * _ARROW_HALF_WIDTH) / _ARROW_HALF_WIDTH + 0.5)
 
 
 @dataclass
@@ -223,18 +214,6 @@ def _placed(got: _Layout, local: str, name: str) -> tuple[int, int]:
     return got.pos[local]
 
 
-@dataclass
-class _Drawn:
-    """A drawn node of the composed picture, as its edges see it: centre and half-sizes in hundredths of a point,
-    and whether its outline is an ellipse (an op) or a rectangle (a record: Graphviz clips edges at a record's box)."""
-
-    x: int
-    y: int
-    hw: float
-    hh: float
-    round: bool
-
-
 class Composed(NamedTuple):
     """A composed picture: its DOT for nop2 (every node pinned, every opened box framed, no edge) and its edges' SVG
     (``with_edges`` draws them in)."""
@@ -258,7 +237,7 @@ def compose(dot: str, lay: Callable[[str], str]) -> Composed:
         sizes[b] = (x1 - x0 + 200 * PAD, y1 - y0 + 200 * PAD)
     out: list[str | None] = list(lines)
     fallback = _SHAPE.search(lines[2])
-    drawn: dict[str, _Drawn] = {}
+    drawn: dict[str, Drawn] = {}
     at: dict[int, tuple[int, int]] = {0: (-layouts[0].bb[0], -layouts[0].bb[1])}  # each container's offset
     for b, box in enumerate(boxes):                   # the top level first, each opened box after its container
         ox, oy = at[b]
@@ -270,7 +249,7 @@ def compose(dot: str, lay: Callable[[str], str]) -> Composed:
                 raise RuntimeError(f"compose: Graphviz did not size {name}")
             w, h = got.size[f"v{j}"]
             shape = _SHAPE.search(lines[k]) or fallback
-            drawn[name] = _Drawn(ox + x, oy + y, w / 2, h / 2, shape is not None and shape.group(1) == "ellipse")
+            drawn[name] = Drawn(ox + x, oy + y, w / 2, h / 2, shape is not None and shape.group(1) == "ellipse")
         for j, c in enumerate(box.children):
             cx, cy = _placed(got, f"c{j}", boxes[c].name)
             w, h = sizes[c]
@@ -288,7 +267,7 @@ def compose(dot: str, lay: Callable[[str], str]) -> Composed:
         edge_id = _EDGE_ID.search(line)
         if edge_id is None or not _PLAIN.match(e.group(1)) or not _PLAIN.match(e.group(2)):
             raise RuntimeError(f"compose: an edge not as dot.py writes one: {line}")
-        edges.append(_arrow(edge_id.group(1), e.group(1), e.group(2), drawn[e.group(1)], drawn[e.group(2)]))
+        edges.append(draw_edge(edge_id.group(1), e.group(1), e.group(2), drawn[e.group(1)], drawn[e.group(2)]))
         out[k] = None
     x0, y0, x1, y1 = layouts[0].bb
     out[1] = f'{lines[1][:-1]} bb="{_point(0, 0)},{_point(x1 - x0, y1 - y0)}" notranslate=true]'
@@ -296,63 +275,3 @@ def compose(dot: str, lay: Callable[[str], str]) -> Composed:
         lx, ly = layouts[0].lp
         out[4] = f'{lines[4]} lp="{_point(lx - x0, ly - y0)}"'
     return Composed("\n".join(line for line in out if line is not None), "".join(edges))
-
-
-def _outline(node: _Drawn, dx: float, dy: float) -> float:
-    """The fraction of (dx, dy), from a node's centre, at which that ray leaves its outline."""
-    if node.round:
-        p = dx / node.hw
-        q = dy / node.hh
-        return 1 / math.sqrt(p * p + q * q)
-    ax, ay = abs(dx), abs(dy)
-    return node.hw / ax if ax * node.hh >= ay * node.hw else node.hh / ay  # through a side, or the top or bottom
-
-
-def _svg_number(n: int) -> str:
-    """A coordinate in hundredths of a point as Graphviz's SVG writes one: "12.5", "-3", "0.07"."""
-    whole, cents = divmod(abs(n), 100)
-    sign = "-" if n < 0 else ""
-    if cents == 0:
-        return f"{sign}{whole}" if whole else "0"
-    return f"{sign}{whole}.{cents // 10 if cents % 10 == 0 else f'{cents:02d}'}"
-
-
-def _svg_point(x: float, y: float) -> str:
-    """A point of the picture (hundredths of a point, y up) in the SVG's coordinates (y down), rounded half up."""
-    return f"{_svg_number(math.floor(x + 0.5))},{_svg_number(-math.floor(y + 0.5))}"
-
-
-def _arrow(edge_id: str, tail: str, head: str, start: _Drawn, end: _Drawn) -> str:
-    """One edge's SVG, as Graphviz draws a straight edge (its group, title, line and arrowhead): from where the line
-    between the two centres leaves the tail's outline to an arrowhead whose stroked tip touches the head's."""
-    dx = end.x - start.x
-    dy = end.y - start.y
-    length = math.sqrt(dx * dx + dy * dy)
-    s = _outline(start, dx, dy) if length > 0 else 0
-    e = 1 - _outline(end, dx, dy) - _MITER / length if length > 0 else 0
-    gap = (e - s) * length
-    a = _ARROW if gap > _ARROW else gap if gap > 0 else 0  # a short edge's arrowhead is as long as the edge
-    ux = dx / length if length > 0 else 0
-    uy = dy / length if length > 0 else 0
-    sx, sy = start.x + s * dx, start.y + s * dy
-    tx, ty = start.x + e * dx, start.y + e * dy
-    bx, by = tx - ux * a, ty - uy * a
-    vx, vy = -uy * a * _ARROW_HALF_WIDTH, ux * a * _ARROW_HALF_WIDTH
-    line = (f"M{_svg_point(sx, sy)}C{_svg_point(sx + (bx - sx) / 3, sy + (by - sy) / 3)} "
-            f"{_svg_point(sx + 2 * (bx - sx) / 3, sy + 2 * (by - sy) / 3)} {_svg_point(bx, by)}")
-    side = _svg_point(bx + vx, by + vy)
-    arrowhead = f"{side} {_svg_point(tx, ty)} {_svg_point(bx - vx, by - vy)} {side}"
-    color = DOT_STYLE["edge"]["color"]
-    edge_class = DOT_STYLE["edge"]["class"].replace("-", "&#45;")
-    return (f'<g id="{edge_id}" class="edge {edge_class}">\n<title>{tail}&#45;&gt;{head}</title>\n'
-            f'<path fill="none" stroke="{color}" d="{line}"/>\n'
-            f'<polygon fill="{color}" stroke="{color}" points="{arrowhead}"/>\n</g>\n')
-
-
-def with_edges(svg: str, edges: str) -> str:
-    """nop2's SVG of a composed DOT (``compose``'s ``dot``) with its ``edges`` drawn in, before the first box, as
-    Graphviz draws a large picture (edges first: the boxes over their ends)."""
-    first = _BOX.search(svg)
-    if first is None:
-        raise RuntimeError("compose: Graphviz drew no box to draw the edges under")
-    return svg[:first.start()] + edges + svg[first.start():]

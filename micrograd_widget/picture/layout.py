@@ -13,8 +13,9 @@ import time
 
 import graphviz
 
-from micrograd_widget.picture.compose import composable, compose, with_edges
+from micrograd_widget.picture.compose import composable, compose
 from micrograd_widget.picture.dot import GraphView
+from micrograd_widget.picture.edges import with_edges
 from micrograd_widget.picture.far_ranks import REFUSED_FAR_RANKS, whole_far_ranks
 
 __all__ = ["NSLIMIT", "LOST_EDGE", "DOT_TIME_LIMIT", "LayoutRefused", "in_browser", "layout_refusal", "render_svg",
@@ -74,7 +75,7 @@ def render_svg(view: GraphView) -> str:
     """The picture as SVG text, laid out by the kernel's ``dot`` with the browser's ``nslimit`` default (its
     warnings kept out of the notebook), once more with ``newrank`` when dot loses an edge between clusters; a large
     opened picture box by box (picture/compose.py: each part by dot, the boxes drawn by ``neato -n2``, the edges by
-    compose).
+    picture/edges.py).
     Raises ``graphviz.ExecutableNotFound`` when Graphviz is not installed, ``graphviz.CalledProcessError`` when
     dot fails, ``TimeoutError`` (dot stopped) when both together run past ``DOT_TIME_LIMIT`` seconds, and, at once,
     ``LayoutRefused`` for a picture ``layout_refusal`` refuses."""

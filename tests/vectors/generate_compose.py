@@ -1,7 +1,7 @@
 """Writes the shared composition vectors tests/vectors/compose/*.json: a large opened picture's DOT -> the parts it
 is laid out in, their layouts, the composed DOT and its edges' SVG (micrograd_widget/picture/compose.py).
 
-Run ``.venv/bin/python tests/vectors/generate_compose.py`` after changing compose.py or the DOT writing (after
+Run ``.venv/bin/python tests/vectors/generate_compose.py`` after changing compose.py, edges.py or the DOT writing (after
 generate_folds.py: the DOTs are the folding vectors') and commit the result. The layouts are the kernel's Graphviz's
 (picture/layout.py ``lay_part``, kept lean), so tests replay them without Graphviz: tests/test_compose.py holds
 compose.py to the parts, the composed DOT and the edges, js/picture/compose.test.js holds js/picture/compose.js to
