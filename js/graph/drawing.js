@@ -170,7 +170,10 @@ export class Drawing {
         return true;
       }
       if (!(await picture.layout(dot, view, text, place))) return false;
-      if (folding) folding.drawn = open;
+      if (folding) {
+        folding.drawn = open;
+        folding.prepareSoon();
+      }
       this.view.pictureShown(view);
       this.view.errors.clearFailure("layout");
       this.view.root.setAttribute("data-state", "ready");

@@ -7,6 +7,7 @@
 
 import * as fold from "../picture/fold_tree.js";
 import { EarlyLayouts } from "./early-layouts.js";
+import { whenIdle } from "../ui/idle.js";
 
 /** @import { DotOptions, FoldTree, PictureBox, PictureCluster } from "../picture/fold_tree.js" */
 /** @import { Palette } from "../picture/format.js" */
@@ -27,6 +28,8 @@ import { EarlyLayouts } from "./early-layouts.js";
 /** @typedef {{dot: string, view: PictureView}} DrawnPicture drawPicture's */
 
 const PLAN_MEASURE = "micrograd-widget: fold and write DOT"; // Folding.draw's User Timing name
+/** @type {[number, number]} */
+const PREPARE_IDLE = [1000, 50]; // whenIdle's timeout for prepareSoon, and its timer without idle callbacks
 
 /**
  * The DOT of the open set `open` of the compiled hierarchy `tree` (js/picture/fold_tree.js: a graph that does not fold is a
@@ -107,6 +110,28 @@ export class Folding {
     this.open = canonicalOpen(model.get("opened"));
     this.drawn = null; // the open set of the picture shown (graph/drawing.js sets it), where a failed layout goes back to
     this.early = new EarlyLayouts(this); // pictures laid out before they are asked for (graph/early-layouts.js)
+    /** @type {(() => void) | null} */
+    this.preparing = null; // cancels prepareSoon's idle work, while it waits
+  }
+
+  /**
+   * Once the page is idle, work out what the next Expand from the open set shown starts with (js/picture/fold_tree.js
+   * prepareExpand), which the first Expand's keypress did: on the moons loss at node_budget=2000, ~40 ms of it.
+   */
+  prepareSoon() {
+    if (this.preparing) this.preparing();
+    const open = this.open;
+    this.preparing = whenIdle(() => {
+      this.preparing = null;
+      fold.prepareExpand(this.tree, open, this.budget());
+    }, ...PREPARE_IDLE);
+  }
+
+  /** No more work ahead: the early layouts and prepareSoon's (a new hierarchy, or the view gone). */
+  stop() {
+    this.early.stop();
+    if (this.preparing) this.preparing();
+    this.preparing = null;
   }
 
   /** @returns {number} */

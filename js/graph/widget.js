@@ -177,7 +177,7 @@ class GraphWidgetView {
     }
     on("change:opened", () => this.folding && this.folding.receive() && this.drawing.relayout());
     on("change:folds", () => {
-      if (this.folding) this.folding.early.stop(); // its early layouts are of the old hierarchy
+      if (this.folding) this.folding.stop(); // its early layouts are of the old hierarchy
       this.folding = Folding.of(this.model, this.tape);
       this.foldControls.hidden = !this.folding;
       this.drawing.relayout();
@@ -437,7 +437,7 @@ class GraphWidgetView {
     if (this.learn) this.learn.destroy();
     if (this.leaves) this.leaves.destroy();
     this.destroyed = true;
-    if (this.folding) this.folding.early.stop();
+    if (this.folding) this.folding.stop();
     if (this.stepper) this.stepper.destroy();
     this.stepper = null;
     if (this.inspector) this.inspector.dropGradcheck();

@@ -117,12 +117,14 @@ function edgeCount(tree, unit) {
  */
 /**
  * Per tree, what openings need: per node its unit in the default picture (`top`), the nodes each group holds
- * directly and each node's consumers (CSR), and each group's Opening worked out so far.
+ * directly and each node's consumers (CSR), and each group's Opening worked out so far; and the edge counts of the
+ * last open sets counted (openSetEdges), by their flags.
  * @typedef {{top: Int32Array, directStart: Int32Array, direct: Int32Array, consumerStart: Int32Array,
- *   consumers: Int32Array, openings: Map<number, Opening>}} CostTables
+ *   consumers: Int32Array, openings: Map<number, Opening>, edgeCounts: Map<string, number>}} CostTables
  */
 /** @type {WeakMap<FoldTree, CostTables>} */
 const costTables = new WeakMap();
+const OPEN_SETS_KEPT = 8; // edge counts kept per tree (openSetEdges): an Expand's two, and the sets around them
 
 /**
  * @param {FoldTree} tree
@@ -147,7 +149,7 @@ function tablesOf(tree) {
   const next = consumerStart.slice(0, n);
   for (let i = 0; i < n; i++) for (let p = inputStart[i]; p < inputStart[i + 1]; p++) consumers[next[inputs[p]]++] = i;
   const tables = { top: unitArray(tree, new Uint8Array(groups.length)).unit, directStart, direct, consumerStart, consumers,
-    openings: new Map() };
+    openings: new Map(), edgeCounts: new Map() };
   costTables.set(tree, tables);
   return tables;
 }
@@ -289,7 +291,29 @@ export function costLimit(tree, flags) {
  * @returns {number}
  */
 export function edgeLimit(tree, flags, budget) {
-  return Math.max(EDGES_PER_BOX * budget, edgeCount(tree, unitArray(tree, flags).unit));
+  return Math.max(EDGES_PER_BOX * budget, openSetEdges(tree, flags));
+}
+
+/**
+ * How many distinct edges the picture of `flags` draws (edgeCount of its units), kept with the tree for the last
+ * OPEN_SETS_KEPT open sets: an Expand counts its open set's and its trial's, each twice (the limit and the fit, the
+ * test and the grow), 5-8 ms each on the moons loss.
+ * @param {FoldTree} tree
+ * @param {Uint8Array} flags
+ * @returns {number}
+ */
+function openSetEdges(tree, flags) {
+  const kept = tablesOf(tree).edgeCounts;
+  const key = flags.join("");
+  const known = kept.get(key);
+  if (known !== undefined) return known;
+  const count = edgeCount(tree, unitArray(tree, flags).unit);
+  kept.set(key, count);
+  for (const old of kept.keys()) {
+    if (kept.size <= OPEN_SETS_KEPT) break;
+    kept.delete(old);
+  }
+  return count;
 }
 
 /**
@@ -315,7 +339,7 @@ export function grow(tree, flags, candidates, budget, limits) {
     const more = units + G.children.length + G.nodes - 1;
     const op = opening(tree, g);
     if (more > budget || cost + op.cost > limits.cost) continue;
-    if (edges < 0) edges = edgeCount(tree, unit);
+    if (edges < 0) edges = openSetEdges(tree, flags); // the units of flags as the loop found them: none opened yet
     const gone = new Set();
     const made = new Set();
     for (const [c, ux] of op.inward) { gone.add(unit[c]); made.add(key(unit[c], ux)); }
@@ -353,5 +377,5 @@ export function fits(tree, flags, budget, limits) {
 export function misfit(tree, flags, budget, limits) {
   if (unitsOfFlags(tree, flags) > budget) return "units";
   if (costOf(tree, flags) > limits.cost) return "cost";
-  return edgeCount(tree, unitArray(tree, flags).unit) > limits.edges ? "edges" : null;
+  return openSetEdges(tree, flags) > limits.edges ? "edges" : null;
 }

@@ -16,6 +16,7 @@
 //   expand(tree, open, key, budget) -> open'  open `key` (and what it needs above it), then its child groups,
 //                                            nearest the output first, while the picture fits the budget
 //   expandRefusal(tree, open, key, budget) -> words | null   why expand leaves `key` closed, in the learner's words
+//   prepareExpand(tree, open, budget)        work out ahead (the page idle) what any expand from `open` starts with
 //   collapse(tree, open, key) -> open'       close `key` and every group inside it
 //   expandAllThatFits(tree, open, budget) -> open'   open groups nearest the output first while they fit
 //   closedBoxOf(tree, open, node) -> key | null       the outermost closed group holding `node` (null: drawn)
@@ -366,6 +367,21 @@ export function expand(tree, open, key, budget) {
   if (refused) return canonical(tree, flags);
   grow(tree, trial, tree.groups[indexOf(tree, key)].children, budget, limits);
   return canonical(tree, trial);
+}
+
+/**
+ * Work out what any `expand(tree, open, ·, budget)` starts with, so that a gesture need not: the cost tables, the
+ * opening of every open group and the open set's edge count (fold_fit.js keeps them with the tree). The view runs it
+ * when the page is idle after a picture is shown: on the moons loss at node_budget=2000, ~40 ms of the first
+ * Expand's keypress. JS only: the kernel plans a picture once per call.
+ * @param {FoldTree} tree
+ * @param {Iterable<string>} open
+ * @param {number} budget
+ */
+export function prepareExpand(tree, open, budget) {
+  const flags = openFlags(tree, open);
+  edgeLimit(tree, flags, budget);
+  costLimit(tree, flags);
 }
 
 /**

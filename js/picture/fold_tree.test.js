@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { backwardSteps, gradsAfter } from "../core/stepper.js";
 import {
   closedBoxOf, collapse, compileFolds, dotFor, expand, expandAllThatFits, expandRefusal, keysToReveal, pictureFor,
+  prepareExpand,
   unitsFor,
 } from "./fold_tree.js";
 import { FOLDS, foldFiles, load } from "./folds.fixture.js";
@@ -60,6 +61,26 @@ test("opening the keys to reveal a node draws it; collapsing its outermost box h
     if (keys.length) {
       assert.equal(closedBoxOf(tree, [], node), keys[0]);
       assert.deepEqual(collapse(tree, keys, keys[0]), []);
+    }
+  }
+});
+
+test("expand reaches Python's open sets with the work ahead done first (prepareExpand), in any order", () => {
+  // One tree per vector file, each case's open set prepared first (the view's idle work), then every case again in
+  // reverse with another set prepared. (A count kept for one open set answering for another is caught by
+  // fold_fit.test.js's counts by hand, on three open sets of one tree.)
+  for (const file of files) {
+    const { v, tree } = load(file);
+    const expands = v.cases.filter((/** @type {any} */ c) => c.action === "expand");
+    for (const c of expands) {
+      const budget = c.budget ?? v.budget;
+      prepareExpand(tree, c.from, budget);
+      assert.deepEqual(expand(tree, c.from, c.key, budget), c.open, `${file} ${c.key}: open set`);
+    }
+    for (const c of expands.slice().reverse()) {
+      const budget = c.budget ?? v.budget;
+      prepareExpand(tree, c.open, budget);
+      assert.deepEqual(expand(tree, c.from, c.key, budget), c.open, `${file} ${c.key} again: open set`);
     }
   }
 });
