@@ -89,12 +89,15 @@ function rep(within, common, node, boxes) {
 }
 
 /**
- * The containers of a DOT's lines (the top level first, each before its opened boxes).
+ * The containers of a DOT's lines (the top level first, each before its opened boxes), and every edge line as
+ * [line, tail, head], in DOT order.
  * @param {string[]} lines
- * @returns {Box[]}
+ * @returns {{boxes: Box[], edgeLines: [number, string, string][]}}
  */
 function parse(lines) {
   const boxes = [box("", -1, -1)];
+  /** @type {[number, string, string][]} */
+  const edgeLines = [];
   /** @type {Map<string, number>} */
   const where = new Map();
   const stack = [0];
@@ -112,6 +115,7 @@ function parse(lines) {
     const e = EDGE.exec(line);
     if (e) {
       const [tail, head] = [e[1], e[2]];
+      edgeLines.push([k, tail, head]);
       const a = chain(boxes, /** @type {number} */ (where.get(tail)));
       const b = chain(boxes, /** @type {number} */ (where.get(head)));
       const common = /** @type {number} */ (a.find((c) => b.includes(c))); // the innermost container holding both
@@ -126,7 +130,7 @@ function parse(lines) {
       boxes[top].nodes.push([k, n[1]]);
     }
   });
-  return boxes;
+  return { boxes, edgeLines };
 }
 
 /**
@@ -262,7 +266,7 @@ function inches(text) {
  */
 export function compose(dot, lay) {
   const lines = dot.split("\n");
-  const boxes = parse(lines);
+  const { boxes, edgeLines } = parse(lines);
   /** @type {Layout[]} */
   const layouts = [];
   /** @type {Map<number, [number, number]>} */
@@ -310,16 +314,14 @@ export function compose(dot, lay) {
   const edges = [];
   /** @type {string[]} */
   const one = []; // one edge's pieces
-  lines.forEach((line, k) => {
-    const e = EDGE.exec(line);
-    if (e === null) return;
-    const id = EDGE_ID.exec(line);
-    if (id === null || !PLAIN.test(e[1]) || !PLAIN.test(e[2])) throw new Error(`compose: an edge not as dot.js writes one: ${line}`);
+  for (const [k, tail, head] of edgeLines) {
+    const id = EDGE_ID.exec(lines[k]);
+    if (id === null || !PLAIN.test(tail) || !PLAIN.test(head)) throw new Error(`compose: an edge not as dot.js writes one: ${lines[k]}`);
     one.length = 0;
-    drawEdge(one, id[1], e[1], e[2], /** @type {Drawn} */ (drawn.get(e[1])), /** @type {Drawn} */ (drawn.get(e[2])));
+    drawEdge(one, id[1], tail, head, /** @type {Drawn} */ (drawn.get(tail)), /** @type {Drawn} */ (drawn.get(head)));
     edges.push(one.join(""));
     out[k] = null;
-  });
+  }
   const [x0, y0, x1, y1] = layouts[0].bb;
   out[1] = `${lines[1].slice(0, -1)} bb="${point(0, 0)},${point(x1 - x0, y1 - y0)}" notranslate=true]`;
   const root = layouts[0].lp;

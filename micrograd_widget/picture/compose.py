@@ -72,10 +72,12 @@ def composable(dot: str) -> bool:
     return "splines=line" in head and "\tsubgraph cluster_" in dot
 
 
-def _parse(lines: list[str]) -> list[_Box]:
-    """The containers of a DOT's lines (the top level first, each before its opened boxes)."""
+def _parse(lines: list[str]) -> tuple[list[_Box], list[tuple[int, str, str]]]:
+    """The containers of a DOT's lines (the top level first, each before its opened boxes), and every edge line as
+    (line, tail, head), in DOT order."""
     boxes = [_Box("", -1)]
     where: dict[str, int] = {}
+    edge_lines: list[tuple[int, str, str]] = []
     stack = [0]
     for k, line in enumerate(lines):
         if k < 4 or line in ("}", "") or line.startswith("\tlabel="):
@@ -88,6 +90,7 @@ def _parse(lines: list[str]) -> list[_Box]:
             stack.pop()
         elif (e := _EDGE.match(line)) is not None:
             tail, head = e.group(1), e.group(2)
+            edge_lines.append((k, tail, head))
             a, b = _chain(boxes, where[tail]), _chain(boxes, where[head])
             common = next(c for c in a if c in b)    # the innermost container holding both ends
             ends = (_rep(a, common, tail, boxes), _rep(b, common, head, boxes))
@@ -96,7 +99,7 @@ def _parse(lines: list[str]) -> list[_Box]:
         elif k != boxes[stack[-1]].line and (n := _NODE.match(line)) is not None:
             where[n.group(1)] = stack[-1]
             boxes[stack[-1]].nodes.append((k, n.group(1)))
-    return boxes
+    return boxes, edge_lines
 
 
 def _chain(boxes: list[_Box], b: int) -> list[int]:
@@ -228,7 +231,7 @@ def compose(dot: str, lay: Callable[[str], str]) -> Composed:
     ``with_edges``), each a straight arrow from box to box as a large picture's edges are. ``lay(part)`` lays out one
     part's DOT and returns Graphviz's json0 text; the parts are asked for innermost first, each once."""
     lines = dot.split("\n")
-    boxes = _parse(lines)
+    boxes, edge_lines = _parse(lines)
     layouts: dict[int, _Layout] = {}
     sizes: dict[int, tuple[int, int]] = {}
     for b in reversed(range(len(boxes))):             # innermost first: each opened box before its container
@@ -261,13 +264,11 @@ def compose(dot: str, lay: Callable[[str], str]) -> Composed:
                 frame += f' lp="{_point(at[c][0] + inner.lp[0], at[c][1] + inner.lp[1])}"'
             out[boxes[c].line] = f"{lines[boxes[c].line][:-1]} {frame}]"
     edges = []
-    for k, line in enumerate(lines):
-        if (e := _EDGE.match(line)) is None:
-            continue
-        edge_id = _EDGE_ID.search(line)
-        if edge_id is None or not _PLAIN.match(e.group(1)) or not _PLAIN.match(e.group(2)):
-            raise RuntimeError(f"compose: an edge not as dot.py writes one: {line}")
-        edges.append(draw_edge(edge_id.group(1), e.group(1), e.group(2), drawn[e.group(1)], drawn[e.group(2)]))
+    for k, tail, head in edge_lines:
+        edge_id = _EDGE_ID.search(lines[k])
+        if edge_id is None or not _PLAIN.match(tail) or not _PLAIN.match(head):
+            raise RuntimeError(f"compose: an edge not as dot.py writes one: {lines[k]}")
+        edges.append(draw_edge(edge_id.group(1), tail, head, drawn[tail], drawn[head]))
         out[k] = None
     x0, y0, x1, y1 = layouts[0].bb
     out[1] = f'{lines[1][:-1]} bb="{_point(0, 0)},{_point(x1 - x0, y1 - y0)}" notranslate=true]'

@@ -65,6 +65,11 @@ def _svg_point(x: float, y: float) -> str:
     return f"{_svg_number(math.floor(x + 0.5))},{_svg_number(-math.floor(y + 0.5))}"
 
 
+# An edge's class as Graphviz's SVG escapes it, and its colour (the DOT's edge defaults).
+_EDGE_CLASS = DOT_STYLE["edge"]["class"].replace("-", "&#45;")
+_EDGE_COLOR = DOT_STYLE["edge"]["color"]
+
+
 def draw_edge(edge_id: str, tail: str, head: str, start: Drawn, end: Drawn) -> str:
     """One edge's SVG, as Graphviz draws a straight edge (its group, title, line and arrowhead): from where the line
     between the two centres leaves the tail's outline to an arrowhead whose stroked tip touches the head's."""
@@ -85,11 +90,9 @@ def draw_edge(edge_id: str, tail: str, head: str, start: Drawn, end: Drawn) -> s
             f"{_svg_point(sx + 2 * (bx - sx) / 3, sy + 2 * (by - sy) / 3)} {_svg_point(bx, by)}")
     side = _svg_point(bx + vx, by + vy)
     arrowhead = f"{side} {_svg_point(tx, ty)} {_svg_point(bx - vx, by - vy)} {side}"
-    color = DOT_STYLE["edge"]["color"]
-    edge_class = DOT_STYLE["edge"]["class"].replace("-", "&#45;")
-    return (f'<g id="{edge_id}" class="edge {edge_class}">\n<title>{tail}&#45;&gt;{head}</title>\n'
-            f'<path fill="none" stroke="{color}" d="{line}"/>\n'
-            f'<polygon fill="{color}" stroke="{color}" points="{arrowhead}"/>\n</g>\n')
+    return (f'<g id="{edge_id}" class="edge {_EDGE_CLASS}">\n<title>{tail}&#45;&gt;{head}</title>\n'
+            f'<path fill="none" stroke="{_EDGE_COLOR}" d="{line}"/>\n'
+            f'<polygon fill="{_EDGE_COLOR}" stroke="{_EDGE_COLOR}" points="{arrowhead}"/>\n</g>\n')
 
 
 def with_edges(svg: str, edges: str) -> str:
