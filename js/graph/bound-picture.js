@@ -11,7 +11,7 @@ import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { boxesById, makeFocusable, textNode } from "../ui/svg.js";
 import { EdgeRaster } from "./edge-raster.js";
 import { LazyTexts } from "./visible.js";
-import { PendingGroups } from "./pending.js";
+import { PendingGroups, textGroups } from "./pending.js";
 
 // A live number "data 6.0000" (or a fold box's "max |grad| 0.5000"): its <text> gets `attr`=key and data-field, and
 // holds one Text node, which each frame rewrites whole (caption + number; the number is the text after the last
@@ -34,11 +34,11 @@ const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-g
 const FOLD_SLOTS = 5;
 
 /** The SVG bound once, as named parts; `view` describes what was drawn (graph/folding.js drawPicture); `root`: the graph's
- * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgeTexts` and `opTexts`: the
- * picture's edges and op circles taken out of `svg` (js/ui/svg.js splitEdges, splitOps), put in as they come near
- * sight (graph/pending.js). */
+ * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgesOut` and `opsOut`: the
+ * picture's edges and op circles not in `svg` (a composed picture's edges as numbers; js/ui/svg.js splitEdges,
+ * splitOps), put in as they come near sight (graph/pending.js). */
 export class BoundPicture {
-  constructor(svg, view, names, root = null, edgeTexts = [], opTexts = []) {
+  constructor(svg, view, names, root = null, edgesOut = textGroups([]), opsOut = textGroups([])) {
     const byId = boxesById(svg);
     const shown = Int32Array.from(view.shown || []);
     const m = shown.length;
@@ -47,13 +47,13 @@ export class BoundPicture {
     /** @type {Map<string, Element>} */
     this.edgesIn = new Map(); // the edges in the picture, by id
     const graph = svg.querySelector("g.graph");
-    this.pendingEdges = new PendingGroups(edgeTexts, graph, (edges, bounds) => {
+    this.pendingEdges = new PendingGroups(edgesOut, graph, (edges, bounds) => {
       for (const g of edges) this.edgesIn.set(g.id, g);
       this.lazy.watchMore(edges, bounds);
     }, { first: true });
     /** @type {Map<number, Element>} */
     this.opsIn = new Map(); // the op circles in the picture, by node
-    this.pendingOps = new PendingGroups(opTexts, graph, (ops, bounds) => {
+    this.pendingOps = new PendingGroups(opsOut, graph, (ops, bounds) => {
       for (const g of ops) {
         const i = Number(g.id.slice(1, -3)); // n<i>_op
         this.opsIn.set(i, g);

@@ -5,20 +5,20 @@
 // and its drawing() takes a picture from it (take) instead of laying it out again.
 
 import * as fold from "../picture/fold_tree.js";
-import { layoutSVG, warmUp } from "../host/graphviz.js";
+import { layOut, warmUp } from "../host/graphviz.js";
 import { layoutThread } from "../host/layout-worker.js";
 import { parseSVG } from "../ui/svg.js";
 import { whenIdle } from "../ui/idle.js";
 import { canonicalOpen, sameOpen } from "./folding.js";
 
 /** @import { DotOptions, PictureBox } from "../picture/fold_tree.js" */
-/** @import { LayoutSignal } from "../host/layout-worker.js" */
+/** @import { LaidOut, LayoutSignal } from "../host/layout-worker.js" */
 /** @import { DrawnPicture, Folding } from "./folding.js" */
 
 /**
- * A picture laid out before it was asked for (prefetch): `text`, a Promise of its SVG text (null: not laid out);
- * `parsed`, that text parsed when the page was idle.
- * @typedef {{id: string, drawn: DrawnPicture, text: Promise<string | null>, signal: LayoutSignal,
+ * A picture laid out before it was asked for (prefetch): `text`, a Promise of it laid out (null: not laid out);
+ * `parsed`, its SVG text parsed when the page was idle.
+ * @typedef {{id: string, drawn: DrawnPicture, text: Promise<LaidOut | null>, signal: LayoutSignal,
  *   parsed: Element | null, used: boolean}} EarlyLayout
  */
 
@@ -49,12 +49,12 @@ export class EarlyLayouts {
 
   /**
    * The picture of the open set `open` with `options` when it was laid out early: its { dot, view } and `text`, a
-   * Promise of its SVG text (or of the element parsed from it while the page was idle); else null. That DOT's numbers
+   * Promise of it laid out (or of the element parsed from it while the page was idle); else null. That DOT's numbers
    * may be older than `options`' (a slider moved since): its boxes were sized for those, as after any slider move
    * (layoutKey holds all else that shapes the layout), and the view paints today's numbers and fills over them.
    * @param {string[]} open
    * @param {DotOptions} options
-   * @returns {(DrawnPicture & {text: Promise<string | Element | null>}) | null}
+   * @returns {(DrawnPicture & {text: Promise<LaidOut | Element | null>}) | null}
    */
   take(open, options) {
     const hit = this.list.find((e) => e.id === layoutKey(open, options));
@@ -62,18 +62,18 @@ export class EarlyLayouts {
     const parsed = hit.parsed; // used once (binding changes it); the text stays for another use
     hit.parsed = null;
     hit.used = true; // drawn: no idle parse of it any more (~40 ms on the moons loss, between two slider frames)
-    return { ...hit.drawn, text: parsed ? Promise.resolve(parsed) : hit.text.then((svg) => svg ?? layoutSVG(hit.drawn.dot)) };
+    return { ...hit.drawn, text: parsed ? Promise.resolve(parsed) : hit.text.then((laid) => laid ?? layOut(hit.drawn.dot)) };
   }
 
   /**
    * Lay out, in the layout worker at low priority, the picture that expanding `key` would draw (the inspector
-   * shows its Expand button): Expand then binds it without waiting for Graphviz. Returns a Promise of the SVG
-   * text (null if the worker stopped before), or null when expanding draws nothing new.
+   * shows its Expand button): Expand then binds it without waiting for Graphviz. Returns a Promise of it laid out
+   * (null if the worker stopped before), or null when expanding draws nothing new.
    * `maxChars`: not when its DOT is that long or longer (then "large", and nothing is laid out).
    * @param {string} key
    * @param {DotOptions} options
    * @param {number} [maxChars]
-   * @returns {Promise<string | null> | null | "large"}
+   * @returns {Promise<LaidOut | null> | null | "large"}
    */
   prefetch(key, options, maxChars = Infinity) {
     const f = this.folding;
@@ -85,15 +85,16 @@ export class EarlyLayouts {
     const drawn = f.draw(options, open);
     if (drawn.dot.length >= maxChars) return "large";
     const signal = { cancelled: false };
-    const text = layoutSVG(drawn.dot, { low: true, signal }).catch((err) => {
+    const text = layOut(drawn.dot, { low: true, signal }).catch((err) => {
       this.list = this.list.filter((e) => e.text !== text); // a fresh layout says what went wrong
       throw err;
     });
     const entry = { id, drawn, text, signal, parsed: null, used: false };
-    // Parsed too when the page is idle (the moons loss's largest box: ~25-45 ms less after the click).
-    text.then((svg) => svg && whenIdle(() => {
+    // Parsed too when the page is idle (the moons loss's largest box: ~25-45 ms less after the click); not a composed
+    // picture, whose edges the view puts in only as they come near sight (graph/pending.js).
+    text.then((laid) => laid && !laid.edges && whenIdle(() => {
       try {
-        if (this.list.includes(entry) && !entry.used) entry.parsed = parseSVG(svg);
+        if (this.list.includes(entry) && !entry.used) entry.parsed = parseSVG(laid.svg);
       } catch { /* not a picture: parsePicture says so when it is used */ }
     }, 1000, 0), () => {});
     this.list.unshift(entry);
@@ -167,13 +168,13 @@ export class EarlyLayouts {
 }
 
 /**
- * `ready(key)` once `early` (prefetch()'s Promise of SVG text, or null / "large": none) brings a picture.
- * @param {Promise<string | null> | null | "large"} early
+ * `ready(key)` once `early` (prefetch()'s Promise of a layout, or null / "large": none) brings a picture.
+ * @param {Promise<LaidOut | null> | null | "large"} early
  * @param {string} key
  * @param {(key: string) => void} ready
  */
 function announce(early, key, ready) {
-  if (early instanceof Promise) early.then((svg) => svg && ready(key), () => {});
+  if (early instanceof Promise) early.then((laid) => laid && ready(key), () => {});
 }
 
 /**

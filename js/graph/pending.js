@@ -2,8 +2,9 @@
 // The edges and op circles of a new picture that are not in it yet (issue 22: a gesture costs what is in sight). A
 // large picture's edges are most of its elements (the moons loss with 1,684 boxes drawn: 6,653 edges, 20,000 of its
 // 37,500 elements), and its op circles a fifth of the rest; the page parsed, styled and laid out every one of them
-// before the picture was painted. So the picture goes in without them (js/ui/svg.js splitEdges, splitOps) and each is
-// parsed and put in when it is first needed:
+// before the picture was painted. So the picture goes in without them (a composed picture's edges come as numbers,
+// js/picture/edges.js EdgeTable, and their markup is written here only then; js/ui/svg.js splitEdges takes another
+// large picture's out, splitOps the op circles) and each is parsed and put in when it is first needed:
 // - it comes into sight (graph/visible.js look()'s "sight", a box's margin around the view), in one parse for all that
 //   did, before the frame is painted;
 // - it comes near sight (look()'s "near", as the boxes painted: so it is there before it scrolls in), when the page is
@@ -13,44 +14,95 @@
 // - something reads the whole picture (an export, the edge raster at low detail: all()).
 // An edge goes in before the first box (Graphviz draws the edges first, under the boxes), an op circle after the last
 // (it overlaps no box), painted or culled as visible.js watchMore() says. Its place is the bounding box of its
-// shapes' numbers (shapeBounds), in user units. Neither is focusable: Tab, and a box's accessible name, never need one.
+// shapes' numbers (shapeBounds, edgeBounds), in user units. Neither is focusable: Tab, and a box's accessible name,
+// never need one.
 
 import { parseGroups, shapeBounds } from "../ui/svg.js";
+import { edgeBounds, edgeMarkup } from "../picture/edges.js";
 import { whenIdle } from "../ui/idle.js";
 import { meets } from "./visible.js";
+
+/** @import { EdgeTable } from "../picture/edges.js" */
 
 const SLICE = 250; // groups near sight put in per idle callback (2,000 edges of the moons loss took ~140 ms under load: ~18 ms)
 const IDLE_MS = 2000; // at the latest this long after a look when the page is never idle (a drag; scrolling puts them in anyway)
 
+/**
+ * Groups not in the picture: how many, each one's id and markup (asked once, as it goes in), and their bounding
+ * boxes, 4 numbers [x0, y0, x1, y1] each, in user units.
+ * @typedef {{count: number, id: (k: number) => string | null, markup: (k: number) => string, bounds: Float64Array}} Groups
+ */
+
+/**
+ * Groups given as their markup (splitEdges' or splitOps'): each text is let go once it is in.
+ * @param {string[]} texts
+ * @returns {Groups}
+ */
+export function textGroups(texts) {
+  const bounds = new Float64Array(4 * texts.length);
+  texts.forEach((text, k) => bounds.set(shapeBounds(text) || [0, 0, 0, 0], 4 * k));
+  return {
+    count: texts.length,
+    id: (k) => /^<g id="([^"]*)"/.exec(texts[k])?.[1] ?? null,
+    markup: (k) => {
+      const text = texts[k];
+      texts[k] = "";
+      return text;
+    },
+    bounds,
+  };
+}
+
+/**
+ * A composed picture's edges, given as numbers (js/picture/edges.js EdgeTable): each one's markup written as it goes in,
+ * as leanSVG would have left it (the moons loss opened at node_budget=2000: 6,653 edges, of which a view brings ~100-400
+ * near sight).
+ * @param {EdgeTable} table
+ * @returns {Groups}
+ */
+export function tableGroups(table) {
+  /** @type {string[]} */
+  const buf = [];
+  return {
+    count: table.ids.length,
+    id: (k) => table.ids[k],
+    markup: (k) => {
+      buf.length = 0;
+      edgeMarkup(buf, table, k, true);
+      return buf.join("");
+    },
+    bounds: edgeBounds(table),
+  };
+}
+
 export class PendingGroups {
   /**
-   * `texts`: each group's markup (splitEdges' or splitOps'); `graph`: the picture's `<g class="graph">`, into which
-   * they go (before its first box when `first`, else after its last element); `added(groups, bounds)`: told of the
-   * groups about to go in and their bounding boxes (4 numbers each).
-   * @param {string[]} texts
+   * `groups`: the groups not in yet; `graph`: the picture's `<g class="graph">`, into which they go (before its first
+   * box when `first`, else after its last element); `added(groups, bounds)`: told of the groups about to go in and
+   * their bounding boxes (4 numbers each).
+   * @param {Groups} groups
    * @param {Element | null} graph
    * @param {(groups: Element[], bounds: Float64Array) => void} added
    * @param {{first?: boolean}} [where]
    */
-  constructor(texts, graph, added, { first = false } = {}) {
+  constructor(groups, graph, added, { first = false } = {}) {
     this.graph = graph;
     this.added = added;
     this.first = first;
     /** @type {Element | null} */
     this.firstBox = null; // the picture's first box, before which edges go (when `first`)
-    this.texts = texts; // a group put in is "" here
-    this.left = graph ? texts.length : 0;
+    this.groups = groups;
+    const n = graph ? groups.count : 0;
+    this.out = new Uint8Array(n).fill(1); // 1 while group k is still out of the picture
+    this.left = n;
     /** @type {(() => void) | null} */
     this.cancelSoon = null; // the idle callback putting groups near sight in (putSoon)
-    const n = this.left;
-    this.bounds = new Float64Array(4 * n);
+    this.bounds = groups.bounds;
     /** @type {Map<string, number>} */
     this.index = new Map();
     for (let k = 0; k < n; k++) {
-      const box = shapeBounds(texts[k]) || [0, 0, 0, 0];
-      this.bounds.set(box, 4 * k);
-      const id = /^<g id="([^"]*)"/.exec(texts[k]);
-      if (id) this.index.set(id[1], k);
+      const id = groups.id(k);
+      if (id) this.index.set(id, k);
     }
   }
 
@@ -66,8 +118,8 @@ export class PendingGroups {
     const now = [];
     /** @type {number[]} */
     const soon = [];
-    for (let k = 0; k < this.texts.length; k++) {
-      if (this.texts[k] && meets(b, 4 * k, near)) (meets(b, 4 * k, sight) ? now : soon).push(k);
+    for (let k = 0; k < this.out.length; k++) {
+      if (this.out[k] && meets(b, 4 * k, near)) (meets(b, 4 * k, sight) ? now : soon).push(k);
     }
     this.put(now);
     if (soon.length) this.putSoon(soon);
@@ -78,7 +130,7 @@ export class PendingGroups {
   putSoon(ks) {
     const step = () => {
       this.cancelSoon = null;
-      this.put(ks.splice(0, SLICE).filter((k) => this.texts[k]));
+      this.put(ks.splice(0, SLICE).filter((k) => this.out[k]));
       if (ks.length) this.cancelSoon = whenIdle(step, IDLE_MS, 0);
     };
     this.cancelSoon = whenIdle(step, IDLE_MS, 0);
@@ -94,14 +146,14 @@ export class PendingGroups {
    * @param {string} id */
   has(id) {
     const k = this.index.get(id);
-    return k !== undefined && !!this.texts[k];
+    return k !== undefined && !!this.out[k];
   }
 
   /** The group with id `id`, put in now if it was still out; undefined when none is out with that id.
    * @param {string} id */
   get(id) {
     const k = this.index.get(id);
-    if (k === undefined || !this.texts[k]) return undefined;
+    if (k === undefined || !this.out[k]) return undefined;
     return this.put([k])[0];
   }
 
@@ -112,7 +164,7 @@ export class PendingGroups {
     const ks = new Set();
     for (const id of ids) {
       const k = this.index.get(id);
-      if (k !== undefined && this.texts[k]) ks.add(k);
+      if (k !== undefined && this.out[k]) ks.add(k);
     }
     this.put([...ks]);
   }
@@ -123,7 +175,7 @@ export class PendingGroups {
     if (!this.left) return;
     /** @type {number[]} */
     const found = [];
-    for (let k = 0; k < this.texts.length; k++) if (this.texts[k]) found.push(k);
+    for (let k = 0; k < this.out.length; k++) if (this.out[k]) found.push(k);
     this.put(found);
   }
 
@@ -131,10 +183,10 @@ export class PendingGroups {
    * @param {number[]} ks */
   put(ks) {
     if (!ks.length || !this.graph) return [];
-    const groups = parseGroups(ks.map((k) => this.texts[k]));
+    const groups = parseGroups(ks.map((k) => this.groups.markup(k)));
     const bounds = new Float64Array(4 * groups.length);
     ks.forEach((k, j) => {
-      this.texts[k] = "";
+      this.out[k] = 0;
       bounds.set(this.bounds.subarray(4 * k, 4 * k + 4), 4 * j);
     });
     this.left -= ks.length;

@@ -8,6 +8,7 @@ import { plural, thousands } from "../picture/format.js";
 import { h } from "../ui/dom.js";
 import { holdLayoutWorker, lastLayoutThread } from "../host/layout-worker.js";
 import { layoutSource, parsePicture, splitEdges, splitOps } from "../ui/svg.js";
+import { tableGroups, textGroups } from "./pending.js";
 import { BoundPicture } from "./bound-picture.js";
 import { wholeFarRanks } from "../picture/far_ranks.js";
 import { REFUSED_FAR_RANKS } from "../core/shared.js";
@@ -101,11 +102,15 @@ export class Picture {
         throw err;
       });
       if (generation !== this.generation || source === null) return false;
-      // A large picture (drawn edges first) goes in without its edges and op circles, each put in as it comes near sight
-      // (graph/pending.js); one parsed early (graph/early-layouts.js, in idle time) holds them already.
-      const apart = typeof source === "string" ? splitEdges(source) : null;
-      const ops = apart && apart.edges.length ? splitOps(apart.text) : null;
-      const svg = apart ? parsePicture(ops ? ops.text : apart.text) : document.adoptNode(/** @type {Element} */ (source));
+      // A large picture (composed, its edges apart as numbers, or drawn edges first) goes in without its edges and op
+      // circles, each put in as it comes near sight (graph/pending.js); one parsed early (graph/early-layouts.js, in
+      // idle time) holds them already.
+      const laid = source instanceof Element ? null : source;
+      const apart = laid && !laid.edges ? splitEdges(laid.svg) : null;
+      const body = laid === null ? null : apart ? apart.text : laid.svg; // the text to parse, edges apart
+      const edges = laid?.edges ? tableGroups(laid.edges) : apart?.edges.length ? textGroups(apart.edges) : null;
+      const ops = body !== null && edges ? splitOps(body) : null;
+      const svg = body !== null ? parsePicture(ops ? ops.text : body) : document.adoptNode(/** @type {Element} */ (source));
       clearTimeout(this.busyTimer);
       this.el.removeAttribute("aria-busy");
       this.el.setAttribute("data-layout-thread", lastLayoutThread());
@@ -113,7 +118,7 @@ export class Picture {
       const old = this.bound;
       const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
       if (old) old.release();
-      this.bound = new BoundPicture(svg, view, this.names, this.el, apart ? apart.edges : [], ops ? ops.ops : []);
+      this.bound = new BoundPicture(svg, view, this.names, this.el, edges ?? textGroups([]), textGroups(ops ? ops.ops : []));
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).

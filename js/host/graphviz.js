@@ -7,10 +7,10 @@ import { instance } from "@viz-js/viz";
 import { inLayoutWorker, ranOnMain, serveLayouts, whenUnheld, workerLayout } from "./layout-worker.js";
 import { LOST_EDGE, NSLIMIT } from "../core/shared.js";
 import { composable, compose, leanLayout } from "../picture/compose.js";
-import { withEdges } from "../picture/edges.js";
+import { edgesSVG, withEdges } from "../picture/edges.js";
 
 /** @import { Viz } from "@viz-js/viz" */
-/** @import { LayoutSignal } from "./layout-worker.js" */
+/** @import { LaidOut, LayoutSignal } from "./layout-worker.js" */
 
 /** @type {Promise<Viz> | null} */
 let viz = null;
@@ -43,14 +43,25 @@ export function graphviz() {
 // render_svg.
 
 /**
- * Lay out `dot` and return the SVG document text; throws an Error with Graphviz's messages on failure (a
- * RangeError when its recursion overflowed the stack). In the layout worker when there is one; `low`: a
- * prefetch (worker only: null when there is no worker), laid out after what a view waits for.
+ * Lay out `dot` and return the SVG document text, every edge in it (layOut's, whole); throws as layOut.
  * @param {string} dot
  * @param {{low?: boolean, signal?: LayoutSignal | null}} [options]
  * @returns {Promise<string | null>}
  */
-export async function layoutSVG(dot, { low = false, signal = null } = {}) {
+export async function layoutSVG(dot, options = {}) {
+  const laid = await layOut(dot, options);
+  return laid && wholeSVG(laid);
+}
+
+/**
+ * Lay out `dot`: its SVG text, and a composed picture's edges apart as numbers (LaidOut); throws an Error with
+ * Graphviz's messages on failure (a RangeError when its recursion overflowed the stack). In the layout worker when
+ * there is one; `low`: a prefetch (worker only: null when there is no worker), laid out after what a view waits for.
+ * @param {string} dot
+ * @param {{low?: boolean, signal?: LayoutSignal | null}} [options]
+ * @returns {Promise<LaidOut | null>}
+ */
+export async function layOut(dot, { low = false, signal = null } = {}) {
   const inWorker = workerLayout(dot, { low, signal });
   if (inWorker !== null) {
     try {
@@ -64,7 +75,17 @@ export async function layoutSVG(dot, { low = false, signal = null } = {}) {
   }
   if (low) return null;
   ranOnMain();
-  return layoutHere(dot);
+  return layOutHere(dot);
+}
+
+/**
+ * A picture laid out as one SVG text: a composed picture's edges written in (as leanSVG leaves them), before its
+ * first box.
+ * @param {LaidOut} laid
+ * @returns {string}
+ */
+export function wholeSVG(laid) {
+  return laid.edges ? withEdges(laid.svg, edgesSVG(laid.edges, true)) : laid.svg;
 }
 
 /**
@@ -94,7 +115,7 @@ export function warmUpDot(ranks, width) {
  * a worker's first large layout runs before its WebAssembly is optimised (the moons loss at node_budget=2000, 1,684
  * boxes: 1.07-1.17 s cold, 0.86 s warm, 0.90 s after this). For pages whose first large layout is a user's gesture
  * (graph/early-layouts.js: no large picture is guessed early).
- * @returns {Promise<string | null> | null}
+ * @returns {Promise<LaidOut | null> | null}
  */
 export function warmUp() {
   return workerLayout(warmUpDot(12, 25), { low: true });
@@ -103,22 +124,32 @@ export function warmUp() {
 /**
  * Lay out `dot` on this thread (the main thread's fallback, and the worker's own work): whole by dot, or, a large
  * opened picture (js/picture/compose.js composable), box by box, each box's part cached (layPart), its boxes drawn by
- * nop2 and its edges by js/picture/edges.js (nop2 spent ~210 of its ~400 ms on the moons loss opened at
- * node_budget=2000 drawing the 6,653 edges).
+ * nop2 and its edges placed by js/picture/edges.js and handed over as numbers (nop2 spent ~210 of its ~400 ms on the
+ * moons loss opened at node_budget=2000 drawing the 6,653 edges; writing their markup here took another ~40, and the
+ * page parses only those that come near sight).
  * @param {string} dot
- * @returns {Promise<string>}
+ * @returns {Promise<LaidOut>}
  */
-export async function layoutHere(dot) {
+export async function layOutHere(dot) {
   const g = await graphviz();
   if (composable(dot)) {
     const composed = compose(dot, (part) => layPart(g, part));
-    return leanSVG(withEdges(checked(g.render(composed.dot, { format: "svg", engine: "nop2" })), composed.edges));
+    return { svg: leanSVG(checked(g.render(composed.dot, { format: "svg", engine: "nop2" }))), edges: composed.edges };
   }
   let result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT } });
   if (result.errors.some((e) => LOST_EDGE.test(e.message))) {
     result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT, newrank: true } });
   }
-  return leanSVG(checked(result));
+  return { svg: leanSVG(checked(result)), edges: null };
+}
+
+/**
+ * layOutHere's picture as one SVG text (wholeSVG).
+ * @param {string} dot
+ * @returns {Promise<string>}
+ */
+export async function layoutHere(dot) {
+  return wholeSVG(await layOutHere(dot));
 }
 
 /**
@@ -191,5 +222,5 @@ function forgetGraphviz() {
 
 // The worker is closed with everything in it when no view holds it; on the main thread (no worker could start) the
 // same moment lets go of what the fallback's layouts left (js/host/layout-worker.js whenUnheld).
-if (inLayoutWorker()) serveLayouts(layoutHere);
+if (inLayoutWorker()) serveLayouts(layOutHere);
 else whenUnheld(forgetGraphviz);

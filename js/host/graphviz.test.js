@@ -5,7 +5,10 @@ import { mock, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { instance } from "@viz-js/viz";
-import { graphviz, layPart, layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
+import { graphviz, layOutHere, layPart, layoutHere, leanSVG, warmUpDot } from "./graphviz.js";
+import { compose, leanLayout } from "../picture/compose.js";
+import { NSLIMIT } from "../core/shared.js";
+import { edgeBounds, edgesSVG, withEdges } from "../picture/edges.js";
 import { holdLayoutWorker } from "./layout-worker.js";
 import { readFileSync } from "node:fs";
 
@@ -65,6 +68,30 @@ test("a large opened picture is laid out box by box, each box's part by dot once
   assert.equal((svg.match(/class="cluster/g) ?? []).length, 4, "every opened box framed");
   assert.equal((svg.match(/class="edge/g) ?? []).length, (folds.cases[1].dot[0].match(/ -> /g) ?? []).length, "every edge drawn");
   assert.match(svg, /<g id="open0" class="cluster/);
+});
+
+test("a composed picture's edges come apart as numbers; written in, they are Graphviz's SVG made lean", async () => {
+  const folds = JSON.parse(readFileSync(new URL("../../tests/vectors/folds/far_layout.json", import.meta.url), "utf8"));
+  const dot = folds.cases[1].dot[0];
+  const laid = await layOutHere(dot);
+  assert.ok(laid.edges, "composed: the edges apart");
+  assert.equal(laid.edges.ids.length, (dot.match(/ -> /g) ?? []).length);
+  assert.doesNotMatch(laid.svg, /class="edge/, "no edge in the text");
+  assert.equal(laid.svg, leanSVG(laid.svg), "the text is lean");
+  // The reference: the composition's edges written as Graphviz writes them, into nop2's own SVG, made lean by leanSVG.
+  const g = await instance();
+  const composed = compose(dot, (part) => leanLayout(g.render(part, { format: "json0", engine: "dot", graphAttributes: { nslimit: NSLIMIT } }).output ?? ""));
+  const full = withEdges(g.render(composed.dot, { format: "svg", engine: "nop2" }).output ?? "", edgesSVG(composed.edges));
+  assert.equal(await layoutHere(dot), leanSVG(full));
+  // Each edge's bounds hold every number its markup draws with.
+  const bounds = edgeBounds(laid.edges);
+  [...edgesSVG(laid.edges, true).matchAll(/<g id="([^"]*)"[^>]*><path [^>]* d="([^"]*)"\/><polygon [^>]* points="([^"]*)"/g)].forEach((m, k) => {
+    assert.equal(m[1], laid.edges?.ids[k]);
+    const xy = `${m[2]} ${m[3]}`.match(/-?[\d.]+/g)?.map(Number) ?? [];
+    for (let j = 0; j < xy.length; j += 2) {
+      assert.ok(xy[j] >= bounds[4 * k] && xy[j] <= bounds[4 * k + 2] && xy[j + 1] >= bounds[4 * k + 1] && xy[j + 1] <= bounds[4 * k + 3], `${m[1]}: ${xy[j]},${xy[j + 1]} outside its bounds`);
+    }
+  });
 });
 
 test("on the main thread, Graphviz and the parts it kept go 10 s after the last view lets layouts go", async (t) => {

@@ -36,15 +36,22 @@ const YIELD_MS = 500;
  */
 
 /**
+ * A picture laid out (js/host/graphviz.js layOut): its SVG text and, for a composed picture, its edges apart as numbers
+ * (js/picture/edges.js EdgeTable: the page writes an edge's markup only as it comes near sight); null: every edge is in
+ * the text.
+ * @typedef {{svg: string, edges: import("../picture/edges.js").EdgeTable | null}} LaidOut
+ */
+
+/**
  * The page's message to the worker: Graphviz's WebAssembly (once), or a layout to make.
  * @typedef {{wasm: Uint8Array, id?: undefined, dot?: undefined} | {wasm?: undefined, id: number, dot: string}} ToWorker
  */
 
 /**
- * The worker's message to the page: it is ready, or a layout's SVG text, or why that layout failed.
- * @typedef {{ready: true, id?: undefined, svg?: undefined, error?: undefined}
- *   | {ready?: undefined, id: number, svg: string, error?: undefined}
- *   | {ready?: undefined, id: number, svg?: undefined, error: {name: string, message: string}}} FromWorker
+ * The worker's message to the page: it is ready, or a layout, or why that layout failed.
+ * @typedef {{ready: true, id?: undefined, laid?: undefined, error?: undefined}
+ *   | {ready?: undefined, id: number, laid: LaidOut, error?: undefined}
+ *   | {ready?: undefined, id: number, laid?: undefined, error: {name: string, message: string}}} FromWorker
  */
 
 /**
@@ -63,7 +70,7 @@ const scope = /** @type {WorkerScope} */ (/** @type {unknown} */ (globalThis));
  * @typedef {object} Job
  * @property {string} dot
  * @property {boolean} low a prefetch
- * @property {(svg: string | null) => void} resolve
+ * @property {(laid: LaidOut | null) => void} resolve
  * @property {(err: Error) => void} reject
  * @property {boolean} cancelled its view's LayoutSignal.cancelled, read when it is looked at
  * @property {number} id
@@ -97,8 +104,8 @@ export function inLayoutWorker() {
 }
 
 /**
- * The worker's side: answer {id, dot} with {id, svg} or {id, error: {name, message}} using `layout(dot)`.
- * @param {(dot: string) => Promise<string>} layout
+ * The worker's side: answer {id, dot} with {id, laid} or {id, error: {name, message}} using `layout(dot)`.
+ * @param {(dot: string) => Promise<LaidOut>} layout
  */
 export function serveLayouts(layout) {
   /** @type {Promise<void>} */
@@ -116,7 +123,7 @@ export function serveLayouts(layout) {
     const { id, dot } = data;
     queue = queue.then(async () => {
       try {
-        scope.postMessage({ id, svg: await layout(dot) });
+        scope.postMessage({ id, laid: await layout(dot) });
       } catch (err) {
         const e = /** @type {{name?: string, message?: string} | null | undefined} */ (err);
         scope.postMessage({ id, error: { name: e?.name ?? "Error", message: String(e?.message ?? err) } });
@@ -249,7 +256,7 @@ function answer(data) {
   running = null;
   last = "worker";
   if (data.error) job.reject(Object.assign(data.error.name === "RangeError" ? new RangeError(data.error.message) : new Error(data.error.message), { name: data.error.name }));
-  else job.resolve(data.svg);
+  else job.resolve(/** @type {LaidOut} */ (data.laid));
   pump();
   if (users === 0) {
     clearTimeout(idleTimer);
@@ -326,12 +333,12 @@ function startForTheRest() {
 }
 
 /**
- * Lay `dot` out in the worker: a Promise of the SVG text, or null when there is no worker (lay it out here).
+ * Lay `dot` out in the worker: a Promise of the picture laid out, or null when there is no worker (lay it out here).
  * `low`: a prefetch, sent after every other job; `signal.cancelled` set before it is sent drops it (resolves null),
  * and set after, lets a view's layout queued behind it drop it too (YIELD_MS).
  * @param {string} dot
  * @param {{low?: boolean, signal?: LayoutSignal | null}} [options]
- * @returns {Promise<string | null> | null}
+ * @returns {Promise<LaidOut | null> | null}
  */
 export function workerLayout(dot, { low = false, signal = null } = {}) {
   if (state === "none") start();

@@ -12,7 +12,10 @@ import { holdLayoutWorker, lastLayoutThread, layoutThread, layoutWorkerLimits, w
 
 const workers = [];
 
-/** A Worker that answers each layout at once with "<its index>:<dot>", except a DOT holding "hang" (never). */
+/** A layout as the worker posts it (js/host/layout-worker.js LaidOut): its text, no edges apart. */
+const laidOut = (svg) => ({ svg, edges: null });
+
+/** A Worker that answers each layout at once with the text "<its index>:<dot>", except a DOT holding "hang" (never). */
 class FakeWorker {
   constructor(url, options) {
     this.name = options.name;
@@ -28,8 +31,8 @@ class FakeWorker {
       return;
     }
     this.sent.push(message.dot);
-    const svg = `${workers.indexOf(this)}:${message.dot}`;
-    if (!message.dot.includes("hang")) queueMicrotask(() => this.terminated || this.onmessage({ data: { id: message.id, svg } }));
+    const laid = laidOut(`${workers.indexOf(this)}:${message.dot}`);
+    if (!message.dot.includes("hang")) queueMicrotask(() => this.terminated || this.onmessage({ data: { id: message.id, laid } }));
   }
 
   terminate() {
@@ -73,7 +76,7 @@ test("a worker no view holds is closed after 10 s, and a new one starts when a v
   t.after(() => mock.timers.reset());
   const first = workers.length;
   const release = holdLayoutWorker();
-  assert.equal(await workerLayout("digraph { a }"), `${first}:digraph { a }`);
+  assert.deepEqual(await workerLayout("digraph { a }"), laidOut(`${first}:digraph { a }`));
   const worker = workers[first];
   assert.equal(worker.name, "micrograd-widget-graphviz");
   mock.timers.tick(120_000);
@@ -91,7 +94,7 @@ test("a worker no view holds is closed after 10 s, and a new one starts when a v
   assert.ok(worker.terminated, "closed 10 s after its last view went");
 
   const again = holdLayoutWorker();
-  assert.equal(await workerLayout("digraph { b }"), `${first + 1}:digraph { b }`, "a fresh worker lays it out");
+  assert.deepEqual(await workerLayout("digraph { b }"), laidOut(`${first + 1}:digraph { b }`), "a fresh worker lays it out");
   assert.equal(workers.length, first + 2);
   again();
   mock.timers.tick(10_000);
@@ -112,7 +115,7 @@ test("closed when idle, the worker is still the layout thread: an early layout (
   assert.equal(layoutThread(), "worker");
   assert.equal(workers.length, first + 1, "asking starts no worker");
   const again = holdLayoutWorker();
-  assert.equal(await workerLayout("digraph { early }", { low: true }), `${first + 1}:digraph { early }`);
+  assert.deepEqual(await workerLayout("digraph { early }", { low: true }), laidOut(`${first + 1}:digraph { early }`));
   assert.equal(layoutThread(), "worker");
   again();
   mock.timers.tick(10_000);
@@ -150,7 +153,7 @@ test("a layout past 60 s stops its worker and fails with what to do; the layouts
   assert.match(error.message, /stopped after laying out this picture for 60 s/);
   assert.match(error.message, /close opened boxes, or lower the node budget/);
   assert.deepEqual(view.outcome, { value: `${first + 1}:digraph { after }` }, "in a fresh worker, not on the main thread");
-  assert.deepEqual(early.outcome, { value: `${first + 1}:digraph { early }` });
+  assert.deepEqual(early.outcome, { value: laidOut(`${first + 1}:digraph { early }`) });
   assert.equal(lastLayoutThread(), "worker");
   assert.equal(workers.length, first + 2);
 });
@@ -176,7 +179,7 @@ test("the watchdog's limit is the one in force when the layout was sent; a prefe
   await settle();
   assert.equal(early.outcome.error.name, "LayoutTimeout");
   assert.match(early.outcome.error.message, /for 5 s/);
-  assert.deepEqual(next.outcome, { value: `${first + 1}:digraph { next early }` });
+  assert.deepEqual(next.outcome, { value: laidOut(`${first + 1}:digraph { next early }`) });
   assert.ok(workers[first].terminated && !workers[first + 1].terminated);
 });
 
@@ -194,7 +197,7 @@ test("a stopped layout with nothing behind it leaves no worker; the next layout 
   assert.equal(stuck.outcome.error.name, "LayoutTimeout");
   assert.equal(workers.length, first + 1, "no worker started for nothing");
   assert.equal(layoutThread(), "worker", "the next layout, an early one too, starts a worker");
-  assert.equal(await workerLayout("digraph { next }"), `${first + 1}:digraph { next }`);
+  assert.deepEqual(await workerLayout("digraph { next }"), laidOut(`${first + 1}:digraph { next }`));
 });
 
 test("a view's layout waits at most 0.5 s behind an early layout: that one is dropped with its worker", async (t) => {
@@ -213,7 +216,7 @@ test("a view's layout waits at most 0.5 s behind an early layout: that one is dr
   assert.ok(workers[first].terminated, "Graphviz cannot be interrupted: its worker is stopped");
   assert.deepEqual(early.outcome, { value: null }, "no early layout, no error: the view lays it out when asked");
   assert.deepEqual(view.outcome, { value: `${first + 1}:digraph { opened }` }, "in a fresh worker");
-  assert.deepEqual(later.outcome, { value: `${first + 1}:digraph { later early }` }, "early layouts go on after it");
+  assert.deepEqual(later.outcome, { value: laidOut(`${first + 1}:digraph { later early }`) }, "early layouts go on after it");
   assert.equal(lastLayoutThread(), "worker");
 });
 
@@ -224,8 +227,8 @@ test("an early layout over within 0.5 s is not dropped; nor is a view's layout t
   await settle();
   mock.timers.tick(500);
   await settle();
-  assert.deepEqual(early.outcome, { value: `${first}:digraph { early }` });
-  assert.deepEqual(view.outcome, { value: `${first}:digraph { opened }` });
+  assert.deepEqual(early.outcome, { value: laidOut(`${first}:digraph { early }`) });
+  assert.deepEqual(view.outcome, { value: laidOut(`${first}:digraph { opened }`) });
   const shown = watch(workerLayout("digraph { hang shown }")); // a view waits for it: never dropped for another view
   const other = watch(workerLayout("digraph { other }"));
   mock.timers.tick(5_000);
@@ -236,7 +239,7 @@ test("an early layout over within 0.5 s is not dropped; nor is a view's layout t
   mock.timers.tick(55_000); // the watchdog ends it
   await settle();
   assert.equal(shown.outcome.error.name, "LayoutTimeout");
-  assert.deepEqual(other.outcome, { value: `${first + 1}:digraph { other }` });
+  assert.deepEqual(other.outcome, { value: laidOut(`${first + 1}:digraph { other }`) });
 });
 
 test("a picture replaced after its layout was sent (signal cancelled) is dropped for the one shown next", async (t) => {
@@ -261,6 +264,6 @@ test("a picture replaced after its layout was sent (signal cancelled) is dropped
   mock.timers.tick(500);
   await settle();
   assert.deepEqual(skipped.outcome, { value: null });
-  assert.deepEqual(shown.outcome, { value: `${first + 2}:digraph { shown }` });
-  assert.deepEqual(last.outcome, { value: `${first + 2}:digraph { last }` });
+  assert.deepEqual(shown.outcome, { value: laidOut(`${first + 2}:digraph { shown }`) });
+  assert.deepEqual(last.outcome, { value: laidOut(`${first + 2}:digraph { last }`) });
 });

@@ -1,18 +1,19 @@
 // @ts-check
 // A large opened picture laid out box by box, the twin of micrograd_widget/picture/compose.py (whose docstring says
 // why and how): each opened box's contents laid out on their own (a part), composed into one DOT whose nodes are
-// pinned (`pos`) and whose opened boxes are framed (`bb`, `lp`), for Graphviz's nop2 engine to draw, and its edges'
-// SVG (js/picture/edges.js draws each). The parts asked for, the composed DOT and the edges are byte-identical to
-// Python's for the same layouts: tests/vectors/compose/*.json, held by js/picture/compose.test.js.
+// pinned (`pos`) and whose opened boxes are framed (`bb`, `lp`), for Graphviz's nop2 engine to draw, and its edges
+// (js/picture/edges.js places each; Python's compose writes their SVG, edgesSVG here). The parts asked for, the
+// composed DOT and the edges' SVG are byte-identical to Python's for the same layouts: tests/vectors/compose/*.json,
+// held by js/picture/compose.test.js.
 // js/host/graphviz.js layoutHere composes what `composable` says, caching each part.
 //
 //   composable(dot) -> boolean                      a large picture (straight edges) with an opened box
-//   compose(dot, lay) -> {dot, edges}                lay(part DOT) -> Graphviz's json0 text (or leanLayout's)
+//   compose(dot, lay) -> {dot, edges: EdgeTable}     lay(part DOT) -> Graphviz's json0 text (or leanLayout's)
 //   leanLayout(json0) -> string                      only what compose reads: what a cache keeps
 
-import { drawEdge } from "./edges.js";
+import { edgeTable, placeEdge } from "./edges.js";
 
-/** @import { Drawn } from "./edges.js" */
+/** @import { Drawn, EdgeTable } from "./edges.js" */
 
 /** Points between an opened box's frame and its contents (dot's own cluster margin). */
 export const PAD = 8;
@@ -257,12 +258,13 @@ function inches(text) {
 
 /**
  * `dot` (composable) with every node pinned and every opened box framed where the box-by-box layout puts them, for
- * Graphviz's nop2 engine to draw (`dot`, its edges left out), and those edges' SVG (`edges`, for withEdges), each a
- * straight arrow from box to box as a large picture's edges are. `lay(part)` lays out one part's DOT and returns
- * Graphviz's json0 text (or leanLayout's); the parts are asked for innermost first, each once.
+ * Graphviz's nop2 engine to draw (`dot`, its edges left out), and those edges placed (`edges`: js/picture/edges.js
+ * edgesSVG writes them, as Python's compose does), each a straight arrow from box to box as a large picture's edges
+ * are. `lay(part)` lays out one part's DOT and returns Graphviz's json0 text (or leanLayout's); the parts are asked
+ * for innermost first, each once.
  * @param {string} dot
  * @param {(part: string) => string} lay
- * @returns {{dot: string, edges: string}}
+ * @returns {{dot: string, edges: EdgeTable}}
  */
 export function compose(dot, lay) {
   const lines = dot.split("\n");
@@ -310,21 +312,16 @@ export function compose(dot, lay) {
       out[boxes[c].line] = `${lines[boxes[c].line].slice(0, -1)} ${frame}]`;
     }
   });
-  /** @type {string[]} */
-  const edges = [];
-  /** @type {string[]} */
-  const one = []; // one edge's pieces
-  for (const [k, tail, head] of edgeLines) {
+  const edges = edgeTable(edgeLines.length);
+  edgeLines.forEach(([k, tail, head], e) => {
     const id = EDGE_ID.exec(lines[k]);
     if (id === null || !PLAIN.test(tail) || !PLAIN.test(head)) throw new Error(`compose: an edge not as dot.js writes one: ${lines[k]}`);
-    one.length = 0;
-    drawEdge(one, id[1], tail, head, /** @type {Drawn} */ (drawn.get(tail)), /** @type {Drawn} */ (drawn.get(head)));
-    edges.push(one.join(""));
+    placeEdge(edges, e, id[1], tail, head, /** @type {Drawn} */ (drawn.get(tail)), /** @type {Drawn} */ (drawn.get(head)));
     out[k] = null;
-  }
+  });
   const [x0, y0, x1, y1] = layouts[0].bb;
   out[1] = `${lines[1].slice(0, -1)} bb="${point(0, 0)},${point(x1 - x0, y1 - y0)}" notranslate=true]`;
   const root = layouts[0].lp;
   if (lines[4]?.startsWith("\tlabel=") && root !== null) out[4] = `${lines[4]} lp="${point(root[0] - x0, root[1] - y0)}"`;
-  return { dot: out.filter((line) => line !== null).join("\n"), edges: edges.join("") };
+  return { dot: out.filter((line) => line !== null).join("\n"), edges };
 }

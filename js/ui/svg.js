@@ -2,37 +2,39 @@
 // The SVG helpers both views share: Graphviz's SVG text parsed and adopted into the page (the only
 // markup ever parsed; dot.py escaped every user string in it), its boxes found by id, made focusable.
 
-import { layoutSVG } from "../host/graphviz.js";
+import { layOut, wholeSVG } from "../host/graphviz.js";
+
+/** @import { LaidOut } from "../host/layout-worker.js" */
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
 /**
- * Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document; `text`: a
- * Promise of its SVG text laid out already (a prefetch, graph/folding.js) or of that text parsed (parseSVG), or null;
- * `signal.cancelled` set: nobody shows this picture any more (the layout worker may drop it: resolves null then).
+ * Lay out `dot` with Graphviz-WASM and return the picture as an `<svg>` element of this document, every edge in it;
+ * `text`: a Promise of it laid out already (a prefetch, graph/early-layouts.js) or of its text parsed (parseSVG), or
+ * null; `signal.cancelled` set: nobody shows this picture any more (the layout worker may drop it: resolves null then).
  * @param {string} dot
- * @param {Promise<string | Element | null> | null} [text]
+ * @param {Promise<LaidOut | Element | null> | null} [text]
  * @param {{cancelled?: boolean} | null} [signal]
  * @returns {Promise<Element | null>}
  */
 export async function layoutPicture(dot, text = null, signal = null) {
   const source = await layoutSource(dot, text, signal);
   if (source === null) return null;
-  return typeof source === "string" ? parsePicture(source) : document.adoptNode(source);
+  return source instanceof Element ? document.adoptNode(source) : parsePicture(wholeSVG(source));
 }
 
 /**
- * What layoutPicture parses: the SVG text of `dot` (laid out now, or `text`'s), or the picture `text` parsed already
- * (an `<svg>` element of another document); null when the layout was dropped (`signal.cancelled`).
+ * What layoutPicture parses: `dot` laid out (now, or `text`'s), or the picture `text` parsed already (an `<svg>` element
+ * of another document); null when the layout was dropped (`signal.cancelled`).
  * @param {string} dot
- * @param {Promise<string | Element | null> | null} [text]
+ * @param {Promise<LaidOut | Element | null> | null} [text]
  * @param {{cancelled?: boolean} | null} [signal]
- * @returns {Promise<string | Element | null>}
+ * @returns {Promise<LaidOut | Element | null>}
  */
 export async function layoutSource(dot, text = null, signal = null) {
   const early = await text;
   if (early) return early;
-  return layoutSVG(dot, { signal });
+  return layOut(dot, { signal });
 }
 
 /**

@@ -13,7 +13,7 @@ from box to box as a large picture's edges already are: nop2 spent ~210 of its ~
 node_budget=2000 drawing its 6,653 edges (clipping each at its boxes by bisection, then writing its SVG).
 
 The picture is one function of the open set, as before, so the kernel (picture/layout.py ``render_svg``) and the browser
-(js/host/graphviz.js ``layoutHere``, through js/picture/compose.js, this module's twin) compose alike; the parts,
+(js/host/graphviz.js ``layOutHere``, through js/picture/compose.js, this module's twin) compose alike; the parts,
 the composed DOT and the edges are held to tests/vectors/compose/*.json. Only a large picture with an opened box is
 composed (``composable``); any other DOT is laid out whole by dot, as before.
 """

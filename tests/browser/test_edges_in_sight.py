@@ -173,3 +173,69 @@ def test_a_traced_path_marks_every_edge_and_op_circle_on_it_those_out_of_sight_i
     assert sorted(circles) == sorted(ops), "every op circle on the path marked"
     assert len(tape) == BOXES
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
+
+
+def _numbers(g: ET.Element, tag: str, attribute: str) -> list[float]:
+    """The numbers of the first `tag`'s `attribute` in group `g` (none when it has no such shape)."""
+    shape = g.find(f".//{SVG}{tag}")
+    return [float(n) for n in re.findall(r"-?[\d.]+", shape.get(attribute, ""))] if shape is not None else []
+
+
+def _shape(g: ET.Element) -> tuple[str, float, float, float, float]:
+    """A drawn node's outline in an exported SVG: ("ellipse", cx, cy, rx, ry) for an op circle, else ("box", centre x,
+    centre y, half-width, half-height) of its first polygon or path (a value or fold box)."""
+    ellipse = g.find(f".//{SVG}ellipse")
+    if ellipse is not None:
+        return ("ellipse", *(float(ellipse.get(a, "nan")) for a in ("cx", "cy", "rx", "ry")))
+    xy = _numbers(g, "polygon", "points") or _numbers(g, "path", "d")
+    xs, ys = xy[0::2], xy[1::2]
+    return ("box", (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2, (max(xs) - min(xs)) / 2, (max(ys) - min(ys)) / 2)
+
+
+def _outside(shape: tuple[str, float, float, float, float], x: float, y: float) -> float:
+    """How far (points) point x, y lies outside `shape`'s outline (negative: inside); for an ellipse, along its
+    smaller radius (near enough at the outline)."""
+    kind, cx, cy, a, b = shape
+    if kind == "ellipse":
+        return float((((x - cx) / a) ** 2 + ((y - cy) / b) ** 2) ** 0.5 - 1) * min(a, b)
+    return max(abs(x - cx) - a, abs(y - cy) - b)
+
+
+def test_a_composed_pictures_edges_come_as_numbers_and_are_drawn_from_box_to_box_when_exported(tmp_path, guarded,
+                                                                                             widget_bundle):
+    """A large opened picture is laid out box by box and its edges handed to the page as numbers (js/picture/edges.js
+    EdgeTable), their markup written only as they come near sight: the picture goes in with few of them, and an export
+    holds every edge of Python's DOT, each a line from its tail's outline to an arrowhead whose tip stops just short of
+    its head's (Graphviz's 1-point stroke reaches the outline), measured against the boxes the export draws."""
+    root = builders.moons_like_loss()
+    tape = Tape.from_value(root)
+    opened = ["layers.2.neurons.0", "terms:65136", "terms:65814"]  # 1,182 boxes drawn (benchmarks/bench_layout.py BIG)
+    python = graph_view(tape, node_budget=2000, open_keys=opened)
+    edges = re.findall(r"\[id=(e_\w+)\]", python.dot)
+    assert "splines=line" in python.dot and "subgraph cluster_" in python.dot and len(edges) > 3000, "composed"
+    widget = GraphWidget(root, node_budget=2000)
+    widget.opened = opened
+    guarded.page.goto(save_html(widget, tmp_path / "moons.html").as_uri())
+    view = WidgetDom(guarded.page)
+    view.wait_ready(90)
+    waiting = view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.edge').length")
+    assert 0 < waiting < len(edges) / 4, f"{waiting} of {len(edges)} edges put in at once"
+    _, svg = download(guarded.page, view, "export-svg")
+    doc = ET.fromstring(svg)
+    shapes = {g.get("id"): _shape(g) for g in doc.iter(f"{SVG}g") if "node" in (g.get("class") or "").split()}
+    exported = [g for g in doc.iter(f"{SVG}g") if "edge" in (g.get("class") or "").split()]
+    assert sorted(g.get("id") for g in exported) == sorted(edges)
+    ends = dict(zip(edges, re.findall(r"^\t(\w+) -> (\w+) \[id=e_", python.dot, re.M), strict=True))
+    for g in exported:
+        tail, head = ends[g.get("id", "")]
+        line = _numbers(g, "path", "d")
+        corners = _numbers(g, "polygon", "points")
+        assert len(line) == 8 and len(corners) == 8, f"{g.get('id')}: not a straight arrow"
+        start = _outside(shapes[tail], line[0], line[1])
+        tip = _outside(shapes[head], corners[2], corners[3])
+        # Graphviz draws a box's outline half its stroke inside the node's size (0.5 pt; 1 for a bold box's 2-pt
+        # stroke), and an edge leaves the node's size; the tip stops 1.51 pt short of it, where the arrowhead's 1-pt
+        # stroke reaches it (measured here: 1.01 from a box's outline, 2.01 from a bold box's, 1.04-1.15 an op's).
+        assert -0.1 <= start <= 1.1, f"{g.get('id')} starts {start:.2f} pt off {tail}'s outline"
+        assert 0.9 <= tip <= 2.1, f"{g.get('id')}'s tip is {tip:.2f} pt outside {head}'s outline"
+    assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
