@@ -5,7 +5,7 @@
 // graph/picture.js lays the picture out and binds it here. The ids and classes bound: js/host/svg-contract.md.
 
 import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural, pyRepr } from "../picture/format.js";
-import { NOT_REACHED, boxFill, pictureScale } from "../picture/dot.js";
+import { NOT_REACHED, boxFill, notReached, pictureScale } from "../picture/dot.js";
 import { changeCaption, formatChange } from "../picture/change.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
 import { boxesById, makeFocusable, textNode } from "../ui/svg.js";
@@ -28,6 +28,11 @@ function bindNumber(text, attr, key, field) {
 }
 
 const XLINK = "http://www.w3.org/1999/xlink";
+
+/** Node i's data-reached word while stepping: "true", "false" (notReached), or "" while not stepping. */
+function reachedWord(reachedAt, step, i) {
+  return reachedAt === null ? "" : notReached(reachedAt, step, i) ? "false" : "true";
+}
 
 const BOX_FIELDS = [["data ", "data"], ["grad ", "grad"], ["max |grad| ", "max-grad"]];
 // What paintFolds last wrote per box: data, grad, max |grad|, fill, and whether its grads were reached (stepping).
@@ -216,7 +221,7 @@ export class BoundPicture {
         const caption = change ? changeCaption(boxes.dataCaption[k]) : boxes.dataCaption[k];
         if (d !== painted.data[k]) lazy.write(boxes.data[k], caption + (painted.data[k] = d), i === output);
       }
-      const reached = reachedAt === null ? "" : reachedAt[i] <= step ? "true" : "false";
+      const reached = reachedWord(reachedAt, step, i);
       const gv = grad[i];
       if (valid && reached === painted.reached[k] && Object.is(gv, seen.grad[k]) && (sameScale || !colored)
         && (sameData || !change)) continue;
@@ -293,7 +298,7 @@ export class BoundPicture {
     if (!a || !tips) return;
     const lines = (a.getAttributeNS(XLINK, "title") || "").split("\n");
     if (lines.length < 4 || !lines[2].startsWith("data = ") || !lines[3].startsWith("grad ")) return;
-    const unreached = tips.reachedAt !== null && !(tips.reachedAt[i] <= tips.step);
+    const unreached = notReached(tips.reachedAt, tips.step, i);
     lines[2] = `data = ${pyRepr(tips.data[i])}`;
     lines[3] = unreached ? "grad not reached yet" : `grad = ${pyRepr(tips.grad[i])}`;
     a.setAttributeNS(XLINK, "xlink:title", lines.join("\n"));
@@ -333,7 +338,7 @@ export class BoundPicture {
       const one = single[k];
       const best = folds.best[k];
       const slot = FOLD_SLOTS * k;
-      const oneState = reachedAt === null || one < 0 ? "" : reachedAt[one] <= step ? "true" : "false";
+      const oneState = one < 0 ? "" : reachedWord(reachedAt, step, one);
       const maxState = reachedAt === null ? "" : best >= 0 ? "true" : "false"; // a member reached: boxMax found one
       if (oneState + maxState !== painted[slot + 4]) {
         painted[slot + 4] = oneState + maxState;

@@ -4,6 +4,7 @@
 
 import { h } from "../ui/dom.js";
 import { plural, pyRepr } from "../picture/format.js";
+import { notReached } from "../picture/dot.js";
 import { GradcheckPanel } from "./gradcheck-panel.js";
 import { inputsOf, opOf } from "../core/spec.js";
 import { capitalize } from "../picture/text.js";
@@ -132,7 +133,7 @@ export class Inspector {
       if (el.textContent !== text) el.textContent = text;
     };
     write(this.fields.data, pyRepr(data[i]));
-    write(this.fields.grad, st && st.steps.reachedAt[i] > st.k ? "not reached yet" : pyRepr((st ? st.grad : grad)[i]));
+    write(this.fields.grad, st && notReached(st.steps.reachedAt, st.k, i) ? "not reached yet" : pyRepr((st ? st.grad : grad)[i]));
     write(this.fields.of, `d ${names.describe(output)} / d ${names.describe(i)}`
       + (st ? ` after step ${st.k} of ${st.count} of the backward pass` : ""));
   }

@@ -106,11 +106,23 @@ export function boxMax(grad, members, out, reachedAt = null, step = 0) {
   let best = null;
   let bestAbs = -1;
   for (const i of members) {
-    if (i === out || (reachedAt && reachedAt[i] > step)) continue;
+    if (i === out || notReached(reachedAt, step, i)) continue;
     const a = Math.abs(grad[i]);
     if (a > bestAbs || (Number.isNaN(a) && !Number.isNaN(bestAbs))) { best = i; bestAbs = a; } // NaN: beaten by none
   }
   return best;
+}
+
+/**
+ * Whether node `i`'s grad is not reached yet by the stepped backward pass (`reachedAt`, `step`: the stepper's; null
+ * while not stepping): the one rule by which the DOT, the live picture, its tooltips and the inspector say so.
+ * @param {ArrayLike<number> | null} reachedAt
+ * @param {number} step
+ * @param {number} i
+ * @returns {boolean}
+ */
+export function notReached(reachedAt, step, i) {
+  return reachedAt !== null && reachedAt[i] > step;
 }
 
 /**
@@ -130,7 +142,7 @@ export function pictureScale(grad, shown, best, out, reachedAt = null, step = 0)
   const grads = [];
   let outputDrawn = false;
   for (const i of shown) {
-    if (reachedAt && reachedAt[i] > step) continue;
+    if (notReached(reachedAt, step, i)) continue;
     if (i === out) outputDrawn = true;
     else grads.push(grad[i]);
   }
@@ -284,7 +296,7 @@ export function writeDot(tape, tree, pic, options) {
     color_scale: kind = "relative", message = true } = options;
   const output = options.output ?? tape.root;
   /** @type {(i: number) => boolean} */
-  const unreached = (i) => reachedAt !== null && reachedAt[i] > step;
+  const unreached = (i) => notReached(reachedAt, step, i);
   const { groups } = tree;
   const folded = pic.boxes.length > 0;
   const biggest = pic.boxes.map((b) => boxMax(grad, b.members, output, reachedAt, step)); // each box's colour and max
