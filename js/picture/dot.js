@@ -36,6 +36,9 @@ export const NOT_REACHED = "\u00b7";
 const RECORD = { "\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}", "|": "\\|", "<": "\\<", ">": "\\>" };
 /** @type {Readonly<Record<string, string>>} */
 const DOT = { "\\": "\\\\", '"': '\\"', "&": "&amp;" };
+// Whether a cleaned text holds anything RECORD (or DOT) escapes: most do not, and are written as they are.
+const RECORD_ESCAPED = /[\\"&{}|<>]/;
+const DOT_ESCAPED = /[\\"&]/;
 
 /**
  * dot.py's escape for the DOT targets: "record" (one field of a record label) or "dot" (any other string).
@@ -46,8 +49,10 @@ const DOT = { "\\": "\\\\", '"': '\\"', "&": "&amp;" };
 export function escape(text, target = "record") {
   const table = target === "record" ? RECORD : target === "dot" ? DOT : null;
   if (table === null) throw new RangeError(`escape(target) must be 'record' or 'dot', got ${JSON.stringify(target)}`);
+  const clean = cleanText(text);
+  if (!(table === RECORD ? RECORD_ESCAPED : DOT_ESCAPED).test(clean)) return clean;
   let out = "";
-  for (const ch of cleanText(text)) out += table[ch] ?? ch;
+  for (const ch of clean) out += table[ch] ?? ch;
   return out;
 }
 

@@ -12,6 +12,8 @@ test("escaping and quoting match dot.py on hostile text", () => {
   assert.equal(escape('q"\\'), 'q\\"\\\\');
   assert.equal(escape("{a|b}<c>&", "record"), "\\{a\\|b\\}\\<c\\>&amp;");
   assert.equal(escape("{a|b}<c>&", "dot"), "{a|b}<c>&amp;");
+  assert.equal(escape("plain a.b[0]"), "plain a.b[0]", "nothing to escape: as it is");
+  assert.equal(escape("{x}", "dot"), "{x}");
   assert.equal(quote("n0"), "n0");
   assert.equal(quote("mgw-legend"), '"mgw-legend"');
   assert.equal(quote("Node"), '"Node"');

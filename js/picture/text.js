@@ -11,6 +11,9 @@ const NEWLINES = /\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]/g;
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 const SPACES = /[ \t]+/g;
+// Text the cleaning leaves as it is: printable ASCII, words apart by one space, none at either end (most labels, op
+// symbols, scopes and fold titles). Writing the DOT of the moons loss at node_budget=2000 cleans ~7,000 strings.
+const CLEAN_ASCII = /^[!-~](?:[!-~]| (?=[!-~]))*$/;
 
 /**
  * `text` cleaned for display (see above), at most `maxChars` characters (code points) when given.
@@ -20,6 +23,7 @@ const SPACES = /[ \t]+/g;
  */
 export function cleanText(text, maxChars = null) {
   if (text === "" || text === null || text === undefined) return "";
+  if (typeof text === "string" && (maxChars === null || text.length <= maxChars) && CLEAN_ASCII.test(text)) return text;
   let s = String(text).replace(NEWLINES, " \u21b5 ").replace(UNPRINTABLE, "\ufffd").replace(SPACES, " ");
   s = s.replace(/^ +| +$/g, "");
   if (maxChars !== null) {

@@ -31,3 +31,18 @@ test("cleanText shows no bidirectional control raw and cuts long labels", () => 
   assert.ok(long.endsWith("\u2026"));
   assert.equal(Array.from(cleanText("\ud83d\ude00".repeat(100), 10)).length, 10); // no pair cut in half
 });
+
+test("plain ASCII text is kept as it is, and text just past that is still cleaned", () => {
+  // The boundary of cleanText's shortcut (printable ASCII, single spaces, none at the ends, within maxChars): each
+  // expected string worked out by hand as clean_text gives it.
+  assert.equal(cleanText("layers.1.neurons.0 w[3]"), "layers.1.neurons.0 w[3]");
+  assert.equal(cleanText("a  b"), "a b");
+  assert.equal(cleanText(" a"), "a");
+  assert.equal(cleanText("a "), "a");
+  assert.equal(cleanText("a\tb"), "a b");
+  assert.equal(cleanText("a\x7fb"), "a\ufffdb");
+  assert.equal(cleanText("~!"), "~!");
+  assert.equal(cleanText("x".repeat(40), 40), "x".repeat(40));
+  assert.equal(cleanText("x".repeat(41), 40), "x".repeat(39) + "\u2026");
+  assert.equal(cleanText("abcd e", 5), "abcd\u2026");
+});
