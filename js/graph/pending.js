@@ -179,6 +179,13 @@ export class PendingGroups {
     this.put(found);
   }
 
+  /** Let go of what the groups were made from, once every one is in (a composed picture's edge table, the texts). */
+  forget() {
+    this.groups = textGroups([]);
+    this.bounds = this.groups.bounds;
+    this.index.clear();
+  }
+
   /** Parse groups `ks`, tell `added` (which culls those out of sight), put them in; returns their elements.
    * @param {number[]} ks */
   put(ks) {
@@ -190,6 +197,7 @@ export class PendingGroups {
       bounds.set(this.bounds.subarray(4 * k, 4 * k + 4), 4 * j);
     });
     this.left -= ks.length;
+    if (!this.left) this.forget(); // every group in: their text or numbers are no longer needed
     this.added(groups, bounds);
     const fragment = document.createDocumentFragment();
     fragment.append(...groups);
