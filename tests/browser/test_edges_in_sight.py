@@ -233,10 +233,10 @@ def test_a_composed_pictures_edges_come_as_numbers_and_are_drawn_from_box_to_box
         assert len(line) == 8 and len(corners) == 8, f"{g.get('id')}: not a straight arrow"
         start = _outside(shapes[tail], line[0], line[1])
         tip = _outside(shapes[head], corners[2], corners[3])
-        # Graphviz draws a box's outline half its stroke (0.5 pt) inside the node's size, and an edge leaves the node's
-        # size; the tip stops 1.51 pt short of it, where the arrowhead's 1-pt stroke reaches it. Measured here: 1.01 pt
-        # from a box's outline; 2.01 for the 30 edges into two boxes (n65139, fold32) drawn a point inside the size
-        # their part's layout gave; 1.04-1.15 from an op's.
+        # An edge leaves the node's laid-out size and its tip stops 1.51 pt short of it, where the arrowhead's 1-pt
+        # stroke reaches it, as Graphviz's own edges do; Graphviz draws a record's outline inside that size (its
+        # height a point less than the part's layout gives). Measured here: starts 0-0.5 pt outside the drawn outline,
+        # tips 1.01-2.01 pt from a box's, 1.04-1.15 from an op's.
         assert -0.1 <= start <= 1.1, f"{g.get('id')} starts {start:.2f} pt off {tail}'s outline"
         assert 0.9 <= tip <= 2.1, f"{g.get('id')}'s tip is {tip:.2f} pt outside {head}'s outline"
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
