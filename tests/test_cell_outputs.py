@@ -156,6 +156,47 @@ def test_without_a_cell_id_or_into_an_output_widget_the_widgets_are_kept(ip: Int
     assert is_open(first) and is_open(second) and is_open(captured)
 
 
+class RequestKernel:
+    """A kernel as the shell sees it, answering one request (``get_parent``): JupyterLite's Pyodide kernel runs a cell
+    with its code alone (no ``cell_id`` for ``pre_run_cell``) but keeps the execute request, whose metadata JupyterLab
+    fills with the cell's id; there the request may also be a JavaScript proxy (``to_py`` gives the dict)."""
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+
+    def get_parent(self) -> Any:
+        return self.request
+
+
+class JsProxy:
+    def __init__(self, value: dict[str, Any]) -> None:
+        self.value = value
+
+    def to_py(self) -> dict[str, Any]:
+        return self.value
+
+
+def test_a_kernel_that_passes_no_cell_id_on_is_read_from_the_request_it_answers(ip: InteractiveShell) -> None:
+    kernel = RequestKernel({"header": {"msg_type": "execute_request"}, "metadata": {"cellId": "lite-cell"}})
+    ip.kernel = kernel  # type: ignore[attr-defined]  # IPython's shell has no kernel attribute; a kernel's shell does
+    first = run(ip, MOONS, None)
+    second = run(ip, MOONS, None)
+    assert not is_open(first) and is_open(second), "the same cell ran again: its earlier output's widget is closed"
+    kernel.request = JsProxy({"metadata": {"cellId": "another-cell"}})
+    third = run(ip, MOONS, None)
+    assert is_open(second) and is_open(third), "another cell's output stays"
+    # A cell run from inside a cell (run_cell in a cell: the request is the outer cell's) closes nothing of it.
+    nested = "from builders import small_moons\ndisplay(small_moons(hidden=2, points=1))\nget_ipython().run_cell('loss')"
+    before = graph_widgets()
+    ip.run_cell(nested, store_history=True)
+    made = graph_widgets() - before
+    assert len(made) == 2 and all(is_open(w) for w in made), "the outer cell's own display stays open"
+    for request in ({"metadata": {}}, {"metadata": {"cellId": ""}}, None, "not a message", JsProxy({"metadata": 3})):
+        kernel.request = request
+        kept = run(ip, MOONS, None)
+        assert is_open(run(ip, MOONS, None)) and is_open(kept), f"no cell id in {request!r}: both kept"
+
+
 def test_a_widget_that_fails_to_close_is_logged_and_the_others_are_still_closed(
         ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     broken, fine = run(ip, MOONS, "a"), run(ip, MOONS, "b")

@@ -4,6 +4,8 @@ A front end that sends the cell's id with its execute request (JupyterLab, Noteb
 in the request's metadata; ipykernel passes it to IPython's ``pre_run_cell`` event as ``info.cell_id``) clears
 the cell's output when it runs the cell again, so the widgets made for that output are off screen: they are
 closed then (GraphWidget.close() lets go of the tape and the graph), and all of them when the extension unloads.
+A kernel that runs the cell without passing its id on (JupyterLite's Pyodide kernel calls ``run_cell`` with the
+code alone) still holds the request it is answering (``kernel.get_parent()``): the id is read from its metadata.
 
 What might still be on screen is never closed: a display with no cell id (plain IPython, a front end that
 sends none, a comm callback between cells) and one made while an ipywidgets ``Output`` captures the display
@@ -30,9 +32,11 @@ class CellOutputs:
         self._by_cell: dict[str, list[weakref.ref[Any]]] = {}
         self._kept: list[weakref.ref[Any]] = []   # shown with no cell to replace them: closed only on unload
         self._running: list[tuple[Any, str | None]] = []  # (ExecutionInfo, its cell id): cells run inside cells
+        self._shell: Any = None   # the shell followed: its kernel's request holds the cell id when info has none
 
     def attach(self, shell: Any) -> None:
         """Follow ``shell``'s cells (IPython's ``pre_run_cell``/``post_run_cell`` events)."""
+        self._shell = shell
         shell.events.register("pre_run_cell", self._pre_run_cell)
         shell.events.register("post_run_cell", self._post_run_cell)
 
@@ -42,6 +46,7 @@ class CellOutputs:
             if callback in shell.events.callbacks.get(event, ()):
                 shell.events.unregister(event, callback)
         widgets = [ref for refs in self._by_cell.values() for ref in refs] + self._kept
+        self._shell = None
         self._by_cell.clear()
         self._kept.clear()
         self._running.clear()
@@ -60,7 +65,9 @@ class CellOutputs:
     def _pre_run_cell(self, info: Any) -> None:
         """A cell starts: the widgets of its previous output are off screen now (the front end cleared it)."""
         cell = getattr(info, "cell_id", None)
-        cell = cell if isinstance(cell, str) and cell else None
+        if not (isinstance(cell, str) and cell):
+            # the request's cell for a cell the front end ran, not for one a cell runs (run_cell inside a cell)
+            cell = None if self._running else _requested_cell(self._shell)
         if cell is not None:
             _close(self._by_cell.pop(cell, []))
         self._running.append((info, cell))
@@ -75,6 +82,25 @@ class CellOutputs:
             if self._running[depth][0] is info:
                 del self._running[depth:]
                 return
+
+
+def _requested_cell(shell: Any) -> str | None:
+    """The cell id in the metadata of the request ``shell``'s kernel is answering (``cellId``, as JupyterLab sends
+    it), or None: no kernel (plain IPython), no request, or none sent. JupyterLite's Pyodide kernel keeps that request
+    as a Python dict, or as a JavaScript proxy (``to_py`` makes it one)."""
+    get_parent = getattr(getattr(shell, "kernel", None), "get_parent", None)
+    if get_parent is None:
+        return None
+    try:
+        parent = get_parent()
+        if hasattr(parent, "to_py"):
+            parent = parent.to_py()
+        metadata = parent.get("metadata") if isinstance(parent, dict) else None
+        cell = metadata.get("cellId") if isinstance(metadata, dict) else None
+    except Exception as err:  # a kernel of another shape: its cells are kept, as with no cell id
+        _log.debug("micrograd_widget: no cell id in the kernel's request: %r", err)
+        return None
+    return cell if isinstance(cell, str) and cell else None
 
 
 def _close(refs: list[weakref.ref[Any]]) -> None:

@@ -26,6 +26,9 @@ pytestmark = [pytest.mark.browser]
 CODE_CELLS = (1, 2, 4, 6, 7, 8)  # 02_neuron.ipynb's (the others are markdown)
 WIDGET_CELLS = (2, 4, 6)  # o (tanh), explore(o), o (tanh spelled out)
 NEXT_CELL = 7
+OPEN_WIDGETS = ("import gc, json\nfrom micrograd_widget.graph.widget import GraphWidget\n"
+                f"print({KERNEL_STATE_MARKER!r} + json.dumps(sum(isinstance(w, GraphWidget) and w.comm is not None "
+                "for w in gc.get_objects())))\n")
 PRINT_NEURON = ("import json, sys\n"
                 f"print({KERNEL_STATE_MARKER!r} + json.dumps({{'platform': sys.platform, **{{v.label: "
                 "{'data': v.data, 'grad': v.grad} for v in (x1, x2, w1, w2, b, n, e, o)}}))\n")
@@ -90,6 +93,15 @@ def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, 
     poll(lambda: root.locator('[data-role="steps"]').text_content(), lambda t: t == "1", "one step up")
     stepped = float(view.number_box("w1").input_value())
     assert stepped > x, f"a step up moved w1 from {x} to {stepped}, not up its gradient (which is > 0)"
+
+    # Running the first neuron's cell again replaces its output: the widget %load_ext made for the old one is closed
+    # (its graph let go), as in JupyterLab, though Pyodide's kernel passes IPython no cell id (the request holds it).
+    set_cell_source(page, NEXT_CELL, OPEN_WIDGETS)
+    before = marked_json(run_cell(page, NEXT_CELL)["outputs"], KERNEL_STATE_MARKER)
+    run_cell(page, WIDGET_CELLS[0])
+    widget_in_cell(page, WIDGET_CELLS[0], timeout_s=60)
+    after = marked_json(run_cell(page, NEXT_CELL)["outputs"], KERNEL_STATE_MARKER)
+    assert before >= 3 and after == before, f"open graph widgets: {before} before the re-run, {after} after"
     assert not guarded_lab.log.outside
 
 
