@@ -403,13 +403,16 @@ class Value:
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
         """In a browser's Python (Pyodide, as in JupyterLite), where Graphviz's dot cannot run: the live widget, as
-        marimo shows a Value (``%load_ext``'s display, when loaded, comes first); elsewhere None, so Jupyter shows
-        ``_repr_html_``'s static picture."""
+        marimo shows a Value (``%load_ext``'s display, when loaded, comes first), closed when its cell runs again;
+        elsewhere None, so Jupyter shows ``_repr_html_``'s static picture."""
         from micrograd_widget.picture.layout import in_browser
         if not in_browser():
             return None
         from micrograd_widget.graph.widget import value_widget
-        return value_widget(self)[1]
+        from micrograd_widget.host.cell_outputs import record_bare_display
+        widget, bundle = value_widget(self)
+        record_bare_display(widget)   # closed when the cell runs again (JupyterLite keeps every widget until closed)
+        return bundle
 
     def _display_(self) -> object:
         """marimo's display: the live widget (widget.py)."""

@@ -186,7 +186,8 @@ def test_a_kernel_that_passes_no_cell_id_on_is_read_from_the_request_it_answers(
     third = run(ip, MOONS, None)
     assert is_open(second) and is_open(third), "another cell's output stays"
     # A cell run from inside a cell (run_cell in a cell: the request is the outer cell's) closes nothing of it.
-    nested = "from builders import small_moons\ndisplay(small_moons(hidden=2, points=1))\nget_ipython().run_cell('loss')"
+    nested = ("from builders import small_moons\ndisplay(small_moons(hidden=2, points=1))\n"
+              "get_ipython().run_cell('loss')")
     before = graph_widgets()
     ip.run_cell(nested, store_history=True)
     made = graph_widgets() - before
@@ -195,6 +196,28 @@ def test_a_kernel_that_passes_no_cell_id_on_is_read_from_the_request_it_answers(
         kernel.request = request
         kept = run(ip, MOONS, None)
         assert is_open(run(ip, MOONS, None)) and is_open(kept), f"no cell id in {request!r}: both kept"
+
+
+def test_in_a_browsers_python_a_bare_values_widget_is_closed_when_its_cell_runs_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without %load_ext, a Value shown in Pyodide (JupyterLite) is the live widget (engine.py): it too is closed when
+    its cell runs again, the cell id read from the kernel's request (Pyodide's kernel passes IPython none)."""
+    import micrograd_widget.picture.layout as layout
+    monkeypatch.setattr(layout, "in_browser", lambda: True)
+    cfg = Config()
+    cfg.InteractiveShell.cache_size = 0
+    shell = make_shell(tmp_path, monkeypatch, cfg)
+    try:
+        kernel = RequestKernel({"metadata": {"cellId": "lite-cell"}})
+        shell.kernel = kernel  # type: ignore[attr-defined]  # as Pyodide's shell has one
+        first = run(shell, MOONS, None)      # the first display hooks the shell's cell events in, mid-cell
+        second = run(shell, MOONS, None)
+        assert not is_open(first) and is_open(second), "the cell ran again: its old widget is closed"
+        kernel.request = {"metadata": {"cellId": "other-cell"}}
+        third = run(shell, MOONS, None)
+        assert is_open(second) and is_open(third), "another cell's widget stays"
+    finally:
+        InteractiveShell.clear_instance()
 
 
 def test_a_widget_that_fails_to_close_is_logged_and_the_others_are_still_closed(

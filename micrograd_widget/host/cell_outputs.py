@@ -6,6 +6,8 @@ the cell's output when it runs the cell again, so the widgets made for that outp
 closed then (GraphWidget.close() lets go of the tape and the graph), and all of them when the extension unloads.
 A kernel that runs the cell without passing its id on (JupyterLite's Pyodide kernel calls ``run_cell`` with the
 code alone) still holds the request it is answering (``kernel.get_parent()``): the id is read from its metadata.
+There a bare Value is the live widget even without ``%load_ext`` (engine.py): ``record_bare_display`` closes those
+the same way, hooked on the first such display.
 
 What might still be on screen is never closed: a display with no cell id (plain IPython, a front end that
 sends none, a comm callback between cells) and one made while an ipywidgets ``Output`` captures the display
@@ -20,7 +22,7 @@ import logging
 import weakref
 from typing import Any
 
-__all__ = ["CellOutputs"]
+__all__ = ["CellOutputs", "record_bare_display"]
 
 _log = logging.getLogger(__name__)
 
@@ -52,9 +54,10 @@ class CellOutputs:
         self._running.clear()
         _close(widgets)
 
-    def record(self, widget: Any) -> None:
-        """A widget just made for a display: it belongs to the output of the cell running now, if any."""
-        cell = self._running[-1][1] if self._running else None
+    def record(self, widget: Any, *, from_request: bool = False) -> None:
+        """A widget just made for a display: it belongs to the output of the cell running now, if any. With
+        ``from_request``, when no cell start was seen (hooked in mid-cell), the cell of the kernel's request."""
+        cell = self._running[-1][1] if self._running else _requested_cell(self._shell) if from_request else None
         ref = weakref.ref(widget)
         if cell is None or _output_widget_capturing():
             self._kept = [r for r in self._kept if r() is not None]
@@ -82,6 +85,29 @@ class CellOutputs:
             if self._running[depth][0] is info:
                 del self._running[depth:]
                 return
+
+
+# The widgets shown for a bare Value (no %load_ext) in a browser's Python, per shell: hooked on the first such display.
+_bare: dict[int, tuple[Any, CellOutputs]] = {}
+
+
+def record_bare_display(widget: Any) -> None:
+    """A widget a bare Value's display made in a browser's Python (Pyodide, as in JupyterLite: engine.py
+    ``Value._repr_mimebundle_``): closed when its cell runs again, as the extension's are (there is no unload: they
+    all stay until then). Nothing outside IPython (marimo keeps its own outputs)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+    entry = _bare.get(id(shell))
+    if entry is None or entry[0] is not shell:
+        entry = (shell, CellOutputs())
+        entry[1].attach(shell)
+        _bare[id(shell)] = entry
+    entry[1].record(widget, from_request=True)
 
 
 def _requested_cell(shell: Any) -> str | None:

@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.browser]
 CODE_CELLS = (1, 2, 4, 6, 7, 8)  # 02_neuron.ipynb's (the others are markdown)
 WIDGET_CELLS = (2, 4, 6)  # o (tanh), explore(o), o (tanh spelled out)
 NEXT_CELL = 7
+LAST_CELL = 8  # gradcheck(o), which the test replaces once the notebook has run
 OPEN_WIDGETS = ("import gc, json\nfrom micrograd_widget.graph.widget import GraphWidget\n"
                 f"print({KERNEL_STATE_MARKER!r} + json.dumps(sum(isinstance(w, GraphWidget) and w.comm is not None "
                 "for w in gc.get_objects())))\n")
@@ -102,6 +103,17 @@ def test_the_neuron_runs_in_jupyterlite_and_its_drag_reaches_pyodide(lite_site, 
     widget_in_cell(page, WIDGET_CELLS[0], timeout_s=60)
     after = marked_json(run_cell(page, NEXT_CELL)["outputs"], KERNEL_STATE_MARKER)
     assert before >= 3 and after == before, f"open graph widgets: {before} before the re-run, {after} after"
+    # Without the extension a bare Value is the widget in Pyodide: run again, its cell lets go of the old one too.
+    set_cell_source(page, LAST_CELL, "%unload_ext micrograd_widget")
+    run_cell(page, LAST_CELL)
+    set_cell_source(page, LAST_CELL, "o")
+    run_cell(page, LAST_CELL)
+    widget_in_cell(page, LAST_CELL, timeout_s=60)
+    before = marked_json(run_cell(page, NEXT_CELL)["outputs"], KERNEL_STATE_MARKER)
+    run_cell(page, LAST_CELL)
+    widget_in_cell(page, LAST_CELL, timeout_s=60)
+    after = marked_json(run_cell(page, NEXT_CELL)["outputs"], KERNEL_STATE_MARKER)
+    assert before >= 1 and after == before, f"open graph widgets, no extension: {before} before a re-run, {after} after"
     assert not guarded_lab.log.outside
 
 
