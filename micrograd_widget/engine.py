@@ -415,9 +415,12 @@ class Value:
         return bundle
 
     def _display_(self) -> object:
-        """marimo's display: the live widget (widget.py)."""
+        """marimo's display: the live widget (widget.py), closed when its cell runs again."""
         from micrograd_widget.graph.widget import explore
-        return explore(self)
+        from micrograd_widget.host.cell_outputs import close_with_marimo_cell
+        widget = explore(self)
+        close_with_marimo_cell(widget)
+        return widget
 
 
 _WRITTEN_PLAINLY: weakref.WeakSet[Value] = weakref.WeakSet()  # inner nodes a pickle writes after their inputs

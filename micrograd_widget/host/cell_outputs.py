@@ -7,7 +7,8 @@ closed then (GraphWidget.close() lets go of the tape and the graph), and all of 
 A kernel that runs the cell without passing its id on (JupyterLite's Pyodide kernel calls ``run_cell`` with the
 code alone) still holds the request it is answering (``kernel.get_parent()``): the id is read from its metadata.
 There a bare Value is the live widget even without ``%load_ext`` (engine.py): ``record_bare_display`` closes those
-the same way, hooked on the first such display.
+the same way, hooked on the first such display. marimo has no IPython cells: ``close_with_marimo_cell`` hands a bare
+Value's widget to the cell's own lifecycle there.
 
 What might still be on screen is never closed: a display with no cell id (plain IPython, a front end that
 sends none, a comm callback between cells) and one made while an ipywidgets ``Output`` captures the display
@@ -22,7 +23,7 @@ import logging
 import weakref
 from typing import Any
 
-__all__ = ["CellOutputs", "record_bare_display"]
+__all__ = ["CellOutputs", "close_with_marimo_cell", "record_bare_display"]
 
 _log = logging.getLogger(__name__)
 
@@ -108,6 +109,32 @@ def record_bare_display(widget: Any) -> None:
         entry[1].attach(shell)
         _bare[id(shell)] = entry
     entry[1].record(widget, from_request=True)
+
+
+def close_with_marimo_cell(widget: Any) -> None:
+    """In marimo: close ``widget`` when the cell that shows it runs again or is deleted (engine.py
+    ``Value._display_``). marimo closes an anywidget's comm then but not the widget, which ipywidgets' registry
+    kept, with its tape and graph, for as long as the kernel ran. Outside a marimo cell (or a marimo without its cell
+    lifecycle: it is marimo's runtime API, as its own anywidget support uses it), nothing."""
+    try:
+        from marimo._runtime.cell_lifecycle_item import CellLifecycleItem
+        from marimo._runtime.context import ContextNotInitializedError, get_context
+    except ImportError:
+        return
+
+    class _CloseWidget(CellLifecycleItem):
+        def create(self, context: Any) -> None:
+            del context
+
+        def dispose(self, context: Any, deletion: bool) -> bool:
+            del context, deletion
+            _close([weakref.ref(widget)])
+            return True
+
+    try:
+        get_context().cell_lifecycle_registry.add(_CloseWidget())
+    except ContextNotInitializedError:
+        return
 
 
 def _requested_cell(shell: Any) -> str | None:

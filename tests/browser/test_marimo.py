@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from builders import lecture_L
+from playwright.sync_api import expect
 
 from micrograd_widget.nn import MLP
 from micrograd_widget.training.log import IDLE_END, IDLE_TICKS
@@ -172,4 +173,27 @@ def test_the_widget_trains_in_marimo(marimo_app, guarded_lab):
     assert train.get_attribute("aria-pressed") == "false"
     shown = float(view.root.locator('[data-role="learn-loss"]').text_content() or "nan")
     assert shown < here["loss"].data, "training must lower the loss"
+    assert not guarded_lab.log.outside
+
+
+def test_a_cell_run_again_lets_go_of_its_old_widget(marimo_app, guarded_lab):
+    """A cell showing a bare Value runs again (here: its button is pressed): marimo closes the old widget's comm, and
+    the widget itself is closed with it (engine.py ``_display_``), so ipywidgets' registry does not keep every run's
+    widget, tape and graph for as long as the kernel runs."""
+    page = guarded_lab.page
+    page.goto(marimo_app([
+        Cell("import marimo as mo\nagain = mo.ui.button(label='again', value=0, on_click=lambda n: n + 1)\nagain",
+             defines=("mo", "again")),
+        Cell("from micrograd_widget import Value\nv = Value(2.0 + again.value, label='v') * 3\nv",
+             reads=("again",), defines=("v",)),
+        Cell("from ipywidgets.widgets.widget import _instances\nfrom micrograd_widget.graph.widget import GraphWidget\n"
+             "kept = sum(isinstance(w, GraphWidget) for w in list(_instances.values()))\n"
+             "mo.md(f'graph widgets kept: {kept} after run {again.value}')", reads=("mo", "again", "v")),
+    ]))
+    WidgetDom(page).wait_ready(timeout_s=60)
+    kept = page.get_by_text("graph widgets kept:")
+    expect(kept).to_have_text("graph widgets kept: 1 after run 0", timeout=30_000)
+    for run in (1, 2, 3):
+        page.get_by_role("button", name="again").click()
+        expect(kept).to_have_text(f"graph widgets kept: 1 after run {run}", timeout=30_000)
     assert not guarded_lab.log.outside
