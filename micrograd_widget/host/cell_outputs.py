@@ -122,13 +122,15 @@ def close_with_marimo_cell(widget: Any) -> None:
     except ImportError:
         return
 
+    shown = weakref.ref(widget)  # the cell's registry keeps the item: not the widget, closed by hand meanwhile
+
     class _CloseWidget(CellLifecycleItem):
         def create(self, context: Any) -> None:
             del context
 
         def dispose(self, context: Any, deletion: bool) -> bool:
             del context, deletion
-            _close([weakref.ref(widget)])
+            _close([shown])
             return True
 
     try:
