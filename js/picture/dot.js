@@ -36,9 +36,12 @@ export const NOT_REACHED = "\u00b7";
 const RECORD = { "\\": "\\\\", '"': '\\"', "&": "&amp;", "{": "\\{", "}": "\\}", "|": "\\|", "<": "\\<", ">": "\\>" };
 /** @type {Readonly<Record<string, string>>} */
 const DOT = { "\\": "\\\\", '"': '\\"', "&": "&amp;" };
-// Whether a cleaned text holds anything RECORD (or DOT) escapes: most do not, and are written as they are.
-const RECORD_ESCAPED = /[\\"&{}|<>]/;
-const DOT_ESCAPED = /[\\"&]/;
+// Whether a cleaned text holds anything a table escapes (a character of its keys): most do not, and are written as
+// they are.
+/** @type {(table: Readonly<Record<string, string>>) => RegExp} */
+const escapedBy = (table) => new RegExp(`[${Object.keys(table).map((ch) => `\\${ch}`).join("")}]`);
+const RECORD_ESCAPED = escapedBy(RECORD);
+const DOT_ESCAPED = escapedBy(DOT);
 
 /**
  * dot.py's escape for the DOT targets: "record" (one field of a record label) or "dot" (any other string).
