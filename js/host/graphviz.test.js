@@ -1,5 +1,6 @@
 // What js/host/graphviz.js hands the page: Graphviz's own SVG (@viz-js/viz, as the layout worker runs it) without its
-// prologue, comments, <title>s and the line breaks between tags, and nothing else changed.
+// prologue, comments, <title>s and the line breaks between tags, its texts' font and white-space rule said once on the
+// graph's <g>, and nothing else changed.
 
 import { mock, test } from "node:test";
 import assert from "node:assert/strict";
@@ -20,6 +21,7 @@ const DOT = `digraph micrograd {
   }
   n1 [id="n1", class="mgw-value", shape=record, label="{ a | data 2.0000 | grad 1.0000 }", tooltip="a&#10;data = 2"];
   n1_op [id="n1_op", class="mgw-op", label="+"];
+  small [id="small", fontsize=9, label="in a smaller font"];
   fold0 -> n1_op [id="e_fold0_n1_op"];
   n1_op -> n1 [id="e_n1_op_n1"];
 }`;
@@ -28,18 +30,39 @@ const DOT = `digraph micrograd {
 const bare = (svg) => svg.slice(svg.indexOf("<svg")).replace(/<!--[^]*?-->/g, "").replace(/<title>[^<]*<\/title>/g, "")
   .replace(/>\s+</g, "><");
 
-test("the page gets Graphviz's SVG less its prologue, comments, titles and line breaks between tags", async () => {
+// Each text's start tag, its font (its own attributes, else the graph's <g>'s) and its content, in order.
+const texts = (svg) => {
+  const graph = /<g id="graph0" class="graph"([^>]*)>/.exec(svg)[1];
+  const inherited = (name) => (new RegExp(` ${name}="([^"]*)"`).exec(graph) || [])[1];
+  return [...svg.matchAll(/<text([^>]*)>([^<]*)<\/text>/g)].map(([, attrs, content]) => {
+    const own = (name) => (new RegExp(` ${name}="([^"]*)"`).exec(attrs) || [])[1] ?? inherited(name);
+    const where = attrs.replace(/ (?:xml:space|font-family|font-size)="[^"]*"/g, "");
+    return [where, own("xml:space"), own("font-family"), own("font-size"), content];
+  });
+};
+
+test("the page gets Graphviz's SVG less its prologue, comments, titles, line breaks between tags and repeated fonts", async () => {
   const raw = (await instance()).render(DOT, { format: "svg", engine: "dot" }).output;
   assert.match(raw, /<title>n1<\/title>/, "Graphviz wrote titles: the test checks something");
   assert.match(raw, /<!--/);
+  assert.equal(raw.match(/font-family="Times,serif" font-size="14.00"/g).length, 10, "Graphviz wrote a font per text");
   const lean = leanSVG(raw);
   assert.ok(lean.startsWith("<svg "), lean.slice(0, 40));
   for (const gone of ["<title", "<!--", "<?xml", "<!DOCTYPE"]) assert.ok(!lean.includes(gone), `${gone} left in`);
-  assert.equal(bare(lean), bare(raw), "something other than titles, comments and whitespace between tags changed");
-  const texts = lean.match(/<text/g).length;
-  assert.equal(texts, raw.match(/<text/g).length);
-  assert.equal(lean.match(/\n<text/g).length, texts, "each text stays on its line (a box's words stay apart)");
+  // Every text is where Graphviz put it, says what it said, in the same font and white-space rule (its own or its
+  // graph's); the font is written once for the texts in the graph's, and the smaller one keeps its own.
+  assert.deepEqual(texts(lean), texts(raw));
+  assert.equal(texts(raw).filter((t) => t[3] === "9.00").length, 1);
+  assert.match(lean, /<g id="graph0" class="graph" xml:space="preserve" font-family="Times,serif" font-size="14.00" /);
+  assert.equal(lean.match(/font-family=/g).length, 2, "the graph's font and the smaller text's");
+  assert.equal(lean.match(/xml:space=/g).length, 1);
+  const unfonted = (svg) => bare(svg).replace(/ (?:xml:space|font-family|font-size)="[^"]*"/g, "");
+  assert.equal(unfonted(lean), unfonted(raw), "something other than titles, comments, fonts and whitespace between tags changed");
+  const count = lean.match(/<text/g).length;
+  assert.equal(count, raw.match(/<text/g).length);
+  assert.equal(lean.match(/\n<text/g).length, count, "each text stays on its line (a box's words stay apart)");
   assert.doesNotMatch(lean.replace(/\n(?=<text)/g, ""), />\s+</, "a line break left between other tags");
+  assert.equal(leanSVG(lean), lean, "lean already");
   assert.equal(await layoutHere(DOT), leanSVG(await layoutHere(DOT)), "layoutHere hands out the lean SVG");
   assert.ok(!(await layoutHere(DOT)).includes("<title"));
 });
