@@ -8,7 +8,7 @@ import { colorScale, formatNumber, gradColor, legendMarks, legendWords, plural, 
 import { NOT_REACHED, boxFill, notReached, pictureScale } from "../picture/dot.js";
 import { changeCaption, formatChange } from "../picture/change.js";
 import { boxMaxima, boxNumbers } from "./box-numbers.js";
-import { boxesById, makeFocusable, textNode } from "../ui/svg.js";
+import { boxesById, makeFocusable, svgElement, textNode } from "../ui/svg.js";
 import { EdgeRaster } from "./edge-raster.js";
 import { LazyTexts } from "./visible.js";
 import { PendingGroups, textGroups } from "./pending.js";
@@ -41,9 +41,12 @@ const FOLD_SLOTS = 5;
 /** The SVG bound once, as named parts; `view` describes what was drawn (graph/folding.js drawPicture); `root`: the graph's
  * scroll box (numbers of boxes out of its sight are written lazily: graph/visible.js); `edgesOut` and `opsOut`: the
  * picture's edges and op circles not in `svg` (a composed picture's edges as numbers; js/ui/svg.js splitEdges,
- * splitOps), put in as they come near sight (graph/pending.js). */
+ * splitOps), put in as they come near sight (graph/pending.js); `tipsOut`: the boxes' tooltips not in `svg` (a composed
+ * picture's: js/picture/tooltips.js), each given its box as the pointer comes over it, all before an export. */
 export class BoundPicture {
-  constructor(svg, view, names, root = null, edgesOut = textGroups([]), opsOut = textGroups([])) {
+  constructor(svg, view, names, root = null, edgesOut = textGroups([]), opsOut = textGroups([]), tipsOut = null) {
+    /** @type {Map<string, string> | null} */
+    this.tipsOut = tipsOut && tipsOut.ids.length ? new Map(tipsOut.ids.map((id, k) => [id, tipsOut.titles[k]])) : null;
     const byId = boxesById(svg);
     const shown = Int32Array.from(view.shown || []);
     const m = shown.length;
@@ -271,6 +274,7 @@ export class BoundPicture {
   flushPending() {
     this.pendingEdges.all();
     this.pendingOps.all();
+    if (this.tipsOut) for (const g of this.svg.querySelectorAll("g.node")) this.anchorTip(g);
     this.lazy.flush();
     for (let k = 0; k < this.shown.length; k++) this.writeTooltip(this.boxes.group[k], this.shown[k]);
     return this.svg;
@@ -279,10 +283,29 @@ export class BoundPicture {
   /** The pointer is over `target`: when it is in a value box, its hover tooltip is made current (writeTooltip). */
   hovered(target) {
     const g = target && target.closest ? target.closest("g.node") : null;
+    if (g) this.anchorTip(g);
     const picked = g ? this.targets.get(g) : null;
     if (picked && picked.node !== undefined && this.outline.groupOf.get(picked.node) === g) {
       this.writeTooltip(g, picked.node);
     }
+  }
+
+  /**
+   * Box `g`, laid out without its tooltip (`tipsOut`), gets it as Graphviz draws one: what it drew wrapped in
+   * `<g id="a_<id>"><a xlink:title="...">` (js/host/svg-contract.md); the page's own marks in it (graph/deltas.js)
+   * stay after.
+   * @param {Element} g
+   */
+  anchorTip(g) {
+    const title = this.tipsOut ? this.tipsOut.get(g.id) : undefined;
+    if (title === undefined) return;
+    /** @type {Map<string, string>} */ (this.tipsOut).delete(g.id);
+    const a = svgElement("a", { role: "none" });
+    a.setAttributeNS(XLINK, "xlink:title", title);
+    a.append(...[...g.childNodes].filter((child) => !(child instanceof Element && child.classList.contains("mgw-delta"))));
+    const anchor = svgElement("g", { id: `a_${g.id}` });
+    anchor.append(a);
+    g.prepend(anchor);
   }
 
   /**

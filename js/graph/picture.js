@@ -118,7 +118,8 @@ export class Picture {
       const old = this.bound;
       const at = old && place ? this.zoom.placeOf(place.before(old)) : null; // measured as late as can be: after a pan
       if (old) old.release();
-      this.bound = new BoundPicture(svg, view, this.names, this.el, edges ?? textGroups([]), textGroups(ops ? ops.ops : []));
+      this.bound = new BoundPicture(svg, view, this.names, this.el, edges ?? textGroups([]), textGroups(ops ? ops.ops : []),
+        laid ? laid.tips : null);
       this.dot = dot;
       // Sized before it goes in (the box measured with the old picture): sizing it after made the browser lay
       // the new SVG out twice, once to measure the box and once at its new size (~60 ms on 530 KB of SVG).

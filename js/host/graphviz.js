@@ -8,6 +8,7 @@ import { inLayoutWorker, ranOnMain, serveLayouts, whenUnheld, workerLayout } fro
 import { LOST_EDGE, NSLIMIT } from "../core/shared.js";
 import { composable, compose, leanLayout } from "../picture/compose.js";
 import { edgesSVG, withEdges } from "../picture/edges.js";
+import { tooltipsApart, withTooltips } from "../picture/tooltips.js";
 
 /** @import { Viz } from "@viz-js/viz" */
 /** @import { LaidOut, LayoutSignal } from "./layout-worker.js" */
@@ -79,13 +80,14 @@ export async function layOut(dot, { low = false, signal = null } = {}) {
 }
 
 /**
- * A picture laid out as one SVG text: a composed picture's edges written in (as leanSVG leaves them), before its
- * first box.
+ * A picture laid out as one SVG text: a composed picture's boxes' tooltips and edges written in (as leanSVG leaves
+ * Graphviz's), the edges before its first box.
  * @param {LaidOut} laid
  * @returns {string}
  */
 export function wholeSVG(laid) {
-  return laid.edges ? withEdges(laid.svg, edgesSVG(laid.edges, true)) : laid.svg;
+  const svg = withTooltips(laid.svg, laid.tips);
+  return laid.edges ? withEdges(svg, edgesSVG(laid.edges, true)) : svg;
 }
 
 /**
@@ -126,7 +128,7 @@ export function warmUp() {
  * opened picture (js/picture/compose.js composable), box by box, each box's part cached (layPart), its boxes drawn by
  * nop2 and its edges placed by js/picture/edges.js and handed over as numbers (nop2 spent ~210 of its ~400 ms on the
  * moons loss opened at node_budget=2000 drawing the 6,653 edges; writing their markup here took another ~40, and the
- * page parses only those that come near sight).
+ * page parses only those that come near sight), and its boxes' tooltips handed over apart (js/picture/tooltips.js).
  * @param {string} dot
  * @returns {Promise<LaidOut>}
  */
@@ -134,13 +136,14 @@ export async function layOutHere(dot) {
   const g = await graphviz();
   if (composable(dot)) {
     const composed = compose(dot, (part) => layPart(g, part));
-    return { svg: leanSVG(checked(g.render(composed.dot, { format: "svg", engine: "nop2" }))), edges: composed.edges };
+    const { dot: drawn, tips } = tooltipsApart(composed.dot);
+    return { svg: leanSVG(checked(g.render(drawn, { format: "svg", engine: "nop2" }))), edges: composed.edges, tips };
   }
   let result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT } });
   if (result.errors.some((e) => LOST_EDGE.test(e.message))) {
     result = g.render(dot, { format: "svg", engine: "dot", graphAttributes: { nslimit: NSLIMIT, newrank: true } });
   }
-  return { svg: leanSVG(checked(result)), edges: null };
+  return { svg: leanSVG(checked(result)), edges: null, tips: null };
 }
 
 /**

@@ -93,13 +93,18 @@ test("a large opened picture is laid out box by box, each box's part by dot once
   assert.match(svg, /<g id="open0" class="cluster/);
 });
 
-test("a composed picture's edges come apart as numbers; written in, they are Graphviz's SVG made lean", async () => {
+test("a composed picture's edges come apart as numbers, its boxes' tooltips as text; written in, they are Graphviz's SVG made lean", async () => {
   const folds = JSON.parse(readFileSync(new URL("../../tests/vectors/folds/far_layout.json", import.meta.url), "utf8"));
   const dot = folds.cases[1].dot[0];
   const laid = await layOutHere(dot);
   assert.ok(laid.edges, "composed: the edges apart");
   assert.equal(laid.edges.ids.length, (dot.match(/ -> /g) ?? []).length);
   assert.doesNotMatch(laid.svg, /class="edge/, "no edge in the text");
+  // Every box's tooltip apart, in DOT order; an opened box's frame keeps its own anchor.
+  const boxes = [...dot.matchAll(/^\t+(\S+) \[.* tooltip=/gm)].map((m) => m[1].replace(/^"(.*)"$/, "$1")).filter((name) => name !== "graph");
+  assert.ok(laid.tips && boxes.length > 10);
+  assert.deepEqual(laid.tips.ids, boxes);
+  assert.equal((laid.svg.match(/<a /g) ?? []).length, (laid.svg.match(/class="cluster/g) ?? []).length, "only the frames' anchors");
   assert.equal(laid.svg, leanSVG(laid.svg), "the text is lean");
   // The reference: the composition's edges written as Graphviz writes them, into nop2's own SVG, made lean by leanSVG.
   const g = await instance();

@@ -37,9 +37,11 @@ const YIELD_MS = 500;
 
 /**
  * A picture laid out (js/host/graphviz.js layOut): its SVG text and, for a composed picture, its edges apart as numbers
- * (js/picture/edges.js EdgeTable: the page writes an edge's markup only as it comes near sight); null: every edge is in
- * the text.
- * @typedef {{svg: string, edges: import("../picture/edges.js").EdgeTable | null}} LaidOut
+ * (js/picture/edges.js EdgeTable: the page writes an edge's markup only as it comes near sight) and its boxes' tooltips
+ * apart (js/picture/tooltips.js: the page gives a box its anchor when the pointer comes over it); null: every edge, or
+ * every tooltip, is in the text.
+ * @typedef {{svg: string, edges: import("../picture/edges.js").EdgeTable | null,
+ *   tips: import("../picture/tooltips.js").Tooltips | null}} LaidOut
  */
 
 /**

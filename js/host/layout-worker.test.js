@@ -13,7 +13,7 @@ import { holdLayoutWorker, lastLayoutThread, layoutThread, layoutWorkerLimits, w
 const workers = [];
 
 /** A layout as the worker posts it (js/host/layout-worker.js LaidOut): its text, no edges apart. */
-const laidOut = (svg) => ({ svg, edges: null });
+const laidOut = (svg) => ({ svg, edges: null, tips: null });
 
 /** A Worker that answers each layout at once with the text "<its index>:<dot>", except a DOT holding "hang" (never). */
 class FakeWorker {

@@ -12,7 +12,8 @@
 // same way (its one output not reached: "grad ·"; its largest |grad| among the members reached, "·" while none is).
 // `message: false` leaves the folding sentence out of the picture: the live view says it once, in its status line.
 // Without them the DOT is dot.py's, byte for byte.
-//   cleanText(text, maxChars), escape(text, "record" | "dot"), quote(text, htmlLabel), thousands(n) (format.js's)
+//   cleanText(text, maxChars), escape(text, "record" | "dot"), unescapeDot(text), quote(text, htmlLabel), thousands(n)
+//   (format.js's)
 //   boxMax(grad, members, out, reachedAt, step) -> node | null   the member whose |grad| a closed box shows and is coloured by
 //   pictureScale(grad, shown, best, out, reachedAt, step) -> scale  the colour scale of a picture (the DOT's and the live one's)
 //   boxFill(grad, big, scale, palette, stepping) -> colour   a closed box's fill (the DOT's and the live picture's)
@@ -57,6 +58,19 @@ export function escape(text, target = "record") {
   let out = "";
   for (const ch of clean) out += table[ch] ?? ch;
   return out;
+}
+
+/**
+ * The text a DOT string that escape(_, "dot") wrote reads as: `\\` and `\"` as the character, `\n` (how a tooltip's lines
+ * are joined) as a line break, `&amp;` as `&`; any other backslash stays. Graphviz reads a tooltip so too, except that
+ * it also expands `\N`, `\G`, `\L` and `\E` left after a label's own backslash (a label `x\N` shows as `xn5`): this
+ * reads what was written (js/picture/tooltips.js).
+ * @param {string} text
+ * @returns {string}
+ */
+export function unescapeDot(text) {
+  if (!text.includes("\\") && !text.includes("&")) return text;
+  return text.replace(/\\([^])|&amp;/g, (all, ch) => ch === undefined ? "&" : ch === "n" ? "\n" : ch === "\\" || ch === '"' ? ch : all);
 }
 
 const ID = /^([a-zA-Z_][a-zA-Z0-9_]*|-?(\.[0-9]+|[0-9]+(\.[0-9]*)?))$/;

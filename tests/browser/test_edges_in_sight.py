@@ -23,6 +23,8 @@ from .mgw_browser.exports import SVG, download
 
 pytestmark = pytest.mark.browser
 
+XLINK = "{http://www.w3.org/1999/xlink}"
+
 BOXES = 2000
 
 # The edges in the page's SVG, those drawn (not culled, displayed), the value boxes in the graph box's sight, and the
@@ -175,6 +177,19 @@ def test_a_traced_path_marks_every_edge_and_op_circle_on_it_those_out_of_sight_i
     assert not guarded.log.console_errors and not guarded.log.page_errors, guarded.log.describe()
 
 
+def _tooltips(svg: ET.Element) -> dict[str, str]:
+    """Each box's (value node, op circle, fold box, legend) tooltip in an SVG: box id -> its anchor's title, read
+    where Graphviz puts it, in a group a_<id> just inside the box."""
+    out = {}
+    for g in svg.iter(f"{SVG}g"):
+        if "node" in (g.get("class") or "").split():
+            anchor = g.find(f"{SVG}g/{SVG}a")
+            group = g.find(f"{SVG}g")
+            if anchor is not None and group is not None and group.get("id") == f"a_{g.get('id')}":
+                out[g.get("id", "")] = anchor.get(f"{XLINK}title", "")
+    return out
+
+
 def _numbers(g: ET.Element, tag: str, attribute: str) -> list[float]:
     """The numbers of the first `tag`'s `attribute` in group `g` (none when it has no such shape)."""
     shape = g.find(f".//{SVG}{tag}")
@@ -220,8 +235,27 @@ def test_a_composed_pictures_edges_come_as_numbers_and_are_drawn_from_box_to_box
     view.wait_ready(90)
     waiting = view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.edge').length")
     assert 0 < waiting < len(edges) / 4, f"{waiting} of {len(edges)} edges put in at once"
+    # The boxes' tooltips came apart too (js/picture/tooltips.js): no box has its anchor until the pointer comes over
+    # it, and then it holds what Graphviz writes for it (the kernel's picture of the same open set: Python's DOT drawn
+    # by the dot binary's nop2).
+    kernel = _tooltips(ET.parse(widget.save_svg(tmp_path / "kernel.svg")).getroot())
+    assert len(kernel) > 1500, "the kernel drew the boxes' tooltips: the test reads them"
+    anchored = view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.node a').length")
+    assert anchored == 0, f"{anchored} boxes have their anchor before any hover"
+    key = view.root.evaluate("""r => {  // the value box nearest the middle of the graph box's sight
+      const b = r.querySelector('[data-role=graph]').getBoundingClientRect();
+      const mid = [(b.left + b.right) / 2, (b.top + b.bottom) / 2];
+      const far = g => { const q = g.getBoundingClientRect();
+        return Math.hypot((q.left + q.right) / 2 - mid[0], (q.top + q.bottom) / 2 - mid[1]); };
+      return [...r.querySelectorAll('[data-role=graph] svg g.node.mgw-value')].sort((p, q) => far(p) - far(q))[0].id;
+    }""")
+    view.root.locator(f'[data-role="graph"] svg g.node[id="{key}"]').hover()
+    live = view.root.evaluate("""(r, id) => [...r.querySelectorAll(`[data-role=graph] svg g.node[id="${id}"] a`)]
+      .map(a => [a.parentElement.id, a.getAttributeNS('http://www.w3.org/1999/xlink', 'title')])""", key)
+    assert live == [[f"a_{key}", kernel[key]]], f"{key} hovered"
     _, svg = download(guarded.page, view, "export-svg")
     doc = ET.fromstring(svg)
+    assert _tooltips(doc) == kernel, "the export's tooltips, box by box"
     shapes = {g.get("id"): _shape(g) for g in doc.iter(f"{SVG}g") if "node" in (g.get("class") or "").split()}
     exported = [g for g in doc.iter(f"{SVG}g") if "edge" in (g.get("class") or "").split()]
     assert sorted(g.get("id") for g in exported) == sorted(edges)
