@@ -22,8 +22,11 @@ function bindNumber(text, attr, key, field) {
   const content = text.textContent;
   text.setAttribute(attr, key);
   text.setAttribute("data-field", field);
-  const node = document.createTextNode(content);
-  text.replaceChildren(node);
+  let node = text.firstChild;
+  if (!node || node.nodeType !== 3 || node !== text.lastChild) { // as parsed: one Text node (else made so)
+    node = document.createTextNode(content);
+    text.replaceChildren(node);
+  }
   return { node, caption: content.slice(0, content.lastIndexOf(" ") + 1) };
 }
 
@@ -135,7 +138,7 @@ export class BoundPicture {
     this.lazy.watch(g, [this.boxes.data[k], this.boxes.grad[k], this.boxes.shape[k]].filter(Boolean));
     this.outline.groupOf.set(i, g);
     this.targets.set(g, { node: i });
-    makeFocusable(g, `${names.describe(i)}: press Enter to inspect`);
+    makeFocusable(g, `${names.describe(i)}: press Enter to inspect`, texts);
     const op = byId.get(`n${i}_op`);
     if (op) {
       this.lazy.watch(op);
@@ -166,7 +169,7 @@ export class BoundPicture {
       }
       this.lazy.watch(g, [...Object.values(this.folds.fields[k]).map((f) => f.node), this.folds.shape[k]].filter(Boolean));
       const expandable = fold.key ? "; press Enter to inspect, + to open it" : ": press Enter to inspect";
-      makeFocusable(g, `${fold.title}, ${plural(fold.count, "node")} folded${expandable}`);
+      makeFocusable(g, `${fold.title}, ${plural(fold.count, "node")} folded${expandable}`, texts);
     });
     this.clusters = new Map(); // key -> the cluster's g
     for (const cluster of view.clusters || []) {

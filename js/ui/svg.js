@@ -211,17 +211,19 @@ export function boxesById(svg) {
  * `description` says more (full name, what Enter does).
  * @param {Element} g
  * @param {string} description
+ * @param {NodeListOf<Element>} [texts] its <text>s, when the caller holds them already
  */
-export function makeFocusable(g, description) {
-  // Graphviz's <title> (the DOT node id, "n4") would be the box's name and its hover tooltip: drop it.
-  for (const title of g.querySelectorAll(":scope > title")) title.remove();
+export function makeFocusable(g, description, texts = g.querySelectorAll("text")) {
+  // Graphviz's <title> (the DOT node id, "n4"; the layout's lean SVG has none) would be the box's name and its hover
+  // tooltip: drop it.
+  for (let first = g.firstElementChild; first && first.localName === "title"; first = g.firstElementChild) first.remove();
   // Its tooltip (full-precision numbers as the kernel drew them, a shortened label in full) stays for the
   // mouse, but is not the name: the name is the text shown, which follows the sliders.
-  for (const a of g.querySelectorAll("a")) a.setAttribute("role", "none");
+  for (const a of g.getElementsByTagName("a")) a.setAttribute("role", "none");
   g.setAttribute("tabindex", "0");
   g.setAttribute("role", "button");
   g.setAttribute("aria-description", description);
-  nameByTexts(g);
+  nameByTexts(g, texts);
 }
 
 /**
@@ -229,12 +231,13 @@ export function makeFocusable(g, description) {
  * even while they are not drawn (the graph view leaves them out of the paint out of sight and at low zoom,
  * js/graph/visible.js), as the name from content would not. Call it again when a text comes or goes.
  * @param {Element} g
+ * @param {NodeListOf<Element>} [texts] its <text>s, when the caller holds them already
  */
-export function nameByTexts(g) {
+export function nameByTexts(g, texts = g.querySelectorAll("text")) {
   if (!g.id) return; // named from its content
   /** @type {string[]} */
   const ids = [];
-  g.querySelectorAll("text").forEach((text, k) => {
+  texts.forEach((text, k) => {
     if (!text.id) text.id = `${g.id}-t${k}`;
     ids.push(text.id);
   });
