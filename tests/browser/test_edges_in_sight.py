@@ -242,17 +242,18 @@ def test_a_composed_pictures_edges_come_as_numbers_and_are_drawn_from_box_to_box
     assert len(kernel) > 1500, "the kernel drew the boxes' tooltips: the test reads them"
     anchored = view.root.evaluate("r => r.querySelectorAll('[data-role=graph] svg g.node a').length")
     assert anchored == 0, f"{anchored} boxes have their anchor before any hover"
-    key = view.root.evaluate("""r => {  // the value box nearest the middle of the graph box's sight
-      const b = r.querySelector('[data-role=graph]').getBoundingClientRect();
-      const mid = [(b.left + b.right) / 2, (b.top + b.bottom) / 2];
-      const far = g => { const q = g.getBoundingClientRect();
-        return Math.hypot((q.left + q.right) / 2 - mid[0], (q.top + q.bottom) / 2 - mid[1]); };
-      return [...r.querySelectorAll('[data-role=graph] svg g.node.mgw-value')].sort((p, q) => far(p) - far(q))[0].id;
-    }""")
-    view.root.locator(f'[data-role="graph"] svg g.node[id="{key}"]').hover()
-    live = view.root.evaluate("""(r, id) => [...r.querySelectorAll(`[data-role=graph] svg g.node[id="${id}"] a`)]
-      .map(a => [a.parentElement.id, a.getAttributeNS('http://www.w3.org/1999/xlink', 'title')])""", key)
-    assert live == [[f"a_{key}", kernel[key]]], f"{key} hovered"
+    for kind in ("mgw-value", "mgw-op", "mgw-fold"):
+        key = view.root.evaluate("""(r, kind) => {  // the box of that kind nearest the middle of the graph box's sight
+          const b = r.querySelector('[data-role=graph]').getBoundingClientRect();
+          const mid = [(b.left + b.right) / 2, (b.top + b.bottom) / 2];
+          const far = g => { const q = g.getBoundingClientRect();
+            return Math.hypot((q.left + q.right) / 2 - mid[0], (q.top + q.bottom) / 2 - mid[1]); };
+          return [...r.querySelectorAll(`[data-role=graph] svg g.node.${kind}`)].sort((p, q) => far(p) - far(q))[0].id;
+        }""", kind)
+        view.root.locator(f'[data-role="graph"] svg g.node[id="{key}"]').hover()
+        live = view.root.evaluate("""(r, id) => [...r.querySelectorAll(`[data-role=graph] svg g.node[id="${id}"] a`)]
+          .map(a => [a.parentElement.id, a.getAttributeNS('http://www.w3.org/1999/xlink', 'title')])""", key)
+        assert live == [[f"a_{key}", kernel[key]]], f"{kind} {key} hovered"
     _, svg = download(guarded.page, view, "export-svg")
     doc = ET.fromstring(svg)
     assert _tooltips(doc) == kernel, "the export's tooltips, box by box"
