@@ -13,6 +13,7 @@
 //   edgesSVG(table, lean) -> string                  every edge's SVG, in order
 //   edgeBounds(table) -> Float64Array                each edge's bounding box [x0, y0, x1, y1], in points
 //   withEdges(svg, edges) -> string                  nop2's SVG of the composed DOT with the edges drawn in
+//   xmlAttribute(text) -> string                     text as Graphviz escapes it in SVG
 
 import { DOT_STYLE } from "../core/shared.js";
 
@@ -134,10 +135,26 @@ function svgNumber(n) {
   return `${sign}${whole}.${cents % 10 === 0 ? cents / 10 : cents < 10 ? `0${cents}` : cents}`;
 }
 
+// Graphviz's SVG escapes (its xml.c) in an attribute value or a text, as these pictures need them: cleaned text
+// (js/picture/text.js) whose lines are joined by line breaks, and the DOT ids and classes.
+/** @type {Readonly<Record<string, string>>} */
+const XML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "-": "&#45;", "\n": "&#10;", "\r": "&#13;" };
+const XML_ESCAPED = /[&<>"'\-\n\r]/g;
+
+/**
+ * `text` as Graphviz writes it in SVG (an edge's class and title here, a box's tooltip in js/picture/tooltips.js).
+ * @param {string} text
+ * @returns {string}
+ */
+export function xmlAttribute(text) {
+  return text.replace(XML_ESCAPED, (ch) => XML[ch]);
+}
+
 // An edge's markup around its numbers, put in a buffer piece by piece and joined per edge (compose of the moons loss
 // opened at node_budget=2000, medians of 15: 63 ms; one template string per edge 73; one join of every piece 97): as
 // Graphviz writes it, and as leanSVG (js/host/graphviz.js) leaves it (no title, no line breaks), the page's.
-const CLASS = `" class="edge ${DOT_STYLE.edge.class.replaceAll("-", "&#45;")}">`;
+const CLASS = `" class="edge ${xmlAttribute(DOT_STYLE.edge.class)}">`;
+const TO = xmlAttribute("->"); // between a title's tail and head
 const PATH = `<path fill="none" stroke="${DOT_STYLE.edge.color}" d="M`;
 const HEAD = `"/>\n<polygon fill="${DOT_STYLE.edge.color}" stroke="${DOT_STYLE.edge.color}" points="`;
 const FULL = { open: `${CLASS}\n<title>`, path: `</title>\n${PATH}`, head: HEAD, end: "\"/>\n</g>\n" };
@@ -157,7 +174,7 @@ export function edgeMarkup(buf, table, k, lean) {
   const j = NUMBERS * k;
   const text = lean ? LEAN : FULL;
   buf.push("<g id=\"", table.ids[k], text.open);
-  if (!lean) buf.push(table.tails[k], "&#45;&gt;", table.heads[k]);
+  if (!lean) buf.push(table.tails[k], TO, table.heads[k]);
   buf.push(text.path, svgNumber(at[j]), ",", svgNumber(at[j + 1]), "C");
   for (let p = j + 2; p < j + 8; p += 2) buf.push(svgNumber(at[p]), ",", svgNumber(at[p + 1]), p < j + 6 ? " " : "");
   buf.push(text.head);

@@ -10,6 +10,7 @@
 //   withTooltips(svg, tips) -> string                the anchors written back, as Graphviz writes them
 
 import { unescapeDot } from "./dot.js";
+import { xmlAttribute } from "./edges.js";
 
 /**
  * Boxes' tooltips apart from the picture: box (node) `ids[k]`'s tooltip is `titles[k]`, as the page shows it.
@@ -39,22 +40,8 @@ export function tooltipsApart(dot) {
   return { dot: drawn, tips };
 }
 
-// Graphviz's SVG escapes in an attribute value (its xml.c, as the tooltips of these pictures need it: cleaned text,
-// js/picture/text.js, whose lines are joined by line breaks).
-/** @type {Readonly<Record<string, string>>} */
-const XML = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "-": "&#45;", "\n": "&#10;", "\r": "&#13;" };
-const XML_ESCAPED = /[&<>"'\-\n\r]/g;
 // A box's group with what Graphviz drew in it: no group inside once its anchor is left out.
 const BOX = /(<g id="([^"]*)" class="node[^"]*">)([^]*?)<\/g>/g;
-
-/**
- * `text` as Graphviz writes it in an SVG attribute value.
- * @param {string} text
- * @returns {string}
- */
-export function xmlAttribute(text) {
-  return text.replace(XML_ESCAPED, (ch) => XML[ch]);
-}
 
 /**
  * `svg` (tooltipsApart's DOT drawn, as leanSVG leaves it) with each box of `tips` wrapped in its tooltip's anchor, as
